@@ -1,0 +1,5 @@
+import sys
+
+from symattn.cli import main
+
+sys.exit(main())

@@ -1,0 +1,63 @@
+"""The ``symattn`` command line: a thin layer that parses arguments and calls the library.
+
+Each subcommand lives in its own module under :mod:`symattn.commands` and exposes
+
+* ``HELP``: a one-line description,
+* ``add_arguments(parser)``: declare its options on an :class:`argparse.ArgumentParser`,
+* ``run(args) -> int``: do the work and return the exit status.
+
+Exit statuses: 0 success, 1 a check failed (a theorem refuted or below its target), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+__all__ = ["main", "COMMANDS"]
+
+# Order is the order shown by ``symattn --help``.
+COMMANDS = ("list", "show", "check", "report", "audit", "bench", "conform")
+
+
+def _load(name: str):
+    try:
+        return importlib.import_module(f"symattn.commands.{name}")
+    except ModuleNotFoundError as exc:  # a command whose module is not there yet
+        if exc.name == f"symattn.commands.{name}":
+            return None
+        raise
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="symattn",
+        description="Machine-checked mathematics of transformer attention.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module = _load(name)
+        if module is None:
+            continue
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
