@@ -1,0 +1,173 @@
+"""Rules for finite sums: ``sum_linearity``, ``sum_split``, ``sum_evaluate`` and
+``kronecker_delta_contraction``.
+
+Index ranges matter. ``kronecker_delta_contraction`` uses
+``sum_{k=lo}^{hi} f(k) delta_{jk} = f(j)`` only when the theorem's hypotheses place ``j`` in
+``lo..hi`` (an :class:`~symattn.statement.IndexRange`); outside the range the sum is 0, so
+contracting there would be wrong, and the rule says so. ``sum_split`` checks that the split
+point lies in the range and that the two pieces meet without gap or overlap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules.algebra import equal, sign_of
+from symattn.statement import IndexRange
+
+__all__ = ["linear_normal_form", "contract_deltas", "index_in_range"]
+
+
+def _map_sums(expr: Any, fn) -> Any:
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: _map_sums(e, fn))
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Sum), fn)
+
+
+def _linear_sum(s: sp.Sum) -> sp.Expr:
+    """Distribute a single-index sum over the terms of its body and pull out factors free of the index."""
+    if len(s.limits) != 1:
+        return s
+    (k, lo, hi) = s.limits[0]
+    body = sp.expand(s.function)
+    out = sp.S.Zero
+    for term in sp.Add.make_args(body):
+        const, dep = term.as_independent(k, as_Add=False)
+        out += const * (sp.Sum(dep, (k, lo, hi)) if dep != 1 else (hi - lo + 1))
+    return out
+
+
+def linear_normal_form(expr: Any) -> Any:
+    """Every sum distributed over its terms, constants pulled out (valid for finite sums)."""
+    return _map_sums(expr, _linear_sum)
+
+
+@rule("sum_linearity", "sum_k (a f(k) + g(k)) = a sum_k f(k) + sum_k g(k) for a free of k")
+def check_sum_linearity(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("sum_linearity justifies equalities only")
+    if not any(isinstance(x, sp.Basic) and x.atoms(sp.Sum) for x in (lhs, rhs)):
+        return failed("no sum on either side")
+    if equal(linear_normal_form(lhs), linear_normal_form(rhs)):
+        return passed("both sides agree after distributing sums and pulling out constants")
+    return failed("the sides differ after distributing the sums and pulling out constant factors")
+
+
+def _provably_le(a: Any, b: Any) -> bool:
+    d = sp.simplify(b - a)
+    return d == 0 or sign_of(d) in ("positive", "nonnegative")
+
+
+def index_in_range(j: Any, lo: Any, hi: Any, hypotheses) -> bool:
+    """Whether the hypotheses (or the bounds themselves) place integer ``j`` in ``lo..hi``."""
+    if _provably_le(lo, j) and _provably_le(j, hi):
+        return True
+    for h in hypotheses:
+        if isinstance(h, IndexRange) and h.index == j:
+            if _provably_le(lo, h.lower) and _provably_le(h.upper, hi):
+                return True
+    return False
+
+
+def contract_deltas(expr: Any, hypotheses) -> Any:
+    """Contract ``sum_k f(k) delta(j, k)`` to ``f(j)``, checking that ``j`` lies in the range."""
+
+    def contract(s: sp.Sum):
+        if len(s.limits) != 1:
+            return s
+        (k, lo, hi) = s.limits[0]
+        rest = sp.S.Zero
+        out = sp.S.Zero
+        for term in sp.Add.make_args(sp.expand(s.function)):
+            deltas = [
+                f for f in sp.Mul.make_args(term)
+                if isinstance(f, sp.KroneckerDelta) and k in f.free_symbols
+            ]
+            if not deltas:
+                rest += term
+                continue
+            delta = deltas[0]
+            a, b = delta.args[:2]
+            j = b if a == k else a
+            if k in getattr(j, "free_symbols", set()):
+                rest += term
+                continue
+            if not index_in_range(j, lo, hi, hypotheses):
+                raise RuleError(
+                    f"cannot contract delta({a}, {b}) in a sum over {k} = {lo}..{hi}: "
+                    f"{j} is not known to lie in that range"
+                )
+            out += (term / delta).xreplace({k: j})
+        return out + (sp.Sum(rest, (k, lo, hi)) if rest != 0 else 0)
+
+    return _map_sums(expr, contract)
+
+
+@rule(
+    "kronecker_delta_contraction",
+    "sum_{k=lo}^{hi} f(k) delta_{jk} = f(j), provided j is known to lie in lo..hi",
+)
+def check_kronecker_delta_contraction(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("kronecker_delta_contraction justifies equalities only")
+    contracted = contract_deltas(lhs, ctx.hypotheses)
+    if contracted == lhs:
+        contracted_rhs = contract_deltas(rhs, ctx.hypotheses)
+        if contracted_rhs == rhs:
+            return failed("no Kronecker delta inside a sum to contract")
+        return passed("contracting the deltas in the right side gives the left side") if equal(
+            contracted_rhs, lhs
+        ) else failed("contracting the deltas does not give the other side")
+    if equal(contracted, rhs):
+        return passed("deltas contracted; indices checked to lie in the summation range")
+    return failed("contracting the deltas does not give the right side")
+
+
+@rule("sum_split", "sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f, for a-1 <= m <= b", params=("at",))
+def check_sum_split(lhs, rhs, relation, ctx, at=None):
+    if relation != "=":
+        raise RuleError("sum_split justifies equalities only")
+    if at is None:
+        raise RuleError("sum_split needs at=<split point m>")
+    m = sp.sympify(at, strict=True) if isinstance(at, int) else at
+    sums = [s for s in lhs.atoms(sp.Sum) if len(s.limits) == 1] if isinstance(lhs, sp.Basic) else []
+    if not sums:
+        return failed("no sum on the left side to split")
+    for s in sums:
+        (k, a, b) = s.limits[0]
+        if not (_provably_le(a - 1, m) and _provably_le(m, b)):
+            continue
+        pieces = sp.Sum(s.function, (k, a, m)) + sp.Sum(s.function, (k, m + 1, b))
+        candidate = lhs.xreplace({s: pieces})
+        if equal(candidate, rhs) or equal(_single_terms(candidate), _single_terms(rhs)):
+            return passed(f"split sum over {k} = {a}..{b} at {m}")
+    return failed(f"splitting at {m} does not give the right side (check the bounds: pieces must be a..m and m+1..b)")
+
+
+def _single_terms(expr):
+    """Evaluate sums over a single index value, sum_{k=c}^{c} f(k) = f(c)."""
+
+    def one(s):
+        (k, a, b) = s.limits[0] if len(s.limits) == 1 else (None, 0, 1)
+        if k is not None and sp.simplify(b - a) == 0:
+            return s.function.xreplace({k: a})
+        return s
+
+    return _map_sums(expr, one)
+
+
+@rule("sum_evaluate", "evaluate a finite sum in closed form (SymPy summation; e.g. sum_{k=1}^{n} c = n c)")
+def check_sum_evaluate(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("sum_evaluate justifies equalities only")
+    if not (isinstance(lhs, sp.Basic) and lhs.atoms(sp.Sum)):
+        return failed("no sum on the left side to evaluate")
+    evaluated = lhs.replace(lambda e: isinstance(e, sp.Sum), lambda s: s.doit())
+    if equal(evaluated, rhs):
+        return passed("summation evaluated in closed form")
+    return failed(f"the closed form is {sp.sstr(evaluated)}, not the right side")

@@ -1,0 +1,117 @@
+"""``apply_theorem``: use a registered theorem, instantiating its symbols.
+
+The kernel instantiates the used theorem's statement with the given mapping, checks that the
+mapping respects the assumptions of the symbols it replaces (an integer stays an integer, a
+positive symbol stays positive), that the used theorem's hypotheses hold in the current one,
+and that the step is an instance of the statement (or a rewrite with it). Cycles are rejected,
+and the checker caps the verdict of the user by the verdict of what it used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from symattn.derivation import relation_implies
+from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules.algebra import equal
+from symattn.rules.substitution import rewrite
+from symattn.statement import Equation, Independent, IndexRange, RandomFamily
+
+__all__ = ["instantiate"]
+
+_PRESERVED = ("integer", "positive", "nonnegative", "negative", "real", "even", "odd", "finite")
+
+
+def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
+    """The statement's sides and hypotheses of ``thm`` under ``mapping``, with checks."""
+    free = thm.statement.free_symbols
+    for h in thm.hypotheses:
+        for attr in ("lhs", "rhs", "index", "lower", "upper", "dim", "base", "mean", "variance"):
+            v = getattr(h, attr, None)
+            free |= set(getattr(v, "free_symbols", set()))
+    for key, value in mapping.items():
+        if not isinstance(key, sp.Basic):
+            raise RuleError(f"mapping keys must be SymPy symbols, got {key!r}")
+        for fact in _PRESERVED:
+            if getattr(key, f"is_{fact}", None) is True and getattr(value, f"is_{fact}", None) is not True:
+                raise RuleError(f"{key} is {fact} in {thm.id}, but {sp.sstr(value)} is not known to be {fact}")
+    def sub(x):
+        return x.xreplace(mapping) if hasattr(x, "xreplace") else x
+
+    hyps = []
+    for h in thm.hypotheses:
+        fields = {k: sub(v) for k, v in vars(h).items() if k != "name"}
+        hyps.append(type(h)(name=h.name, **fields))
+    return sub(thm.statement.lhs), sub(thm.statement.rhs), hyps
+
+
+def _hypothesis_holds(h, ctx) -> bool:
+    from symattn.rules.sums import index_in_range
+
+    if isinstance(h, Equation):
+        return any(
+            isinstance(g, Equation) and equal(g.lhs, h.lhs) and equal(g.rhs, h.rhs) for g in ctx.hypotheses
+        )
+    if isinstance(h, IndexRange):
+        return index_in_range(h.index, h.lower, h.upper, ctx.hypotheses)
+    if isinstance(h, RandomFamily):
+        return any(
+            isinstance(g, RandomFamily)
+            and g.base == h.base
+            and equal(g.dim, h.dim)
+            and equal(g.mean, h.mean)
+            and equal(g.variance, h.variance)
+            for g in ctx.hypotheses
+        )
+    if isinstance(h, Independent):
+        return any(isinstance(g, Independent) and set(h.families) <= set(g.families) for g in ctx.hypotheses)
+    return True  # assumptions on symbols are carried by the symbols and checked in instantiate
+
+
+@rule(
+    "apply_theorem",
+    "use a registered theorem with its symbols instantiated (its hypotheses must hold here)",
+    params=("theorem", "mapping"),
+)
+def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
+    if theorem is None:
+        raise RuleError("apply_theorem needs theorem=<theorem id>")
+    if ctx.registry is None:
+        raise RuleError("no registry available to look theorems up")
+    if theorem == ctx.theorem_id or theorem in ctx.stack:
+        raise RuleError(f"circular use of {theorem!r} (chain: {' -> '.join(ctx.stack + (ctx.theorem_id,))})")
+    try:
+        thm = ctx.registry.get(theorem)
+    except KeyError as exc:
+        raise RuleError(str(exc)) from None
+    L, R, hyps = instantiate(thm, dict(mapping or {}))
+    missing = [h.name for h in hyps if not _hypothesis_holds(h, ctx)]
+    if missing:
+        return failed(f"hypotheses of {theorem} not available here: {missing}")
+    if ctx.verdict_of is not None:
+        from symattn.verdict import Verdict
+
+        v = ctx.verdict_of(theorem)
+        if v == Verdict.REFUTED:
+            return failed(f"{theorem} is refuted")
+    rel = thm.statement.relation
+    ok = False
+    if rel == "=":
+        if relation == "=":
+            ok = (
+                (equal(lhs, L) and equal(rhs, R))
+                or (equal(lhs, R) and equal(rhs, L))
+                or equal(rewrite(lhs, L, R), rhs)
+                or equal(rewrite(lhs, R, L), rhs)
+            )
+    else:
+        flipped = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}[rel]
+        ok = (relation_implies(rel, relation) and equal(lhs, L) and equal(rhs, R)) or (
+            relation_implies(flipped, relation) and equal(lhs, R) and equal(rhs, L)
+        )
+    if not ok:
+        return failed(f"the step is not an instance of {theorem}: {sp.sstr(L)} {rel} {sp.sstr(R)}")
+    ctx.used.add(theorem)
+    return passed(f"instance of {theorem}")

@@ -1,0 +1,235 @@
+"""Theorems and the registry that collects them.
+
+A :class:`Theorem` is what the texts state, in checkable form: an id that names the conclusion
+(Mathlib style: ``softmax_add_const``, ``dot_product_variance``), a SymPy :class:`Statement`,
+its hypotheses, where it comes from, its kind (``theorem``, ``definition``, ``heuristic``,
+``empirical``), the verdict it should reach, and the evidence: a derivation, exact instance
+checks, a probabilistic identity test and a numeric check.
+
+Theorems are registered at import time by the modules of :mod:`derivations`;
+:func:`load_all` imports them all.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from symattn.derivation import Derivation
+from symattn.statement import Statement
+from symattn.verdict import Verdict
+
+__all__ = [
+    "Theorem",
+    "Instances",
+    "Probabilistic",
+    "NumericResult",
+    "Registry",
+    "registry",
+    "register",
+    "load_all",
+    "KINDS",
+]
+
+KINDS = ("theorem", "definition", "heuristic", "empirical")
+
+_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Instances:
+    """Exact checks at concrete sizes: ``build(size)`` returns the statement at that size (a
+    :class:`Statement` with explicit matrices/sums), checked with exact algebra."""
+
+    build: Callable[[int], Statement]
+    sizes: tuple
+    label: str = "n"
+
+    def describe(self) -> str:
+        s = sorted(self.sizes)
+        return f"{self.label} in {{{', '.join(map(str, s))}}}"
+
+
+@dataclass(frozen=True)
+class Probabilistic:
+    """Schwartz--Zippel identity test: ``build(size)`` returns a statement whose sides are
+    rational functions of their free symbols; they are evaluated exactly at random rational
+    points drawn from a set of ``field_size`` values."""
+
+    build: Callable[[int], Statement]
+    sizes: tuple
+    trials: int = 3
+    field_size: int = 2**31 - 1
+    seed: int = 0
+
+
+@dataclass
+class NumericResult:
+    """Floating-point evidence for a statement: what was compared, how many samples, the
+    largest error seen and the tolerance it had to meet."""
+
+    ok: bool
+    samples: int
+    seed: int
+    max_error: float
+    tolerance: float
+    detail: str = ""
+    counterexample: str | None = None
+
+    def describe(self) -> str:
+        s = (
+            f"{self.samples} samples, seed {self.seed}, max error {self.max_error:.3g} "
+            f"(tolerance {self.tolerance:.3g})"
+        )
+        return f"{s}; {self.detail}" if self.detail else s
+
+
+@dataclass
+class Theorem:
+    id: str
+    title: str
+    statement: Statement
+    source: str
+    kind: str = "theorem"
+    target: Verdict | str = Verdict.PROVED
+    hypotheses: tuple = ()
+    derivation: Derivation | Callable[[], Derivation] | None = None
+    #: symbols that must stay symbolic for the verdict ``proved`` (d_k, n, d, h, ...)
+    dimensions: tuple = ()
+    instances: Instances | None = None
+    probabilistic: Probabilistic | None = None
+    numeric: Callable[[int], NumericResult] | None = None
+    #: the statement in plain words, for readers of the report
+    plain: str = ""
+    #: caveats: where the source states it loosely, what the text does not say
+    notes: str = ""
+    #: names of figures (see :mod:`symattn.report.figures`) that illustrate the theorem
+    figures: tuple = ()
+    topic: str = ""
+    order: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.id, str) or not _ID.match(self.id):
+            raise ValueError(f"theorem id must be snake_case ascii, got {self.id!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.id}: kind must be one of {KINDS}, got {self.kind!r}")
+        if not isinstance(self.statement, Statement):
+            raise TypeError(f"{self.id}: statement must be a Statement, got {type(self.statement).__name__}")
+        self.target = Verdict.parse(self.target)
+        if self.kind in ("heuristic", "empirical") and self.target > Verdict.NUMERICALLY_CONSISTENT:
+            raise ValueError(
+                f"{self.id}: a {self.kind} is never shown as proved; its target can be at most "
+                f"'numerically-consistent'"
+            )
+        if not self.source:
+            raise ValueError(f"{self.id}: source is required (seed file and result name, or 'extension')")
+        self.hypotheses = tuple(self.hypotheses)
+        names = [h.name for h in self.hypotheses]
+        if len(names) != len(set(names)):
+            raise ValueError(f"{self.id}: hypothesis names must be unique, got {names}")
+
+    def get_derivation(self) -> Derivation | None:
+        d = self.derivation
+        if d is None or isinstance(d, Derivation):
+            return d
+        return d()
+
+    def _repr_latex_(self) -> str:
+        from symattn.report.jupyter import theorem_latex
+
+        return theorem_latex(self)
+
+    def _repr_html_(self) -> str:
+        from symattn.report.jupyter import theorem_html
+
+        return theorem_html(self)
+
+
+class Registry:
+    """Theorems by id, in registration order."""
+
+    def __init__(self) -> None:
+        self._theorems: dict[str, Theorem] = {}
+
+    def add(self, thm: Theorem) -> Theorem:
+        if thm.id in self._theorems and self._theorems[thm.id] is not thm:
+            raise ValueError(f"theorem id {thm.id!r} registered twice")
+        thm.order = len(self._theorems) if thm.id not in self._theorems else thm.order
+        self._theorems[thm.id] = thm
+        return thm
+
+    def get(self, theorem_id: str) -> Theorem:
+        try:
+            return self._theorems[theorem_id]
+        except KeyError:
+            raise KeyError(f"no theorem with id {theorem_id!r}") from None
+
+    def __contains__(self, theorem_id: str) -> bool:
+        return theorem_id in self._theorems
+
+    def __iter__(self):
+        return iter(self._theorems.values())
+
+    def __len__(self) -> int:
+        return len(self._theorems)
+
+    def select(self, pattern: str | None = None) -> list[Theorem]:
+        """Theorems whose id (or topic) matches ``pattern``: a regular expression searched in the
+        id, or a shell glob; ``|`` separates alternatives."""
+        if not pattern:
+            return list(self)
+        try:
+            rx = re.compile(pattern)
+        except re.error:
+            rx = None
+        out = []
+        for t in self:
+            if rx is not None and (rx.search(t.id) or rx.search(t.topic)):
+                out.append(t)
+            elif fnmatch.fnmatch(t.id, pattern):
+                out.append(t)
+        return out
+
+
+registry = Registry()
+
+
+def register(thm: Theorem) -> Theorem:
+    """Add ``thm`` to the global registry and return it."""
+    if not thm.topic:
+        thm.topic = _caller_topic()
+    return registry.add(thm)
+
+
+def _caller_topic() -> str:
+    import inspect
+
+    for frame in inspect.stack()[2:6]:
+        mod = frame.frame.f_globals.get("__name__", "")
+        if mod.startswith("derivations."):
+            return mod.split(".", 1)[1]
+    return ""
+
+
+def load_all() -> Registry:
+    """Import every module of :mod:`derivations`, registering their theorems."""
+    import derivations
+
+    for info in sorted(pkgutil.iter_modules(derivations.__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"derivations.{info.name}")
+    return registry
+
+
+def all_theorems(pattern: str | None = None) -> list[Theorem]:
+    load_all()
+    return registry.select(pattern)
+
+
+def theorems_in(ids: Iterable[str]) -> list[Theorem]:
+    load_all()
+    return [registry.get(i) for i in ids]

@@ -1,0 +1,140 @@
+"""Graded verdicts: what a check established about a theorem, and how.
+
+A verdict is a promise, so the scale is explicit and ordered, strongest first:
+
+``proved``
+    every step of the derivation was checked symbolically, with the dimensions as symbols;
+``proved-for-instances``
+    an exact symbolic/rational check passed for every concrete size in a stated range;
+``checked-probabilistically``
+    exact evaluation at random rational points (Schwartz--Zippel) with a stated error bound and seed;
+``numerically-consistent``
+    floating-point or Monte Carlo evidence only, with tolerance and seed;
+``undecided``
+    nothing conclusive (for instance a SymPy call hit its time limit);
+``refuted``
+    a counterexample: concrete values at which the statement fails, shown.
+
+Each check of a theorem runs at four *levels* (symbolic, instances, probabilistic,
+numeric); each level ends ``pass``, ``fail``, ``undecided`` or ``n/a``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Verdict", "Level", "LevelResult", "Outcome", "LEVELS"]
+
+
+class Verdict(enum.Enum):
+    """The verdict scale. Comparison follows strength: ``refuted < undecided < ... < proved``."""
+
+    REFUTED = "refuted"
+    UNDECIDED = "undecided"
+    NUMERICALLY_CONSISTENT = "numerically-consistent"
+    CHECKED_PROBABILISTICALLY = "checked-probabilistically"
+    PROVED_FOR_INSTANCES = "proved-for-instances"
+    PROVED = "proved"
+
+    @property
+    def rank(self) -> int:
+        return _RANK[self]
+
+    def __lt__(self, other: "Verdict") -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self.rank < other.rank
+
+    def __le__(self, other: "Verdict") -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self.rank <= other.rank
+
+    def __gt__(self, other: "Verdict") -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self.rank > other.rank
+
+    def __ge__(self, other: "Verdict") -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self.rank >= other.rank
+
+    @property
+    def meaning(self) -> str:
+        return _MEANING[self]
+
+    @classmethod
+    def parse(cls, value: "Verdict | str") -> "Verdict":
+        if isinstance(value, Verdict):
+            return value
+        for v in cls:
+            if v.value == value:
+                return v
+        raise ValueError(f"unknown verdict {value!r}; expected one of {[v.value for v in cls]}")
+
+
+_RANK = {v: i for i, v in enumerate(Verdict)}
+
+_MEANING = {
+    Verdict.PROVED: "every step of the derivation was checked symbolically, dimensions as symbols",
+    Verdict.PROVED_FOR_INSTANCES: "exact check for every concrete size in the stated range (not a general proof)",
+    Verdict.CHECKED_PROBABILISTICALLY: "exact evaluation at random rational points; may be wrong with the stated probability",
+    Verdict.NUMERICALLY_CONSISTENT: "floating-point evidence only, within the stated tolerance",
+    Verdict.UNDECIDED: "no check was conclusive (time limit, unsupported expression, or no check available)",
+    Verdict.REFUTED: "a counterexample was found: the statement is false as written",
+}
+
+
+class Level(str, enum.Enum):
+    """Outcome of one level of checking."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    UNDECIDED = "undecided"
+    NA = "n/a"
+
+
+LEVELS = ("symbolic", "instances", "probabilistic", "numeric")
+
+
+@dataclass
+class LevelResult:
+    """What one level of checking found, in words a reader can audit."""
+
+    status: Level = Level.NA
+    detail: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status.value, "detail": self.detail, **_jsonable(self.data)}
+
+
+@dataclass
+class Outcome:
+    """The result of checking one theorem."""
+
+    theorem_id: str
+    verdict: Verdict
+    how: str
+    levels: dict[str, LevelResult]
+    seconds: float = 0.0
+    steps: list[Any] = field(default_factory=list)  # per-step RuleResult, for reports
+    counterexample: str | None = None
+
+    def reaches(self, target: Verdict) -> bool:
+        return self.verdict != Verdict.REFUTED and self.verdict >= target
+
+
+def _jsonable(data: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in data.items():
+        if isinstance(v, (int, float, str, bool)) or v is None:
+            out[k] = v
+        elif isinstance(v, (list, tuple)):
+            out[k] = [x if isinstance(x, (int, float, str, bool)) or x is None else str(x) for x in v]
+        else:
+            out[k] = str(v)
+    return out
