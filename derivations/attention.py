@@ -39,7 +39,8 @@ def _softmax_add_const_derivation() -> Derivation:
             note="unfold the softmax of s + c")
         .eq(sp.exp(c) * sp.exp(s[i]) / sp.Sum(sp.exp(c) * sp.exp(s[j]), (j, 1, n)), "algebra",
             note="e^{x+c} = e^c e^x")
-        .eq(sp.Mul(sp.exp(c) * sp.exp(s[i]), sp.Pow(sp.exp(c) * sp.Sum(sp.exp(s[j]), (j, 1, n)), -1),
+        .eq(sp.Mul(sp.exp(c) * sp.exp(s[i]), sp.Pow(sp.Mul(sp.exp(c), sp.Sum(sp.exp(s[j]), (j, 1, n)),
+                                                                evaluate=False), -1, evaluate=False),
                    evaluate=False), "sum_linearity",
             note="the constant e^c leaves the sum")
         .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[j]), (j, 1, n)), "algebra", note="cancel e^c > 0")
