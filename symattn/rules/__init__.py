@@ -130,19 +130,18 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
     return result
 
 
-_MODULES = ("algebra", "definitions", "substitution", "sums", "theorems", "expectation", "matrices", "trig", "calculus")
 _loaded = [False]
 
 
 def _load_rule_modules() -> None:
+    """Import every module of this package (each registers its family of rules)."""
     if _loaded[0]:
         return
-    for m in _MODULES:
-        try:
-            importlib.import_module(f"symattn.rules.{m}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"symattn.rules.{m}":
-                raise
+    import pkgutil
+
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
     _loaded[0] = True
 
 
