@@ -5,8 +5,8 @@ SymPy's :class:`~sympy.printing.latex.LatexPrinter`; our own expression classes 
 ``_latex(printer)`` (SymPy's protocol) or get a ``_print_<Class>`` method here.
 
 >>> import sympy as sp
->>> latex(sp.Symbol("d_k") * sp.Symbol("sigma")**4)
-'d_{k} \\sigma^{4}'
+>>> print(latex(sp.Symbol("d_k") * sp.Symbol("sigma")**4))
+d_{k} \\sigma^{4}
 """
 
 from __future__ import annotations
