@@ -188,7 +188,7 @@ def _assert_low_precision_ok(low, ref_low, ref64, allowance):
 
 
 @given(problems(dtype=np.float32), BLOCKS, BLOCKS)
-@example(_make(11, (), (), 129, 37, 8, 8, "bool", True), 16, 7)
+@example(_make(11, (), (), 129, 37, 8, 8, "bool", True, dtype=np.float32), 16, 7)
 def test_tiled_float32_error_is_at_most_twice_the_reference_float32_error(p, block_q, block_k):
     p64 = {k: (v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype != bool else v)
            for k, v in p.items()}  # fmt: skip
