@@ -234,7 +234,7 @@ def attention_backward(q, k, v, d_out, *, mask=None, causal=False, scale=None):
     args = check_attention_args(q, k, v, mask=mask, causal=causal, scale=scale)
     d_out = np.asarray(d_out)
     expected = (*args.batch, args.n_q, args.d_v)
-    if np.broadcast_shapes(d_out.shape, expected) != expected:
+    if d_out.shape != expected:
         raise ValueError(f"d_out has shape {d_out.shape}, expected {expected}")
     k0, v0 = zero_ignored_keys(args)
     ct = compute_dtype(args.q.dtype)

@@ -1,0 +1,113 @@
+"""Bad input: one table of calls, the exception each raises, and what its message names."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from numeric import (
+    attention,
+    attention_backward,
+    linear_attention,
+    mlp,
+    multi_head_attention,
+    rope,
+    rope_permutation,
+    sinusoidal_encoding,
+    tiled_attention,
+    tiled_attention_backward,
+)
+
+Q, K, V = np.zeros((2, 3, 4)), np.zeros((2, 5, 4)), np.zeros((2, 5, 6))
+OUT, LSE = np.zeros((2, 3, 6)), np.zeros((2, 3))
+KERNELS = {"reference": attention, "tiled": tiled_attention}
+
+# (id, call, exception, message pattern)
+CASES = [
+    ("d mismatch", lambda f: f(Q, np.zeros((2, 5, 3)), V), ValueError,
+     r"q and k must share the feature dimension d: q has shape \(2, 3, 4\), k has shape \(2, 5, 3\)"),
+    ("n_k mismatch", lambda f: f(Q, K, np.zeros((2, 4, 6))), ValueError,
+     r"same number of keys: k has shape \(2, 5, 4\), v has shape \(2, 4, 6\)"),
+    ("batch mismatch", lambda f: f(Q, np.zeros((3, 5, 4)), np.zeros((3, 5, 6))), ValueError,
+     r"leading dimensions of q \(2, 3, 4\), k \(3, 5, 4\), v \(3, 5, 6\) do not broadcast"),
+    ("1-d input", lambda f: f(np.zeros(4), K, V), ValueError,
+     r"q must have at least 2 dimensions .* got shape \(4,\)"),
+    ("integer dtype", lambda f: f(Q.astype(np.int64), K, V), TypeError,
+     r"q must have a floating dtype .* got int64"),
+    ("bool dtype", lambda f: f(Q, K, V.astype(bool)), TypeError, r"v must have a floating dtype .* got bool"),
+    ("complex dtype", lambda f: f(Q, K.astype(complex), V), TypeError, r"k must have a floating dtype .* got complex128"),
+    ("mixed dtypes", lambda f: f(Q.astype(np.float32), K, V), TypeError,
+     r"share one dtype, got float32, float64, float64"),
+    ("mask shape", lambda f: f(Q, K, V, mask=np.ones((3, 4), bool)), ValueError,
+     r"mask of shape \(3, 4\) does not broadcast to \(\.\.\., n_q, n_k\) = \(2, 3, 5\)"),
+    ("mask adds a dim", lambda f: f(Q, K, V, mask=np.ones((7, 2, 3, 5), bool)), ValueError,
+     r"mask of shape \(7, 2, 3, 5\) does not broadcast"),
+    ("mask dtype", lambda f: f(Q, K, V, mask=np.ones((3, 5), np.int8)), TypeError,
+     r"mask must be boolean or floating, got dtype int8"),
+    ("causal value", lambda f: f(Q, K, V, causal="top_right"), ValueError,
+     r"causal must be False, True, 'top_left' or 'bottom_right', got 'top_right'"),
+    ("causal type", lambda f: f(Q, K, V, causal=1.5), ValueError, r"causal must be .* got 1.5"),
+    ("scale nan", lambda f: f(Q, K, V, scale=float("nan")), ValueError, r"scale must be a finite real number, got nan"),
+    ("scale str", lambda f: f(Q, K, V, scale="0.5"), ValueError, r"scale must be a finite real number, got '0.5'"),
+]  # fmt: skip
+
+TILED_CASES = [
+    ("block_q zero", dict(block_q=0), r"block_q must be a positive integer, got 0"),
+    ("block_k negative", dict(block_k=-4), r"block_k must be a positive integer, got -4"),
+    ("block_q float", dict(block_q=2.5), r"block_q must be a positive integer, got 2.5"),
+    ("block_k bool", dict(block_k=True), r"block_k must be a positive integer, got True"),
+]
+
+BACKWARD_CASES = [
+    ("out shape", dict(out=np.zeros((2, 3, 5))), r"out has shape \(2, 3, 5\), expected \(2, 3, 6\)"),
+    ("lse shape", dict(lse=np.zeros((3,))), r"lse has shape \(3,\), expected \(2, 3\)"),
+    ("d_out shape", dict(d_out=np.zeros((3, 6))), r"d_out has shape \(3, 6\), expected \(2, 3, 6\)"),
+]
+
+OTHER_CASES = [
+    ("rope odd d", lambda: rope(np.zeros((3, 5)), np.arange(3)), ValueError, r"rope needs an even feature dimension, got d=5"),
+    ("rope convention", lambda: rope(np.zeros((3, 4)), np.arange(3), convention="neox"), ValueError,
+     r"convention must be one of \('interleaved', 'half'\), got 'neox'"),
+    ("rope_permutation odd", lambda: rope_permutation(3), ValueError, r"even feature dimension, got d=3"),
+    ("sinusoidal odd", lambda: sinusoidal_encoding(4, 7), ValueError, r"even feature dimension, got d=7"),
+    ("linear order", lambda: linear_attention(Q, K, V, order="cubic"), ValueError,
+     r"order must be one of \('linear', 'quadratic'\), got 'cubic'"),
+    ("linear causal non-square", lambda: linear_attention(Q, K, V, causal=True), ValueError,
+     r"causal linear attention needs n_q == n_k, got q \(2, 3, 4\) and k \(2, 5, 4\)"),
+    ("mha heads", lambda: multi_head_attention(np.zeros((3, 4)), *np.zeros((4, 4, 4)), heads=3), ValueError,
+     r"w_q has 4 output features, not divisible by heads=3"),
+    ("mha heads zero", lambda: multi_head_attention(np.zeros((3, 4)), *np.zeros((4, 4, 4)), heads=0), ValueError,
+     r"heads must be a positive integer, got 0"),
+    ("mlp activation", lambda: mlp(np.zeros((1, 2)), np.eye(2), np.eye(2), activation="swish"), ValueError,
+     r"unknown activation 'swish'"),
+    ("reference backward d_out", lambda: attention_backward(Q, K, V, np.zeros((2, 3, 5))), ValueError,
+     r"d_out has shape \(2, 3, 5\), expected \(2, 3, 6\)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize(("call", "exc", "match"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_invalid_attention_arguments_raise_a_message_naming_them(kernel, call, exc, match):
+    with pytest.raises(exc, match=match):
+        call(KERNELS[kernel])
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [c[1:] for c in TILED_CASES], ids=[c[0] for c in TILED_CASES])
+def test_invalid_block_sizes_raise_in_forward_and_backward(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        tiled_attention(Q, K, V, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        tiled_attention_backward(Q, K, V, OUT, LSE, OUT, **kwargs)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [c[1:] for c in BACKWARD_CASES], ids=[c[0] for c in BACKWARD_CASES])
+def test_backward_rejects_saved_tensors_of_the_wrong_shape(kwargs, match):
+    args = dict(out=OUT, lse=LSE, d_out=OUT) | kwargs
+    with pytest.raises(ValueError, match=match):
+        tiled_attention_backward(Q, K, V, args["out"], args["lse"], args["d_out"])
+
+
+@pytest.mark.parametrize(("call", "exc", "match"), [c[1:] for c in OTHER_CASES], ids=[c[0] for c in OTHER_CASES])
+def test_invalid_arguments_to_the_other_references_raise_a_message_naming_them(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
