@@ -1,0 +1,345 @@
+r"""Benchmark of the tiled kernel against naive numpy attention and torch, in one run.
+
+For each sequence length ``n`` it measures, on ``(B, n, d)`` float32 inputs (``B`` = batch x
+heads):
+
+* the median wall time of the tiled forward (:func:`numeric.tiled.tiled_attention`) and
+  backward (:func:`numeric.tiled.tiled_attention_backward`);
+* the same for the naive reference (:func:`numeric.reference.attention` and
+  :func:`numeric.reference.attention_backward`), unless its ``n x n`` matrices would exceed the
+  memory cap;
+* when torch is importable, ``torch.nn.functional.scaled_dot_product_attention`` on CPU and its
+  autograd backward (an optional peer: absent torch is reported, never an error);
+* the achieved GFLOP/s -- forward attention is :math:`4 n^2 d` FLOPs per head (two matmuls of
+  :math:`2 n^2 d`), halved (about) when causal; the backward is :math:`2.5\times` that (five
+  matmuls) -- against this machine's float32 matmul rate, measured in the same run;
+* the peak extra memory of the tiled and naive forward and backward, with :mod:`tracemalloc`
+  (numpy reports its data allocations to it), in a separate, untimed run.
+
+This is a benchmark, not a test: nothing here asserts a time. ``symattn bench`` is its CLI.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import os
+import platform
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .reference import attention, attention_backward
+from .tiled import DEFAULT_BLOCK_K, DEFAULT_BLOCK_Q, tiled_attention, tiled_attention_backward
+
+__all__ = [
+    "DEFAULT_SIZES",
+    "attention_flops",
+    "format_table",
+    "matmul_gflops",
+    "median_time",
+    "memory_profile",
+    "naive_bytes",
+    "peak_memory",
+    "run_bench",
+]
+
+DEFAULT_SIZES = (1024, 4096, 16384)
+MIB = 2**20
+
+
+def attention_flops(n_q: int, n_k: int, d: int, *, batch: int = 1, causal: bool = False) -> float:
+    """FLOPs of one attention forward: ``S = Q K^T`` and ``O = P V``, ``2 n_q n_k d`` each.
+
+    >>> attention_flops(1024, 1024, 64) / 1e9           # 4 * 1024^2 * 64
+    0.268435456
+    """
+    pairs = n_q * n_k if not causal else n_q * n_k - n_q * (n_q - 1) / 2  # visible (i, j)
+    return 4.0 * pairs * d * batch
+
+
+def naive_bytes(n_q: int, n_k: int, *, batch: int = 1, itemsize: int = 4, backward: bool = False) -> int:
+    """Rough peak of the naive reference: it holds ~3 (forward) or ~5 (backward) ``n_q x n_k`` arrays.
+
+    >>> naive_bytes(16384, 16384) / 2**30                # three float32 16384^2 matrices: 3 GiB
+    3.0
+    """
+    return (5 if backward else 3) * n_q * n_k * batch * itemsize
+
+
+def median_time(fn: Callable[[], object], *, repeats: int = 5, budget: float = 10.0) -> tuple[float, int]:
+    """Median wall time of ``fn()`` over up to ``repeats`` calls, after one warm-up call.
+
+    Stops early once ``budget`` seconds have been spent (at least one timed call). The warm-up
+    is skipped when it alone exceeds the budget (its time is then the single sample). Returns
+    ``(median seconds, number of timed calls)``.
+    """
+    t0 = time.perf_counter()
+    fn()
+    first = time.perf_counter() - t0
+    if first > budget:
+        return first, 1
+    times = []
+    spent = first
+    while len(times) < repeats and (not times or spent < budget):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        spent += times[-1]
+    return statistics.median(times), len(times)
+
+
+def peak_memory(fn: Callable[[], object]) -> tuple[int, object]:
+    """Peak bytes allocated (as seen by tracemalloc) while ``fn()`` runs, above what was live before.
+
+    >>> peak, _ = peak_memory(lambda: np.ones(2**20))     # one 8 MiB array
+    >>> 8 * 2**20 <= peak < 9 * 2**20
+    True
+    """
+    gc.collect()
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        base, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        result = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        if started:
+            tracemalloc.stop()
+    return peak - base, result
+
+
+def matmul_gflops(n: int = 2048, dtype=np.float32, repeats: int = 5) -> float:
+    """This machine's matmul rate (GFLOP/s) on one ``n x n`` product, median of ``repeats``."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n), dtype=np.float32).astype(dtype)
+    b = rng.standard_normal((n, n), dtype=np.float32).astype(dtype)
+    c = np.empty_like(a)
+    seconds, _ = median_time(lambda: np.matmul(a, b, out=c), repeats=repeats)
+    return 2.0 * n**3 / seconds / 1e9
+
+
+def _torch():
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        return None
+
+
+def _inputs(n: int, d: int, batch: int, dtype, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    q, k, v, d_out = (rng.standard_normal((batch, n, d), dtype=np.float32).astype(dtype) for _ in range(4))
+    return q, k, v, d_out
+
+
+def run_bench(
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    *,
+    d: int = 64,
+    batch: int = 1,
+    dtype=np.float32,
+    causal: bool = False,
+    repeats: int = 5,
+    budget: float = 10.0,
+    backward: bool = True,
+    naive_cap_mib: float = 4096.0,
+    use_torch: bool = True,
+    memory: bool = True,
+    block_q: int | None = None,
+    block_k: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Run the benchmark; returns a JSON-ready dict ``{"machine": ..., "config": ..., "rows": [...]}``.
+
+    Every row has ``n`` and, per implementation ``tiled``, ``naive``, ``torch``, the keys
+    ``<impl>_fwd_s``, ``<impl>_bwd_s`` (median seconds, ``None`` when skipped), ``<impl>_fwd_gflops``
+    and, for tiled and naive, ``<impl>_fwd_peak_mib`` / ``<impl>_bwd_peak_mib``; ``ratios`` holds
+    ``tiled/torch`` and ``naive/tiled`` for forward and backward; ``notes`` explains skips.
+    """
+    say = progress or (lambda message: None)
+    torch = _torch() if use_torch else None
+    say("measuring the float32 matmul rate")
+    machine = {
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "numpy": np.__version__,
+        "torch": getattr(torch, "__version__", None),
+        "torch_threads": torch.get_num_threads() if torch is not None else None,
+        "matmul_gflops": matmul_gflops(),
+    }
+    config = dict(
+        sizes=list(sizes), d=d, batch=batch, dtype=np.dtype(dtype).name, causal=causal,
+        repeats=repeats, budget_s=budget, backward=backward, naive_cap_mib=naive_cap_mib,
+        block_q=block_q or DEFAULT_BLOCK_Q, block_k=block_k or DEFAULT_BLOCK_K,
+    )  # fmt: skip
+    blocks = dict(block_q=block_q, block_k=block_k)
+    rows = []
+    for n in sizes:
+        row: dict = {"n": n, "notes": []}
+        q, k, v, d_out = _inputs(n, d, batch, dtype)
+        flops = attention_flops(n, n, d, batch=batch, causal=causal)
+
+        say(f"n={n}: tiled forward")
+        row["tiled_fwd_s"], row["tiled_fwd_runs"] = median_time(
+            lambda: tiled_attention(q, k, v, causal=causal, **blocks), repeats=repeats, budget=budget
+        )
+        out, lse = tiled_attention(q, k, v, causal=causal, **blocks)
+        if backward:
+            say(f"n={n}: tiled backward")
+            row["tiled_bwd_s"], row["tiled_bwd_runs"] = median_time(
+                lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks),
+                repeats=repeats, budget=budget,
+            )  # fmt: skip
+        if memory:
+            say(f"n={n}: tiled peak memory")
+            row["tiled_fwd_peak_mib"] = peak_memory(lambda: tiled_attention(q, k, v, causal=causal, **blocks))[0] / MIB
+            if backward:
+                row["tiled_bwd_peak_mib"] = peak_memory(
+                    lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks)
+                )[0] / MIB  # fmt: skip
+
+        itemsize = np.dtype(dtype).itemsize
+        if naive_bytes(n, n, batch=batch, itemsize=itemsize) > naive_cap_mib * MIB:
+            row["notes"].append(
+                f"naive skipped at n={n}: its n x n matrices need ~"
+                f"{naive_bytes(n, n, batch=batch, itemsize=itemsize) / MIB:.0f} MiB > cap {naive_cap_mib:.0f} MiB"
+            )
+        else:
+            say(f"n={n}: naive forward")
+            row["naive_fwd_s"], row["naive_fwd_runs"] = median_time(
+                lambda: attention(q, k, v, causal=causal), repeats=repeats, budget=budget
+            )
+            if memory:
+                row["naive_fwd_peak_mib"] = peak_memory(lambda: attention(q, k, v, causal=causal))[0] / MIB
+            if backward and naive_bytes(n, n, batch=batch, itemsize=itemsize, backward=True) <= naive_cap_mib * MIB:
+                say(f"n={n}: naive backward")
+                row["naive_bwd_s"], row["naive_bwd_runs"] = median_time(
+                    lambda: attention_backward(q, k, v, d_out, causal=causal), repeats=repeats, budget=budget
+                )
+                if memory:
+                    row["naive_bwd_peak_mib"] = peak_memory(
+                        lambda: attention_backward(q, k, v, d_out, causal=causal)
+                    )[0] / MIB  # fmt: skip
+            elif backward:
+                row["notes"].append(f"naive backward skipped at n={n}: over the memory cap")
+
+        if torch is not None:
+            say(f"n={n}: torch")
+            tq, tk, tv, tdo = (torch.from_numpy(x) for x in (q, k, v, d_out))
+            sdpa = torch.nn.functional.scaled_dot_product_attention
+
+            def torch_fwd():
+                with torch.no_grad():
+                    return sdpa(tq, tk, tv, is_causal=causal)
+
+            row["torch_fwd_s"], row["torch_fwd_runs"] = median_time(torch_fwd, repeats=repeats, budget=budget)
+            if backward:
+                leaves = [x.clone().requires_grad_() for x in (tq, tk, tv)]
+                samples = []
+                spent = 0.0
+                for attempt in range(repeats + 1):  # the first is a warm-up
+                    for x in leaves:
+                        x.grad = None
+                    o = sdpa(*leaves, is_causal=causal)
+                    t0 = time.perf_counter()
+                    o.backward(tdo)
+                    elapsed = time.perf_counter() - t0
+                    spent += elapsed
+                    if attempt:
+                        samples.append(elapsed)
+                    if samples and spent > budget:
+                        break
+                row["torch_bwd_s"], row["torch_bwd_runs"] = statistics.median(samples), len(samples)
+        else:
+            row["notes"].append("torch not importable: torch peer skipped")
+
+        for impl in ("tiled", "naive", "torch"):
+            t = row.get(f"{impl}_fwd_s")
+            row[f"{impl}_fwd_gflops"] = flops / t / 1e9 if t else None
+            t = row.get(f"{impl}_bwd_s")
+            row[f"{impl}_bwd_gflops"] = 2.5 * flops / t / 1e9 if t else None
+        ratios = {}
+        for phase in ("fwd", "bwd"):
+            tiled, naive, tt = (row.get(f"{impl}_{phase}_s") for impl in ("tiled", "naive", "torch"))
+            ratios[f"tiled/torch_{phase}"] = tiled / tt if tiled and tt else None
+            ratios[f"naive/tiled_{phase}"] = naive / tiled if tiled and naive else None
+        row["ratios"] = ratios
+        rows.append(row)
+        del q, k, v, d_out, out, lse
+        gc.collect()
+    return {"machine": machine, "config": config, "rows": rows}
+
+
+def _fmt(x, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def format_table(result: dict) -> str:
+    """A readable table of :func:`run_bench`'s result."""
+    m, c = result["machine"], result["config"]
+    lines = [
+        f"attention benchmark: d={c['d']}, batch*heads={c['batch']}, {c['dtype']}, "
+        f"causal={c['causal']}, blocks {c['block_q']}x{c['block_k']}",
+        f"machine: {m['processor']}, {m['cpus']} CPUs, numpy {m['numpy']}, torch {m['torch'] or 'absent'}"
+        + (f" ({m['torch_threads']} threads)" if m["torch"] else ""),
+        f"float32 matmul rate (2048^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s",
+        "",
+    ]
+    head = (
+        f"{'n':>7} {'phase':>5} | {'tiled s':>8} {'naive s':>8} {'torch s':>8} | "
+        f"{'tiled/torch':>11} {'naive/tiled':>11} | {'tiled GF/s':>10} {'%matmul':>7} | "
+        f"{'tiled MiB':>9} {'naive MiB':>9}"
+    )
+    lines += [head, "-" * len(head)]
+    for r in result["rows"]:
+        for phase in ("fwd", "bwd"):
+            if f"tiled_{phase}_s" not in r:
+                continue
+            gf = r.get(f"tiled_{phase}_gflops")
+            lines.append(
+                f"{r['n']:>7} {phase:>5} | {_fmt(r.get(f'tiled_{phase}_s'), '8.3f')} "
+                f"{_fmt(r.get(f'naive_{phase}_s'), '8.3f')} {_fmt(r.get(f'torch_{phase}_s'), '8.3f')} | "
+                f"{_fmt(r['ratios'][f'tiled/torch_{phase}'], '11.2f')} "
+                f"{_fmt(r['ratios'][f'naive/tiled_{phase}'], '11.2f')} | "
+                f"{_fmt(gf, '10.1f')} {_fmt(gf and 100 * gf / m['matmul_gflops'], '6.0f')}% | "
+                f"{_fmt(r.get(f'tiled_{phase}_peak_mib'), '9.1f')} {_fmt(r.get(f'naive_{phase}_peak_mib'), '9.1f')}"
+            )
+    notes = [note for r in result["rows"] for note in r["notes"]]
+    if notes:
+        lines += ["", *("note: " + note for note in notes)]
+    return "\n".join(lines)
+
+
+def memory_profile(sizes: Sequence[int] = (256, 512, 1024, 2048), *, d: int = 64, dtype=np.float32) -> list[dict]:
+    """Peak extra memory and time of the tiled and naive forward at small sizes (a few seconds).
+
+    Returns one dict per size: ``n``, ``tiled_peak_bytes``, ``naive_peak_bytes``, ``tiled_s``,
+    ``naive_s`` (one call each, after a warm-up). The naive peak grows as ``n^2``, the tiled one
+    as ``n``: the figure in the report.
+
+    >>> [row["n"] for row in memory_profile((64, 128))]
+    [64, 128]
+    """
+    rows = []
+    for n in sizes:
+        q, k, v, _ = _inputs(n, d, 1, dtype)
+        row = {"n": n}
+        for name, fn in (("tiled", lambda: tiled_attention(q, k, v)), ("naive", lambda: attention(q, k, v))):
+            fn()
+            row[f"{name}_peak_bytes"] = peak_memory(fn)[0]
+            t0 = time.perf_counter()
+            fn()
+            row[f"{name}_s"] = time.perf_counter() - t0
+        rows.append(row)
+    return rows
+
+
+def to_json(result: dict) -> str:
+    return json.dumps(result, indent=2)

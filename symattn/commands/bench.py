@@ -1,0 +1,62 @@
+"""``symattn bench``: time the tiled attention kernel against naive numpy and torch (if present).
+
+Thin: parses arguments and calls :func:`numeric.bench.run_bench`. A benchmark, not a test: it
+reports numbers and never fails on them (exit 0), except for usage errors (exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+HELP = "benchmark tiled attention (forward/backward) against naive numpy and torch SDPA"
+
+
+def _sizes(text: str) -> list[int]:
+    sizes = [int(s) for s in text.replace(",", " ").split()]
+    if not sizes or min(sizes) <= 0:
+        raise ValueError(text)
+    return sizes
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--sizes", default="1024,4096,16384", metavar="N,N,...",
+                        help="sequence lengths (default 1024,4096,16384; e.g. 8192,65536)")
+    parser.add_argument("--d", type=int, default=64, help="head dimension (default 64)")
+    parser.add_argument("--batch", type=int, default=1, metavar="B", help="batch x heads (default 1)")
+    parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
+    parser.add_argument("--causal", action="store_true", help="causal (top-left) attention")
+    parser.add_argument("--repeats", type=int, default=5, help="timed calls per measurement (median)")
+    parser.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
+                        help="stop repeating a measurement after this long (default 10)")
+    parser.add_argument("--no-backward", dest="backward", action="store_false", help="forward only")
+    parser.add_argument("--no-torch", dest="torch", action="store_false", help="skip the torch peer")
+    parser.add_argument("--no-memory", dest="memory", action="store_false", help="skip tracemalloc runs")
+    parser.add_argument("--naive-cap", type=float, default=4096.0, metavar="MiB",
+                        help="skip naive attention where its n x n matrices would exceed this (default 4096)")
+    parser.add_argument("--block-q", type=int, default=None, help="tiled query block (default: tuned)")
+    parser.add_argument("--block-k", type=int, default=None, help="tiled key block (default: tuned)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args) -> int:
+    from numeric.bench import format_table, run_bench  # lazy: keeps `symattn --help` fast
+
+    try:
+        sizes = _sizes(args.sizes)
+    except ValueError:
+        print(f"symattn bench: --sizes must be positive integers, got {args.sizes!r}", file=sys.stderr)
+        return 2
+    for name in ("d", "batch", "repeats", "block_q", "block_k"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            print(f"symattn bench: --{name.replace('_', '-')} must be positive, got {value}", file=sys.stderr)
+            return 2
+    progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(m, file=sys.stderr))
+    result = run_bench(
+        sizes, d=args.d, batch=args.batch, dtype=args.dtype, causal=args.causal, repeats=args.repeats,
+        budget=args.budget, backward=args.backward, naive_cap_mib=args.naive_cap, use_torch=args.torch,
+        memory=args.memory, block_q=args.block_q, block_k=args.block_k, progress=progress,
+    )  # fmt: skip
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0
