@@ -1,0 +1,79 @@
+"""The ``algebra`` and ``inequality`` rules: exact, and never fooled by near-misses."""
+
+import pytest
+import sympy as sp
+
+from symattn.rules import ProofContext, check_step
+from symattn.verdict import Level
+
+x, y = sp.symbols("x y", real=True)
+p = sp.Symbol("p", positive=True)
+n = sp.Symbol("n", integer=True, positive=True)
+ctx = ProofContext()
+
+
+def status(lhs, rhs, rule="algebra", relation="=", **args):
+    return check_step(lhs, rhs, relation, rule, args, ctx).status
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs",
+    [
+        ((x + y) ** 2, x**2 + 2 * x * y + y**2),
+        (sp.exp(x + y), sp.exp(x) * sp.exp(y)),
+        (sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),
+        ((x**2 - 1) / (x - 1), x + 1),
+        (sp.Matrix([[x, 1], [0, y]]) * sp.Matrix([1, 1]), sp.Matrix([x + 1, y])),
+        (sp.sqrt(p) ** 2, p),
+    ],
+)
+def test_algebra_accepts_true_identities(lhs, rhs):
+    assert status(lhs, rhs) is Level.PASS
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, why",
+    [
+        ((x + y) ** 2, x**2 + y**2, "dropped cross term"),
+        ((x + y) ** 2, x**2 - 2 * x * y + y**2, "sign error"),
+        (sp.exp(x + y), sp.exp(x) + sp.exp(y), "exp of a sum is not a sum"),
+        (2 * x, x, "dropped factor"),
+        (sp.sqrt(x**2), x, "sqrt(x^2) = |x| for real x"),
+        (sp.Matrix([x, y]), sp.Matrix([y, x]), "swapped entries"),
+        (sp.Matrix([x, y]), sp.Matrix([[x, y]]), "wrong shape"),
+        (x + sp.Rational(1, 10**30), x, "tiny difference is still a difference"),
+    ],
+)
+def test_algebra_rejects_false_steps(lhs, rhs, why):
+    assert status(lhs, rhs) is Level.FAIL, why
+
+
+def test_algebra_refuses_inequality_steps():
+    assert status(x, x + p, relation="<=") is Level.FAIL
+
+
+def test_inequality_accepts_gap_with_known_sign():
+    assert status(x, x + p, "inequality", "<") is Level.PASS
+    assert status(x**2, x**2 + y**2, "inequality", "<=") is Level.PASS
+    assert status(2 * x * y, x**2 + y**2, "inequality", "<=", witness=(x - y) ** 2) is Level.PASS
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs, relation, args, why",
+    [
+        (x, x + y, "<=", {}, "gap of unknown sign"),
+        (x, x, "<", {}, "strict inequality with zero gap"),
+        (2 * x * y, x**2 + y**2, "<=", {"witness": (x + y) ** 2}, "witness not equal to the gap"),
+        (x + p, x, "<=", {}, "reversed"),
+        (x, x + p, "=", {}, "inequality rule on an equality step"),
+    ],
+)
+def test_inequality_rejects_invalid_steps(lhs, rhs, relation, args, why):
+    assert status(lhs, rhs, "inequality", relation, **args) is Level.FAIL, why
+
+
+def test_unknown_rule_and_bad_arguments_fail_with_a_reason():
+    r = check_step(x, x, "=", "no_such_rule", {}, ctx)
+    assert r.status is Level.FAIL and "unknown rule" in r.reason
+    r = check_step(x, x, "=", "inequality", {"bogus": 1}, ctx)
+    assert r.status is Level.FAIL and "bogus" in r.reason

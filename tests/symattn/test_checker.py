@@ -1,0 +1,195 @@
+"""The checker's grading: try to fool the kernel; it must not say ``proved``."""
+
+import time
+
+import pytest
+import sympy as sp
+
+from symattn.checker import Checker
+from symattn.derivation import Derivation
+from symattn.rules import RULES, Rule, passed
+from symattn.softmax import Softmax
+from symattn.statement import IndexRange, Statement
+from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem
+from symattn.verdict import Level, Verdict
+
+n = sp.Symbol("n", integer=True, positive=True)
+i, j = sp.symbols("i j", integer=True, positive=True)
+c = sp.Symbol("c", real=True)
+s = sp.IndexedBase("s", real=True)
+x, y = sp.symbols("x y", real=True)
+
+
+def thm(**kw):
+    base = dict(id="t", title="t", source="extension", statement=Statement(x, x))
+    base.update(kw)
+    return Theorem(**base)
+
+
+def check(t, **kw):
+    return Checker(**kw).check(t)
+
+
+# ------------------------------------------------------------------------------ false claims
+def _softmax_vec(size, shift):
+    xs = sp.symbols(f"x1:{size + 1}", real=True)
+    return sp.Matrix([sp.exp(v + shift) for v in xs]) / sum(sp.exp(v + shift) for v in xs), xs
+
+
+def test_softmax_plus_constant_claim_is_refuted():
+    """softmax(s + c) = softmax(s) + c, with a plausible-looking proof, must come out refuted."""
+    lhs = Softmax(sp.Lambda(j, s[j] + c), i, n)
+    rhs = Softmax(sp.Lambda(j, s[j]), i, n) + c
+    proof = (
+        Derivation(lhs)
+        .eq(sp.exp(s[i] + c) / sp.Sum(sp.exp(s[j] + c), (j, 1, n)), "definition", name="softmax")
+        .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[j]), (j, 1, n)) + c, "algebra", note="'shift comes out'")
+        .eq(rhs, "definition", name="softmax")
+    )
+
+    def instance(size):
+        a, xs = _softmax_vec(size, c)
+        b, _ = _softmax_vec(size, 0)
+        return Statement(a, b + sp.ones(size, 1) * c)
+
+    o = check(thm(statement=Statement(lhs, rhs), derivation=proof, dimensions=(n,),
+                  hypotheses=(IndexRange("r", index=i, lower=1, upper=n),),
+                  instances=Instances(instance, (1, 2, 3))))
+    assert o.verdict is Verdict.REFUTED
+    assert o.levels["symbolic"].status is Level.FAIL and "step 2" in o.levels["symbolic"].detail
+    assert o.counterexample and "left" in o.counterexample
+
+
+def test_variance_with_sigma_squared_is_not_proved():
+    """Var<q,k> = d_k sigma^2 (the classic slip) with an 'algebra' proof is rejected."""
+    d, sigma = sp.symbols("d_k sigma", positive=True)
+    k = sp.Symbol("k", integer=True)
+    lhs = sp.Sum(sigma**4, (k, 1, d))
+    o = check(thm(statement=Statement(lhs, d * sigma**2),
+                  derivation=Derivation(lhs).eq(d * sigma**2, "sum_evaluate"), dimensions=(d,)))
+    assert o.verdict is not Verdict.PROVED
+    assert o.levels["symbolic"].status is Level.FAIL
+
+
+def test_numeric_pass_does_not_rescue_a_broken_proof():
+    broken = Derivation(x**2 - y**2).eq((x - y) ** 2, "algebra")
+    ok_numeric = lambda seed: NumericResult(True, 10, seed, 0.0, 1e-12)  # noqa: E731
+    o = check(thm(statement=Statement(x**2 - y**2, (x - y) * (x + y)), derivation=broken, numeric=ok_numeric))
+    assert o.verdict is Verdict.NUMERICALLY_CONSISTENT
+    assert "did not check" in o.how
+
+
+# ------------------------------------------------------------------------------ structure of chains
+def test_chain_must_start_at_lhs_and_end_at_rhs():
+    st = Statement((x + 1) ** 2, x**2 + 2 * x + 1)
+    good = Derivation((x + 1) ** 2).eq(x**2 + 2 * x + 1, "algebra")
+    assert check(thm(statement=st, derivation=good)).verdict is Verdict.PROVED
+    wrong_start = Derivation((x + 2) ** 2).eq(x**2 + 4 * x + 4, "algebra")
+    o = check(thm(statement=st, derivation=wrong_start))
+    assert o.verdict is not Verdict.PROVED and "start" in o.levels["symbolic"].detail
+    stops_early = Derivation((x + 1) ** 2).eq((x + 1) * (x + 1), "algebra")
+    assert check(thm(statement=Statement((x + 1) ** 2, x**2 + 3), derivation=stops_early)).verdict is not Verdict.PROVED
+
+
+def test_chain_relation_must_imply_the_statement():
+    p = sp.Symbol("p", positive=True)
+    chain = Derivation(x).lt(x + p, "inequality")
+    assert check(thm(statement=Statement(x, x + p, "<="), derivation=chain)).verdict is Verdict.PROVED
+    assert check(thm(statement=Statement(x, x + p, "="), derivation=chain)).verdict is not Verdict.PROVED
+    le_chain = Derivation(x).le(x + p, "inequality")
+    assert check(thm(statement=Statement(x, x + p, "<"), derivation=le_chain)).verdict is not Verdict.PROVED
+
+
+def test_mixed_directions_are_rejected():
+    p = sp.Symbol("p", positive=True)
+    chain = Derivation(x).le(x + p, "inequality").ge(x, "inequality")
+    o = check(thm(statement=Statement(x, x, "<="), derivation=chain))
+    assert o.verdict is not Verdict.PROVED
+
+
+def test_proved_requires_dimensions_to_stay_symbolic():
+    lhs = sp.Sum(c, (i, 1, 3))
+    st = Statement(lhs, 3 * c)
+    o = check(thm(statement=st, derivation=Derivation(lhs).eq(3 * c, "sum_evaluate"), dimensions=(n,)))
+    assert o.verdict is not Verdict.PROVED and "not free" in o.levels["symbolic"].detail
+
+
+def test_heuristic_is_never_graded_above_numerically_consistent():
+    st = Statement((x + 1) ** 2, x**2 + 2 * x + 1)
+    t = thm(statement=st, kind="heuristic", target="numerically-consistent",
+            derivation=Derivation((x + 1) ** 2).eq(x**2 + 2 * x + 1, "algebra"))
+    assert check(t).verdict is Verdict.NUMERICALLY_CONSISTENT
+    with pytest.raises(ValueError, match="never shown as proved"):
+        thm(kind="empirical", target="proved")
+
+
+# ------------------------------------------------------------------------------ time limits
+def test_a_rule_that_runs_past_the_limit_gives_undecided(monkeypatch):
+    def slow(lhs, rhs, relation, ctx):
+        time.sleep(5)
+        return passed("too late")
+
+    monkeypatch.setitem(RULES, "slow_rule", Rule("slow_rule", slow, "sleeps"))
+    t = thm(statement=Statement(x, x), derivation=Derivation(x).eq(x, "slow_rule"))
+    t0 = time.perf_counter()
+    o = check(t, time_limit=0.2)
+    assert time.perf_counter() - t0 < 3
+    assert o.verdict is Verdict.UNDECIDED
+    assert o.levels["symbolic"].status is Level.UNDECIDED and "time limit" in o.levels["symbolic"].detail
+
+
+def test_a_rule_returning_garbage_is_a_failure(monkeypatch):
+    monkeypatch.setitem(RULES, "bad_rule", Rule("bad_rule", lambda *a: True, "returns True"))
+    o = check(thm(statement=Statement(x, y), derivation=Derivation(x).eq(y, "bad_rule")))
+    assert o.verdict is not Verdict.PROVED
+
+
+# ------------------------------------------------------------------------------ instances / probabilistic
+def test_instances_pass_gives_proved_for_instances_only():
+    def inst(size):
+        v = sp.Matrix(sp.symbols(f"v1:{size + 1}"))
+        return Statement((v.T * v)[0], sum(e**2 for e in v))
+
+    o = check(thm(statement=Statement(x, x), instances=Instances(inst, (1, 2, 3))))
+    assert o.verdict is Verdict.PROVED_FOR_INSTANCES
+
+
+def test_schwartz_zippel_catches_a_false_identity_and_bounds_its_error():
+    def true_id(size):
+        v = sp.symbols(f"v1:{size + 1}")
+        return Statement(sum(v) ** 2, sum(a * b for a in v for b in v))
+
+    def false_id(size):
+        v = sp.symbols(f"v1:{size + 1}")
+        return Statement(sum(v) ** 2, sum(a**2 for a in v))
+
+    ok = check(thm(probabilistic=Probabilistic(true_id, (2, 5))))
+    assert ok.verdict is Verdict.CHECKED_PROBABILISTICALLY
+    assert ok.levels["probabilistic"].data["error_bound"] < 1e-20
+    bad = check(thm(probabilistic=Probabilistic(false_id, (2,))))
+    assert bad.verdict is Verdict.REFUTED
+
+
+def test_used_theorem_caps_the_verdict():
+    from symattn.theorem import registry
+
+    z = sp.Symbol("z", real=True)
+    weak = Theorem(id="zz_weak_lemma", title="", statement=Statement(z * 0, 0), source="extension",
+                   numeric=lambda seed: NumericResult(True, 1, seed, 0.0, 0.0))
+    registry.add(weak)
+    try:
+        user = thm(statement=Statement(x * 0, 0),
+                   derivation=Derivation(x * 0).eq(0, "apply_theorem", theorem="zz_weak_lemma", mapping={z: x}))
+        o = check(user)
+        assert o.verdict is Verdict.NUMERICALLY_CONSISTENT and "capped by zz_weak_lemma" in o.how
+    finally:
+        registry._theorems.pop("zz_weak_lemma")
+
+
+def test_exception_in_a_check_is_reported_as_undecided():
+    def boom():
+        raise RuntimeError("broken builder")
+
+    o = check(thm(derivation=boom))
+    assert o.verdict is not Verdict.PROVED
+    assert "broken builder" in o.levels["symbolic"].detail
