@@ -1,0 +1,392 @@
+"""Problems: seed 000's seven problems and seed 002's three exercises, solved
+==========================================================================
+
+Registers every problem of the texts (:mod:`symattn.problems`) with the theorems that solve it,
+and the theorems that no other topic provides: the exact answer to seed 002's Exercise 1 (a
+third key identical to the query) and the chain rule of Exercise 3 for the gradient of attention
+with respect to the queries.
+
+Main results
+------------
+* ``three_key_attention_output``: with ``k_3 = q`` and ``v_3 = (1, 1)`` the weights are
+  ``(1, 1, e^{1/2}) / (2 + e^{1/2})`` and the output is ``(1 + e^{1/2}) / (2 + e^{1/2}) (1, 1)``.
+* ``identical_key_weight_lt_half``: the identical key gets the largest weight, ``0.452``, but
+  less than one half: it does not dominate in the sense of a majority.
+* ``attention_grad_q_chain``: ``d<G, Attention(Q, K, V)>/dQ = (A o (G V^T - rowsum(A o G V^T))) K / sqrt(d_k)``
+  (exact for every ``n, d_k, d_v <= 3`` by SymPy differentiation).
+
+References
+----------
+* Seed 000 (``000_ccf06b253f58a07c.txt``), "Problems (7)".
+* Seed 002 (``002_e97041f43d35f9ac.txt``), "Exercise" 1-3 and the worked numeric example.
+
+Tags: problems, exercises, softmax Jacobian, backpropagation, worked example
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from symattn.complexity import attention_mlp_ratio, crossover, layer_costs
+from symattn.derivation import Derivation
+from symattn.problems import Problem, register_problem
+from symattn.statement import Assumption, Statement
+from symattn.theorem import Instances, NumericResult, Theorem, register
+
+SEED000 = "000_ccf06b253f58a07c.txt"
+SEED002 = "002_e97041f43d35f9ac.txt"
+
+
+# ============================================================== Exercise 1: a third, identical key
+def three_key_example() -> dict:
+    """Seed 002's worked example with Exercise 1's third key, computed exactly.
+
+    Returns the scores, scaled scores, weights and output as SymPy matrices (rows).
+    """
+    q = sp.Matrix([[1, 0, 1, 0]])
+    keys = sp.Matrix([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]])
+    values = sp.Matrix([[1, 0], [0, 1], [1, 1]])
+    d_k = q.cols
+    raw = q * keys.T  # (1, 3)
+    scaled = raw / sp.sqrt(d_k)  # (1, 3)
+    e = scaled.applyfunc(sp.exp)
+    weights = e / sum(e)  # (1, 3)
+    return {"raw": raw, "scaled": scaled, "weights": weights, "output": weights * values}
+
+
+_SQRT_E = sp.exp(sp.Rational(1, 2))
+_W_CLOSED = sp.Matrix([[1, 1, _SQRT_E]]) / (2 + _SQRT_E)
+_O_CLOSED = sp.Matrix([[1 + _SQRT_E, 1 + _SQRT_E]]) / (2 + _SQRT_E)
+
+
+def _three_key_lhs() -> sp.Matrix:
+    ex = three_key_example()
+    return ex["weights"].row_join(ex["output"])
+
+
+def _three_key_numeric(seed: int) -> NumericResult:
+    from numeric import attention
+
+    q = np.array([[1.0, 0.0, 1.0, 0.0]])
+    k = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 0.0, 1.0, 0.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    got = attention(q, k, v)[0]
+    want = np.array([float(x) for x in _O_CLOSED])
+    err = float(np.max(np.abs(got - want)))
+    tol = 1e-14
+    return NumericResult(ok=err <= tol, samples=1, seed=seed, max_error=err, tolerance=tol,
+                         detail="numeric.attention on the exercise's q, K, V vs the closed form")
+
+
+three_key_attention_output = register(Theorem(
+    id="three_key_attention_output",
+    title="With a third key equal to the query: weights (1, 1, e^{1/2})/(2 + e^{1/2}), output 0.726 (1, 1)",
+    statement=Statement(_three_key_lhs(), _W_CLOSED.row_join(_O_CLOSED)),
+    source=f"{SEED002}, Exercise 1 (add k3 = (1,0,1,0), v3 = (1,1): recompute weights and output)",
+    derivation=lambda: Derivation(_three_key_lhs()).eq(
+        _W_CLOSED.row_join(_O_CLOSED), "algebra",
+        note="scores (1, 1, 2)/2; divide numerator and denominator of the softmax by e^{1/2}"),
+    instances=Instances(lambda size: Statement(_three_key_lhs(), _W_CLOSED.row_join(_O_CLOSED)), (1,),
+                        label="the single case"),
+    numeric=_three_key_numeric,
+    plain=(
+        "The query q = (1,0,1,0) meets keys (1,1,0,0), (0,0,1,1) and (1,0,1,0): dot products 1, 1, 2, "
+        "scaled by 1/sqrt(4) to 1/2, 1/2, 1. The softmax weights are e^{1/2}, e^{1/2}, e over "
+        "2e^{1/2} + e, i.e. (1, 1, e^{1/2})/(2 + e^{1/2}) = (0.274, 0.274, 0.452), and the output "
+        "0.274 (1,0) + 0.274 (0,1) + 0.452 (1,1) = (0.726, 0.726)."
+    ),
+    notes="Shown as one row: the three weights, then the two output components.",
+))
+
+
+def _lt_half_derivation() -> Derivation:
+    w3 = three_key_example()["weights"][2]
+    return (
+        Derivation(w3)
+        .eq(_SQRT_E / (2 + _SQRT_E), "algebra", note="divide numerator and denominator by e^{1/2}")
+        .lt(sp.Rational(1, 2), "inequality", witness=(2 - _SQRT_E) / (2 * (2 + _SQRT_E)),
+            note="1/2 - w = (2 - e^{1/2}) / (2 (2 + e^{1/2})) > 0 because e^{1/2} < 2, i.e. 1/2 < log 2")
+    )
+
+
+identical_key_weight_lt_half = register(Theorem(
+    id="identical_key_weight_lt_half",
+    title="The key identical to the query gets the largest weight, yet less than one half",
+    statement=Statement(three_key_example()["weights"][2], sp.Rational(1, 2), "<"),
+    source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
+    derivation=_lt_half_derivation,
+    instances=Instances(lambda size: Statement(three_key_example()["weights"][2], sp.Rational(1, 2), "<"), (1,),
+                        label="the single case"),
+    numeric=lambda seed: NumericResult(
+        ok=float(_SQRT_E / (2 + _SQRT_E)) < 0.5, samples=1, seed=seed,
+        max_error=0.0, tolerance=0.0, detail=f"w_3 = {float(_SQRT_E / (2 + _SQRT_E)):.6f} < 0.5"),
+    plain=(
+        "The identical key's weight is e^{1/2}/(2 + e^{1/2}) = 0.452: the largest of the three (the "
+        "other two are 0.274 each, smaller by the factor e^{1/2} = 1.65), but below one half. The two "
+        "other keys together receive 0.548. 'Dominates' is right only in the sense of 'largest'."
+    ),
+    notes=(
+        "Seed 002 asks to 'confirm the identical key dominates the softmax distribution'. It receives "
+        "the largest weight, but not a majority and far from one-hot: with d_k = 4 the scaled score gap "
+        "is only 1/2, so the softmax is mild. The key would need a weight above 1/2 to outweigh the "
+        "others; that needs a scaled gap above log 2 = 0.693."
+    ),
+))
+
+
+# ================================================================ Exercise 3: dAttention / dQ
+class AttentionGradQ(sp.Function):
+    r"""``\partial \langle G, \operatorname{Attention}(Q, K, V)\rangle / \partial Q`` (unevaluated)."""
+
+    nargs = 4
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def _latex(self, printer):
+        q, k, v, g = (printer._print(a) for a in self.args)
+        return (r"\frac{\partial \langle %s, \operatorname{Attention}(%s, %s, %s)\rangle}{\partial %s}"
+                % (g, q, k, v, q))
+
+
+_n, _dk, _dv = sp.symbols("n d_k d_v", integer=True, positive=True)
+_Q, _K = sp.MatrixSymbol("Q", _n, _dk), sp.MatrixSymbol("K", _n, _dk)
+_V, _G = sp.MatrixSymbol("V", _n, _dv), sp.MatrixSymbol("G", _n, _dv)
+_A = sp.MatrixSymbol("A", _n, _n)
+
+
+def _chain_rhs():
+    dA = _G * _V.T  # (n, n): gradient with respect to the weights A
+    rowsum = sp.HadamardProduct(dA, _A) * sp.OneMatrix(_n, 1) * sp.OneMatrix(1, _n)  # (n, n)
+    return sp.HadamardProduct(_A, dA - rowsum) * _K / sp.sqrt(_dk)  # (n, d_k)
+
+
+_GRAD_CASES = {1: (1, 1, 1), 2: (2, 2, 2), 3: (2, 3, 1), 4: (3, 2, 2), 5: (3, 1, 3), 6: (3, 3, 3)}
+
+
+def _grad_instance(case: int) -> Statement:
+    nv, dk, dv = _GRAD_CASES[case]
+    sym = lambda name, r, c: sp.Matrix(r, c, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))  # noqa: E731
+    Q, K, V, G = sym("q", nv, dk), sym("k", nv, dk), sym("v", nv, dv), sym("g", nv, dv)
+    S = Q * K.T / sp.sqrt(dk)  # (n, n)
+    E = S.applyfunc(sp.exp)
+    A = sp.Matrix(nv, nv, lambda i, j: E[i, j] / sum(E[i, l] for l in range(nv)))  # row softmax
+    O = A * V  # (n, d_v)
+    loss = sum(G[i, j] * O[i, j] for i in range(nv) for j in range(dv))  # <G, O>
+    lhs = sp.Matrix(nv, dk, lambda i, j: sp.diff(loss, Q[i, j]))  # SymPy's derivative
+    dA = G * V.T
+    rs = [sum(dA[i, l] * A[i, l] for l in range(nv)) for i in range(nv)]
+    dS = sp.Matrix(nv, nv, lambda i, j: A[i, j] * (dA[i, j] - rs[i]))  # softmax Jacobian, row by row
+    rhs = dS * K / sp.sqrt(dk)
+    # exp(S_ij) become independent positive symbols: an identity of rational functions in them
+    # implies the identity at e_ij = exp(S_ij) (a sound generalisation that keeps SymPy fast).
+    atoms = sorted(lhs.atoms(sp.exp) | rhs.atoms(sp.exp), key=sp.default_sort_key)
+    rep = {a: sp.Symbol(f"e_{t}", positive=True) for t, a in enumerate(atoms)}
+    return Statement(lhs.xreplace(rep), rhs.xreplace(rep))
+
+
+def _grad_numeric(seed: int) -> NumericResult:
+    from numeric import attention, attention_backward
+
+    rng = np.random.default_rng(seed)
+    worst, samples, h = 0.0, 0, 1e-6
+    for _ in range(8):
+        nv, dk, dv = (int(x) for x in rng.integers(1, 6, size=3))
+        Q, K = rng.normal(size=(nv, dk)), rng.normal(size=(nv, dk))
+        V, G = rng.normal(size=(nv, dv)), rng.normal(size=(nv, dv))
+        A = np.exp(Q @ K.T / np.sqrt(dk))
+        A /= A.sum(axis=1, keepdims=True)  # (n, n)
+        dA = G @ V.T  # (n, n)
+        chain = (A * (dA - np.sum(dA * A, axis=1, keepdims=True))) @ K / np.sqrt(dk)  # (n, d_k)
+        fd = np.zeros_like(Q)
+        for i in range(nv):
+            for j in range(dk):
+                e = np.zeros_like(Q)
+                e[i, j] = h
+                fd[i, j] = (np.sum(G * attention(Q + e, K, V)) - np.sum(G * attention(Q - e, K, V))) / (2 * h)
+        dq = attention_backward(Q, K, V, G)[0]
+        worst = max(worst, float(np.max(np.abs(fd - chain))), float(np.max(np.abs(dq - chain))))
+        samples += 1
+    tol = 1e-6
+    return NumericResult(ok=worst <= tol, samples=samples, seed=seed, max_error=worst, tolerance=tol,
+                         detail="central finite differences (step 1e-6) and numeric.attention_backward vs the chain formula")
+
+
+attention_grad_q_chain = register(Theorem(
+    id="attention_grad_q_chain",
+    title="The gradient of attention with respect to Q is the softmax Jacobian composed with matrix-product gradients",
+    statement=Statement(AttentionGradQ(_Q, _K, _V, _G), _chain_rhs()),
+    source=f"{SEED002}, Exercise 3 (derive d(Attention output)/dQ by naming the chain: softmax Jacobian, "
+    "matrix-multiplication gradients)",
+    target="proved-for-instances",
+    hypotheses=(
+        Assumption("A_softmax", text="A = softmax(Q K^T / sqrt(d_k)), row-wise"),
+        Assumption("G_upstream", text="G is the upstream gradient dL/dO of a loss L = <G, O>, O = A V"),
+    ),
+    instances=Instances(_grad_instance, tuple(_GRAD_CASES),
+                        label="case (n, d_k, d_v) = (1,1,1), (2,2,2), (2,3,1), (3,2,2), (3,1,3), (3,3,3); case"),
+    numeric=_grad_numeric,
+    plain=(
+        "Write O = A V with A = softmax(S), S = Q K^T / sqrt(d_k), and let G = dL/dO. The chain is: "
+        "through the product A V, dL/dA = G V^T; through the row-wise softmax, whose Jacobian is "
+        "diag(a) - a a^T for each row a, dL/dS = A o (dL/dA - rowsum(A o dL/dA)); through the product "
+        "Q K^T / sqrt(d_k), dL/dQ = dL/dS K / sqrt(d_k). SymPy's derivative of the explicit formula "
+        "agrees exactly with this composition for every n, d_k, d_v up to 3."
+    ),
+    notes=(
+        "Proved for instances only: the general statement involves a matrix-valued derivative through "
+        "a row-wise softmax, which the kernel's rules do not yet cover. In the instances the exponentials "
+        "exp(S_ij) are replaced by independent positive symbols after differentiation; an identity of "
+        "rational functions in them implies the identity for the exponentials."
+    ),
+))
+
+
+# ===================================================================== the problems themselves
+def _crossover_computed() -> dict:
+    d = sp.Symbol("d", positive=True)
+    cross = crossover(d)
+    return {
+        "crossover_logits_and_av": cross["logits_and_av"],
+        "crossover_attention_block": cross["attention_block"],
+        "ratio_n2048_d4096_logits_and_av": attention_mlp_ratio(2048, 4096),
+        "ratio_n2048_d4096_attention_block": attention_mlp_ratio(2048, 4096, reading="attention_block"),
+        "ratio_n128000_d4096_logits_and_av": attention_mlp_ratio(128000, 4096),
+        "ratio_n128000_d4096_attention_block": attention_mlp_ratio(128000, 4096, reading="attention_block"),
+        "ratio_n128000_d4096_leading_order": attention_mlp_ratio(128000, 4096, reading="leading_order"),
+        "layer_total_macs": layer_costs(sp.Symbol("n", positive=True), d, sp.Symbol("h", positive=True))["total"],
+    }
+
+
+def _exercise1_computed() -> dict:
+    ex = three_key_example()
+    return {
+        "raw_scores": ex["raw"],
+        "scaled_scores": ex["scaled"],
+        "weights": ex["weights"],
+        "weights_decimal": ex["weights"].evalf(4),
+        "output": ex["output"],
+        "output_decimal": ex["output"].evalf(4),
+        "identical_key_weight_above_half": bool(ex["weights"][2] > sp.Rational(1, 2)),
+    }
+
+
+_P = [
+    Problem(
+        id="scaling_by_sqrt_dk", title="Why attention divides by the square root of d_k",
+        source=f"{SEED000}, problem 'Why attention divides by the square root of d_k' (Proof, Intermediate)",
+        kind="proof",
+        statement="Show that for independent entries with mean 0 and variance sigma^2 the logit <q, k> has mean 0 "
+        "and variance d_k sigma^4, so that dividing by sqrt(d_k) makes its scale independent of d_k.",
+        theorem_ids=("dot_product_variance",),
+        solution="Each product q_i k_i has mean 0 and variance E[q_i^2] E[k_i^2] = sigma^4 by independence; the "
+        "d_k products are uncorrelated, so the variances add: Var<q, k> = d_k sigma^4 and the standard deviation "
+        "is sigma^2 sqrt(d_k). Dividing by sqrt(d_k) divides the variance by d_k, leaving sigma^4 (std sigma^2).",
+    ),
+    Problem(
+        id="softmax_jacobian_as_variance", title="The softmax Jacobian as a variance, and saturation",
+        source=f"{SEED000}, problem 'The softmax Jacobian as a variance, and saturation' (Proof, Intermediate)",
+        kind="proof",
+        statement="Show d softmax(s)/ds = diag(a) - a a^T and v^T (diag(a) - a a^T) v = Var_{j~a}(v_j); conclude "
+        "that the Jacobian vanishes as a concentrates on one index.",
+        theorem_ids=("softmax_jacobian_quadratic_form",),
+        solution="Differentiating a_i = e^{s_i}/sum_j e^{s_j} gives da_i/ds_j = a_i (delta_ij - a_j). Then "
+        "v^T J v = sum_i a_i v_i^2 - (sum_i a_i v_i)^2 = E_a[v^2] - E_a[v]^2 = Var_a(v) >= 0, which tends to 0 "
+        "when a tends to a one-hot vector.",
+    ),
+    Problem(
+        id="attention_permutation_equivariance", title="Attention is permutation equivariant",
+        source=f"{SEED000}, problem 'Attention is permutation equivariant' (Proof, Intermediate)",
+        kind="proof",
+        statement="For a permutation matrix P, show Attention(PXW_Q, PXW_K, PXW_V) = P Attention(XW_Q, XW_K, XW_V).",
+        theorem_ids=("attention_permutation_equivariant",),
+        solution="The logits become P S P^T; a row-wise softmax commutes with permuting rows and, within each row, "
+        "with permuting columns, so softmax(P S P^T) = P A P^T; then P A P^T P V = P A V since P^T P = I.",
+    ),
+    Problem(
+        id="mha_sum_of_low_rank_maps", title="Multi-head attention is a sum of low-rank maps",
+        source=f"{SEED000}, problem 'Multi-head attention is a sum of low-rank maps' (Proof, Advanced)",
+        kind="proof",
+        statement="Show MHA(X) = sum_m A^m X W_V^m W_O^m and that each W_V^m W_O^m has rank at most d/h.",
+        theorem_ids=("mha_sum_of_heads", "mha_head_rank_le"),
+        solution="Concat(head_1, ..., head_h) W_O is a block row times a block column, so it equals "
+        "sum_m head_m W_O^m = sum_m A^m X W_V^m W_O^m. W_V^m has d/h columns, so rank(W_V^m W_O^m) <= d/h.",
+    ),
+    Problem(
+        id="rope_relative_position", title="Rotary embeddings encode relative position exactly",
+        source=f"{SEED000}, problem 'Rotary embeddings encode relative position exactly' (Proof, Advanced)",
+        kind="proof",
+        statement="Show <R_p q, R_p' k> = <q, R_{p'-p} k>, so the logit depends on p, p' only through p' - p.",
+        theorem_ids=("rope_relative_logit",),
+        solution="R_p is orthogonal and R_p^T R_p' = R_{p'-p} (rotations by the same frequencies compose by adding "
+        "angles), so <R_p q, R_p' k> = q^T R_p^T R_p' k = q^T R_{p'-p} k.",
+    ),
+    Problem(
+        id="attention_dominates_mlp_when", title="When does attention dominate the MLP?",
+        source=f"{SEED000}, problem 'When does attention dominate the MLP?' (Numerical, Beginner)",
+        kind="numerical",
+        statement="From the per-layer costs, find the sequence length at which attention costs as much as the MLP, "
+        "and evaluate the ratio for d = 4096 at n = 2048 and n = 128,000.",
+        theorem_ids=("layer_cost_total", "attention_mlp_crossover", "attention_block_mlp_crossover",
+                     "mlp_dominates_attention_at_n2048_d4096", "attention_mlp_ratio_at_n128000_d4096"),
+        solution="The n^2 d products (logits and AV) cost 2n^2 d MACs and the MLP 8nd^2: their ratio is n/(4d), so "
+        "the crossover is n = 4d (16,384 for d = 4096). Counting the projections (4nd^2) with attention the "
+        "ratio is 1/2 + n/(4d) and the crossover n = 2d (8,192). At d = 4096, n = 2048 the ratios are 1/8 and "
+        "5/8: the MLP dominates. At n = 128,000 they are 7.8 and 8.3: attention dominates, but by about 8, not "
+        "the text's 30 (which is n/d = 31.25, the ratio with the constants 2 and 8 dropped).",
+        computed=_crossover_computed(),
+    ),
+    Problem(
+        id="mha_from_scratch", title="Implement multi-head attention from scratch",
+        source=f"{SEED000}, problem 'Implement multi-head attention from scratch' (Coding, Intermediate)",
+        kind="coding",
+        statement="Implement MHA(X) = Concat(head_1, ..., head_h) W_O with head_m = Attention(XW_Q^m, XW_K^m, XW_V^m).",
+        theorem_ids=("mha_sum_of_heads",),
+        solution="numeric.multi_head_attention projects once, splits the features into h consecutive slices "
+        "(shape (..., h, n, d/h)), runs scaled dot-product attention per head, concatenates the heads in order and "
+        "applies W_O. Its tests compare it with the sum-of-heads form numeric.mha_sum_of_heads and check the "
+        "feature split order and invalid arguments.",
+        implementation="numeric.multi_head_attention",
+        tests=("tests/numeric/test_reference.py::test_multi_head_attention_equals_the_sum_of_low_rank_heads",
+               "tests/numeric/test_reference.py::test_multi_head_attention_splits_features_in_order",
+               "tests/numeric/test_invalid_arguments.py"),
+    ),
+    Problem(
+        id="exercise_third_identical_key", title="Add a third key identical to the query",
+        source=f"{SEED002}, Exercise 1",
+        kind="exercise",
+        statement="Add k3 = (1,0,1,0) (identical to q) with value v3 = (1,1) to the worked example; recompute the "
+        "attention weights and output, and confirm the identical key dominates the softmax distribution.",
+        theorem_ids=("three_key_attention_output", "identical_key_weight_lt_half"),
+        solution="Scores q.k = (1, 1, 2), scaled (1/2, 1/2, 1). Weights (e^{1/2}, e^{1/2}, e)/(2e^{1/2} + e) = "
+        "(1, 1, e^{1/2})/(2 + e^{1/2}) = (0.2741, 0.2741, 0.4519); output (w1 + w3, w2 + w3) = "
+        "(1 + e^{1/2})/(2 + e^{1/2}) (1, 1) = (0.7259, 0.7259). The identical key has the largest weight, by a "
+        "factor e^{1/2} = 1.65 over each other key, but less than one half: it does not dominate in the sense of "
+        "a majority, let alone near one-hot.",
+        computed=_exercise1_computed(),
+    ),
+    Problem(
+        id="exercise_per_head_scale", title="Multi-head attention and the per-head scale",
+        source=f"{SEED002}, Exercise 2",
+        kind="exercise",
+        statement="Split Q, K, V into h chunks along the features, attend per chunk, concatenate; explain why each head "
+        "uses a smaller d_k and so a different scaling factor.",
+        theorem_ids=("mha_head_scale",),
+        solution="Head m sees queries and keys of width d_k = d/h, so its logits are sums of d/h products with variance "
+        "(d/h) sigma^4; the scale that normalises them is 1/sqrt(d/h) = sqrt(h/d), not 1/sqrt(d).",
+    ),
+    Problem(
+        id="exercise_attention_grad_q", title="The gradient of attention with respect to Q",
+        source=f"{SEED002}, Exercise 3",
+        kind="exercise",
+        statement="Derive d(Attention output)/dQ by naming the chain of upstream pieces (softmax Jacobian, "
+        "matrix-multiplication gradients).",
+        theorem_ids=("attention_grad_q_chain",),
+        solution="O = A V: dA = G V^T. A = softmax(S) row-wise: dS = A o (dA - rowsum(A o dA)), the softmax Jacobian "
+        "diag(a) - a a^T applied to each row. S = Q K^T / sqrt(d_k): dQ = dS K / sqrt(d_k).",
+    ),
+]
+
+PROBLEMS = [register_problem(p) for p in _P]
