@@ -53,6 +53,7 @@ class Checker:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
         t0 = time.perf_counter()
+        saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
             outcome = self._check(thm)
         except Exception as exc:  # a broken theorem definition must not take the run down
@@ -63,6 +64,8 @@ class Checker:
                 {lv: LevelResult() for lv in LEVELS},
             )
             outcome.levels["symbolic"] = LevelResult(Level.UNDECIDED, traceback.format_exc(limit=3))
+        finally:
+            self._stack = saved_stack
         outcome.seconds = time.perf_counter() - t0
         self._outcomes[thm.id] = outcome
         return outcome
