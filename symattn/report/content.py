@@ -1,0 +1,430 @@
+"""What a report says, independent of its format.
+
+:func:`theorem_entry` turns a theorem and its :class:`~symattn.verdict.Outcome` into a
+:class:`TheoremEntry`: plain strings and LaTeX strings only, computed once, rendered by both the
+HTML and the LaTeX templates. Keeping the content in one place is what makes the PDF and the
+browser show the same mathematics: the HTML converts the very same LaTeX strings to MathML.
+
+Sections beyond the theorems (the claim audit, the problems, and later ``--conform``) are
+:class:`ReportSection` objects: a title and a list of blocks (:class:`Paragraph`,
+:class:`Table`, :class:`Math`) that both formats know how to draw. That list is the extension
+point: a new section needs no new template.
+
+>>> import sympy as sp
+>>> from symattn.statement import Statement
+>>> from symattn.theorem import Theorem
+>>> x = sp.Symbol("x")
+>>> e = theorem_entry(Theorem("square_expand", "Expand", Statement((x + 1)**2, x**2 + 2*x + 1),
+...                           source="extension"), None)
+>>> e.statement, e.verdict
+('\\\\left(x + 1\\\\right)^{2} = x^{2} + 2 x + 1', None)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import sympy as sp
+
+from symattn.printing import latex as _latex
+from symattn.timelimit import TimeLimitExceeded, time_limit
+from symattn.verdict import LEVELS, Level, Outcome, Verdict
+
+__all__ = [
+    "TOPIC_ORDER",
+    "KIND_BOXES",
+    "TheoremEntry",
+    "StepEntry",
+    "LevelEntry",
+    "ReportSection",
+    "Paragraph",
+    "Table",
+    "Math",
+    "Links",
+    "theorem_entry",
+    "topic_key",
+    "group_by_topic",
+    "audit_section",
+    "problems_section",
+    "text_with_math",
+]
+
+#: The order in which topics (``derivations`` module names) appear; others follow alphabetically.
+TOPIC_ORDER = (
+    "attention",
+    "scaling",
+    "softmax",
+    "equivariance",
+    "multihead",
+    "positional",
+    "rope",
+    "residual",
+    "kernel_smoother",
+    "online_softmax",
+    "complexity",
+    "problems",
+)
+
+#: Heuristics and empirical observations are boxed and labelled as the source texts do.
+KIND_BOXES = {
+    "heuristic": (
+        "Heuristic",
+        "a reasoning shortcut that predicts the right answer in the regimes discussed here. "
+        "It is not a proof and can fail outside them.",
+    ),
+    "empirical": (
+        "Empirical observation",
+        "a regularity seen in experiments. No theorem here establishes it in general.",
+    ),
+}
+
+#: Seconds allowed for printing one expression (a huge matrix must not stall the report).
+PRINT_SECONDS = 10.0
+
+
+def tex_of(expr: Any) -> str:
+    """LaTeX of ``expr`` through :func:`symattn.printing.latex`, under a time limit."""
+    try:
+        with time_limit(PRINT_SECONDS):
+            return _latex(expr)
+    except TimeLimitExceeded:
+        return r"\text{(expression too large to print)}"
+
+
+@dataclass
+class StepEntry:
+    relation: str  # LaTeX: "=", "\le", ...
+    expr: str  # LaTeX
+    justification: str
+    note: str
+    status: str  # pass / fail / undecided / unchecked
+    reason: str
+
+
+@dataclass
+class LevelEntry:
+    name: str
+    status: str
+    detail: str
+    data: list  # [(key, formatted value)]
+
+
+@dataclass
+class TheoremEntry:
+    id: str
+    title: str
+    topic: str
+    kind: str
+    source: str
+    plain: str
+    notes: str
+    target: str
+    statement: str  # LaTeX
+    hypotheses: list  # [(name, LaTeX, words)]
+    start: str | None  # LaTeX of the derivation's first expression
+    steps: list  # [StepEntry]
+    derivation_note: str
+    derivation_error: str
+    figures: tuple
+    verdict: str | None  # None when not checked
+    verdict_meaning: str
+    how: str
+    levels: list  # [LevelEntry]
+    counterexample: str | None
+    seconds: float
+    below_target: bool
+    box: tuple | None  # (label, text) for heuristics/empirical observations
+
+    @property
+    def anchor(self) -> str:
+        return f"thm-{self.id}"
+
+
+_REL = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
+
+
+def _format_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float):
+        return f"{v:.3g}"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_format_value(x) for x in v) or "none"
+    return str(v)
+
+
+def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
+    """Everything the templates need about ``thm`` (``outcome`` None: not checked)."""
+    hyps = [(h.name, _hyp_latex(h), _hyp_words(h)) for h in thm.hypotheses]
+    start, steps, dnote, derr = None, [], "", ""
+    try:
+        with time_limit(PRINT_SECONDS):
+            d = thm.get_derivation()
+    except Exception as exc:  # rendered as text: the check reports the same failure
+        d, derr = None, f"building the derivation raised {type(exc).__name__}: {exc}"
+    if d is not None:
+        start, dnote = tex_of(d.start), d.note
+        results = list(outcome.steps) if outcome is not None else []
+        for k, step in enumerate(d.steps):
+            res = results[k] if k < len(results) else None
+            steps.append(StepEntry(
+                relation=_REL[step.relation],
+                expr=tex_of(step.expr),
+                justification=step.justification(),
+                note=step.note,
+                status=res.status.value if res is not None else "unchecked",
+                reason=res.reason if res is not None else "",
+            ))
+    levels = []
+    if outcome is not None:
+        for name in LEVELS:
+            lv = outcome.levels.get(name)
+            if lv is None:
+                continue
+            data = [(k, _format_value(v)) for k, v in lv.data.items()]
+            levels.append(LevelEntry(name, lv.status.value, lv.detail, data))
+    return TheoremEntry(
+        id=thm.id,
+        title=thm.title,
+        topic=thm.topic or "other",
+        kind=thm.kind,
+        source=thm.source,
+        plain=thm.plain,
+        notes=thm.notes,
+        target=thm.target.value,
+        statement=thm.statement.latex(),
+        hypotheses=hyps,
+        start=start,
+        steps=steps,
+        derivation_note=dnote,
+        derivation_error=derr,
+        figures=tuple(thm.figures),
+        verdict=outcome.verdict.value if outcome is not None else None,
+        verdict_meaning=outcome.verdict.meaning if outcome is not None else "",
+        how=outcome.how if outcome is not None else "",
+        levels=levels,
+        counterexample=outcome.counterexample if outcome is not None else None,
+        seconds=outcome.seconds if outcome is not None else 0.0,
+        below_target=outcome is not None and not outcome.reaches(thm.target),
+        box=KIND_BOXES.get(thm.kind),
+    )
+
+
+def _hyp_latex(h) -> str:
+    try:
+        with time_limit(PRINT_SECONDS):
+            return h.latex()
+    except Exception as exc:
+        return r"\text{(could not print: %s)}" % type(exc).__name__
+
+
+def _hyp_words(h) -> str:
+    try:
+        return h.describe()
+    except Exception:
+        return h.name
+
+
+def undecided_outcome(theorem_id: str, reason: str) -> Outcome:
+    """The outcome recorded for a theorem whose check could not run to the end."""
+    from symattn.verdict import LevelResult
+
+    levels = {lv: LevelResult(Level.NA, "not run") for lv in LEVELS}
+    levels["symbolic"] = LevelResult(Level.UNDECIDED, reason)
+    return Outcome(theorem_id, Verdict.UNDECIDED, reason, levels)
+
+
+def topic_key(topic: str) -> tuple:
+    """Sort key: the topics of :data:`TOPIC_ORDER` first, in that order, then the rest by name.
+
+    >>> sorted(["zeta", "rope", "attention", "alpha"], key=topic_key)
+    ['attention', 'rope', 'alpha', 'zeta']
+    """
+    if topic in TOPIC_ORDER:
+        return (0, TOPIC_ORDER.index(topic), "")
+    return (1, 0, topic)
+
+
+def topic_title(topic: str) -> str:
+    """``kernel_smoother`` -> ``Kernel smoother``."""
+    return topic.replace("_", " ").capitalize()
+
+
+def group_by_topic(entries: Iterable[TheoremEntry], order: dict[str, int] | None = None) -> list:
+    """``[(topic, title, [entries])]`` in topic order; within a topic, registration order."""
+    groups: dict[str, list] = {}
+    for e in entries:
+        groups.setdefault(e.topic, []).append(e)
+    return [(t, topic_title(t), groups[t]) for t in sorted(groups, key=topic_key)]
+
+
+# ---------------------------------------------------------------------------------------------- sections
+@dataclass
+class Paragraph:
+    """Text; ``$...$`` spans inside it are inline mathematics."""
+
+    text: str
+    kind: str = "paragraph"
+
+
+@dataclass
+class Math:
+    """A displayed formula (a LaTeX string from :func:`symattn.printing.latex`)."""
+
+    latex: str
+    kind: str = "math"
+
+
+@dataclass
+class Table:
+    """A table of cells; each cell is text (``$...$`` for maths) or a :class:`Math`."""
+
+    header: list
+    rows: list
+    kind: str = "table"
+    #: relative column widths for the LaTeX version (one per column, summing to about 1)
+    widths: list = field(default_factory=list)
+
+
+@dataclass
+class ReportSection:
+    """A section after the theorems: ``id`` is the anchor, ``blocks`` what it shows."""
+
+    id: str
+    title: str
+    blocks: list = field(default_factory=list)
+    summary: str = ""
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        return Math(tex_of(value))
+    if hasattr(value, "latex") and callable(value.latex):
+        try:
+            return Math(value.latex())
+        except Exception:
+            return str(value)
+    if isinstance(value, Verdict):
+        return value.value
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def audit_section() -> tuple[ReportSection, list]:
+    """The claim audit (:func:`symattn.audit.run_audit`), or a note if it is not available.
+
+    Returns the section and the list of verdict strings (for the summary counts)."""
+    try:
+        from symattn.audit import run_audit
+    except ModuleNotFoundError as exc:
+        if exc.name in ("symattn.audit",):
+            return ReportSection("claim-audit", "Claim audit", [Paragraph("Audit not available: the module "
+                                                                          "symattn.audit is not installed.")],
+                                 summary="audit not available"), []
+        raise
+    try:
+        entries = list(run_audit())
+    except Exception as exc:
+        return ReportSection("claim-audit", "Claim audit", [Paragraph(
+            f"Audit not available: run_audit() raised {type(exc).__name__}: {exc}")],
+            summary="audit failed"), []
+    rows, verdicts = [], []
+    for a in entries:
+        verdict = _cell(getattr(a, "verdict", ""))
+        verdicts.append(verdict if isinstance(verdict, str) else "")
+        rows.append([
+            str(getattr(a, "id", "")),
+            _cell(getattr(a, "claim", "")),
+            _cell(getattr(a, "stated", "")),
+            _cell(getattr(a, "computed", "")),
+            verdict,
+            _cell(getattr(a, "note", "")),
+            str(getattr(a, "source", "")),
+        ])
+    blocks = [Paragraph(
+        "Every numerical or quantitative claim of the source texts, recomputed. 'stated' is what the "
+        "text says, 'computed' what symattn finds."),
+        Table(["id", "claim", "stated", "computed", "verdict", "note", "source"], rows,
+              widths=[0.12, 0.2, 0.11, 0.11, 0.1, 0.2, 0.16])]
+    return ReportSection("claim-audit", "Claim audit", blocks, summary=f"{len(rows)} claims"), verdicts
+
+
+def problems_section(known_ids: set) -> ReportSection:
+    """The problems of the texts (:func:`symattn.problems.all_problems`), or a note."""
+    try:
+        from symattn.problems import all_problems
+    except ModuleNotFoundError as exc:
+        if exc.name in ("symattn.problems",):
+            return ReportSection("problems", "Problems", [Paragraph(
+                "Problems not available: the module symattn.problems is not installed.")])
+        raise
+    try:
+        problems = list(all_problems())
+    except Exception as exc:
+        return ReportSection("problems", "Problems", [Paragraph(
+            f"Problems not available: all_problems() raised {type(exc).__name__}: {exc}")])
+    blocks: list = []
+    for p in problems:
+        title = f"{getattr(p, 'id', '')}: {getattr(p, 'title', '')}"
+        blocks.append(Paragraph(title, kind="heading"))
+        meta = ", ".join(x for x in (str(getattr(p, "kind", "") or ""), str(getattr(p, "source", "") or "")) if x)
+        if meta:
+            blocks.append(Paragraph(meta, kind="meta"))
+        for label, value in (("Statement", getattr(p, "statement", None)), ("Solution", getattr(p, "solution", None))):
+            if value is None or value == "":
+                continue
+            cell = _cell(value)
+            if isinstance(cell, Math):
+                blocks.append(Paragraph(f"{label}:", kind="label"))
+                blocks.append(cell)
+            else:
+                blocks.append(Paragraph(f"{label}: {cell}"))
+        ids = [str(i) for i in (getattr(p, "theorem_ids", ()) or ())]
+        if ids:
+            blocks.append(_links(ids, known_ids))
+    if not problems:
+        blocks.append(Paragraph("No problems are registered."))
+    return ReportSection("problems", "Problems", blocks, summary=f"{len(problems)} problems")
+
+
+@dataclass
+class Links:
+    """Links to theorem sections (ids not in the report are shown unlinked)."""
+
+    ids: list
+    known: list
+    kind: str = "links"
+
+
+def _links(ids: list, known_ids: set) -> Links:
+    return Links(ids, [i in known_ids for i in ids])
+
+
+# ---------------------------------------------------------------------------------------------- text
+_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+def text_with_math(text: str) -> list:
+    """Split ``text`` into ``("text", s)`` and ``("math", latex)`` parts at unescaped ``$``.
+
+    An odd number of dollars means they are not maths delimiters: the whole string is text.
+
+    >>> text_with_math("variance $d_k \\\\sigma^4$ grows")
+    [('text', 'variance '), ('math', 'd_k \\\\sigma^4'), ('text', ' grows')]
+    >>> text_with_math("costs $5")
+    [('text', 'costs $5')]
+    """
+    parts = _DOLLAR.split(text or "")
+    if len(parts) % 2 == 0:
+        return [("text", text)] if text else []
+    out = []
+    for k, part in enumerate(parts):
+        if not part:
+            continue
+        out.append(("math" if k % 2 else "text", part.replace(r"\$", "$") if k % 2 == 0 else part))
+    return out

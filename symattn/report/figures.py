@@ -1,0 +1,424 @@
+"""Figures for the reports: each a picture of one claim, drawn deterministically.
+
+A figure is registered under a name (:data:`FIGURES`); theorems name the figures that
+illustrate them in ``Theorem.figures``. Every figure is drawn with matplotlib's object API (no
+``pyplot``, no global backend switch), from fixed random seeds, and saved with
+``svg.hashsalt`` set and the date metadata removed, so that the same inputs give the same bytes:
+SVG for the HTML report (inlined), PDF for the LaTeX report.
+
+Figures
+-------
+``dot_product_spread``
+    Monte Carlo standard deviation of :math:`\\langle q, k\\rangle` and of
+    :math:`\\langle q, k\\rangle/\\sqrt{d_k}` against :math:`d_k`, with the reference lines
+    :math:`\\sqrt{d_k}` and 1 (seed 002's demonstration, as a picture).
+``softmax_saturation``
+    :math:`\\|J\\|_2` of the softmax Jacobian and :math:`\\max_j a_j` against the logit scale.
+``rope_logit_diagonals``
+    The RoPE logit :math:`\\langle R_p q, R_{p'} k\\rangle` over :math:`(p, p')`: constant along
+    diagonals.
+``flops_crossover``
+    Attention-score and MLP FLOPs against :math:`n` at fixed :math:`d`, with the crossover.
+``tiled_memory``
+    Peak extra memory of the tiled kernel and of the naive formula against :math:`n`.
+
+>>> sorted(FIGURES)[:2]
+['dot_product_spread', 'flops_crossover']
+>>> render("rope_logit_diagonals", "svg")[:5]
+b'<svg '
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["Figure", "FIGURES", "figure", "render", "DrawOptions"]
+
+
+@dataclass(frozen=True)
+class DrawOptions:
+    """What a figure may depend on besides its seed. ``timings`` allows wall-clock data
+    (never reproducible byte for byte), off by default."""
+
+    timings: bool = False
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A named figure: ``draw(fig, options)`` draws on a matplotlib figure and returns a
+    caption sentence describing what was computed (sample sizes, seeds, data source)."""
+
+    name: str
+    title: str
+    caption: str
+    draw: Callable[[Any, DrawOptions], str]
+    size: tuple = (6.4, 3.6)
+
+
+FIGURES: dict[str, Figure] = {}
+
+
+def figure(name: str, title: str, caption: str, size: tuple = (6.4, 3.6)):
+    """Register the decorated ``draw(fig, options) -> str`` function as figure ``name``."""
+
+    def register(fn):
+        if name in FIGURES:
+            raise ValueError(f"figure {name!r} registered twice")
+        FIGURES[name] = Figure(name, title, caption, fn, size)
+        return fn
+
+    return register
+
+
+@dataclass
+class Rendered:
+    """A drawn figure in one format, with the caption the draw function returned."""
+
+    name: str
+    fmt: str
+    data: bytes
+    detail: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+_RC = {
+    "svg.fonttype": "none",  # text stays text: smaller, selectable, and independent of font files
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "lines.linewidth": 1.6,
+    "pdf.compression": 6,
+}
+
+
+def render(name: str, fmt: str = "svg", options: DrawOptions | None = None) -> bytes:
+    """The bytes of figure ``name`` in ``fmt`` (``"svg"`` or ``"pdf"``)."""
+    return render_formats(name, (fmt,), options)[fmt].data
+
+
+def render_formats(name: str, formats=("svg", "pdf"), options: DrawOptions | None = None) -> dict[str, Rendered]:
+    """Draw figure ``name`` once and save it in each of ``formats``.
+
+    Raises ``KeyError`` for an unknown name and ``ValueError`` for an unknown format.
+    """
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    if name not in FIGURES:
+        raise KeyError(f"no figure named {name!r}; known figures: {sorted(FIGURES)}")
+    bad = [f for f in formats if f not in ("svg", "pdf")]
+    if bad:
+        raise ValueError(f"figure formats must be 'svg' or 'pdf', got {bad}")
+    spec = FIGURES[name]
+    options = options or DrawOptions()
+    # a salt per figure: inlined SVGs in one page must not share clip-path ids
+    with matplotlib.rc_context({**_RC, "svg.hashsalt": f"symattn-{name}"}):
+        fig = MplFigure(figsize=spec.size, layout="constrained")
+        FigureCanvasAgg(fig)
+        detail = spec.draw(fig, options)
+        out = {}
+        for fmt in formats:
+            buf = io.BytesIO()
+            meta = {"Date": None} if fmt == "svg" else {"CreationDate": None, "ModDate": None, "Producer": None}
+            fig.savefig(buf, format=fmt, metadata=meta)
+            data = buf.getvalue()
+            if fmt == "svg":
+                data = _inline_svg(data)
+            out[fmt] = Rendered(name, fmt, data, detail)
+    return out
+
+
+def _inline_svg(data: bytes) -> bytes:
+    """Strip the XML prolog and DOCTYPE so the SVG can be inlined in HTML, and make it scale."""
+    text = data.decode("utf-8")
+    text = text[text.index("<svg"):]
+    # responsive: keep the viewBox, let CSS decide the width
+    text = re.sub(r'<svg([^>]*?) width="[^"]*" height="[^"]*"', r'<svg\1', text, count=1)
+    return text.encode("utf-8")
+
+
+# ---------------------------------------------------------------------------------------------- figures
+@figure(
+    "dot_product_spread",
+    "Spread of the dot product with and without the 1/sqrt(d_k) factor",
+    "Standard deviation of <q, k> over random q, k with i.i.d. N(0, 1) entries, against d_k "
+    "(log-log). Unscaled, the spread follows sqrt(d_k); divided by sqrt(d_k) it stays at 1.",
+)
+def _dot_product_spread(fig, options: DrawOptions) -> str:
+    rng = np.random.default_rng(2)
+    samples = 4000
+    dims = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    raw, scaled = [], []
+    for d in dims:
+        q = rng.standard_normal((samples, d))  # (samples, d_k)
+        k = rng.standard_normal((samples, d))  # (samples, d_k)
+        dot = np.einsum("sd,sd->s", q, k)  # (samples,)
+        raw.append(dot.std(ddof=1))
+        scaled.append((dot / np.sqrt(d)).std(ddof=1))
+    raw, scaled = np.array(raw), np.array(scaled)
+    # a sample std of n draws has relative standard error about sqrt((kurtosis - 1) / (4 n));
+    # <q,k> has kurtosis 3 + 6/d_k, so 1.96 * sqrt((2 + 6/d) / (4 n)) is a 95% band
+    rel = 1.96 * np.sqrt((2 + 6 / dims) / (4 * samples))
+    ax = fig.add_subplot()
+    ax.errorbar(dims, raw, yerr=rel * raw, fmt="o-", color="C3", capsize=2, label=r"std of $\langle q,k\rangle$")
+    ax.errorbar(dims, scaled, yerr=rel * scaled, fmt="s-", color="C0", capsize=2,
+                label=r"std of $\langle q,k\rangle/\sqrt{d_k}$")
+    ax.plot(dims, np.sqrt(dims), "--", color="0.3", label=r"$\sqrt{d_k}$")
+    ax.plot(dims, np.ones_like(dims, dtype=float), ":", color="0.3", label="1")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel(r"head dimension $d_k$")
+    ax.set_ylabel("standard deviation")
+    ax.legend(loc="upper left", fontsize=8)
+    worst = float(np.max(np.abs(scaled - 1)))
+    return (f"{samples} Monte Carlo pairs per d_k, seed 2; error bars are approximate 95% intervals; "
+            f"largest deviation of the scaled spread from 1: {worst:.3f}.")
+
+
+@figure(
+    "softmax_saturation",
+    "Softmax saturation: the Jacobian vanishes as the logits spread",
+    "For random logits z (n = 16, i.i.d. N(0, 1)) scaled by t: the spectral norm of the softmax "
+    "Jacobian diag(a) - a a^T and the largest weight max_j a_j, against t. Medians over draws, "
+    "with the 10-90% range shaded.",
+)
+def _softmax_saturation(fig, options: DrawOptions) -> str:
+    rng = np.random.default_rng(0)
+    n, draws = 16, 64
+    scales = np.logspace(-1, 2, 61)
+    z = rng.standard_normal((draws, n))  # (draws, n)
+    norms = np.empty((draws, scales.size))
+    peaks = np.empty((draws, scales.size))
+    for c, t in enumerate(scales):
+        s = t * z
+        a = np.exp(s - s.max(axis=1, keepdims=True))
+        a /= a.sum(axis=1, keepdims=True)  # (draws, n)
+        jac = np.einsum("bi,ij->bij", a, np.eye(n)) - np.einsum("bi,bj->bij", a, a)  # (draws, n, n)
+        norms[:, c] = np.linalg.eigvalsh(jac)[:, -1]  # symmetric PSD: spectral norm = top eigenvalue
+        peaks[:, c] = a.max(axis=1)
+    ax = fig.add_subplot()
+    for data, color, label in ((norms, "C3", r"$\|J\|_2$"), (peaks, "C0", r"$\max_j a_j$")):
+        lo, med, hi = np.percentile(data, [10, 50, 90], axis=0)
+        ax.fill_between(scales, lo, hi, color=color, alpha=0.2, linewidth=0)
+        ax.plot(scales, med, color=color, label=label)
+    ax.axvline(8.0, color="0.3", linestyle="--", linewidth=1)
+    ax.annotate(r"$t = 8$: unscaled logits at $d_k = 64$", (8.0, 0.55), xytext=(6, 0),
+                textcoords="offset points", fontsize=8, color="0.3")
+    ax.axvline(1.0, color="0.3", linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel(r"logit scale $t$ (logits $t z$)")
+    ax.set_ylabel("value")
+    ax.legend(loc="center left", fontsize=8)
+    return f"{draws} draws of n = {n} logits, seed 0; {scales.size} scales from 0.1 to 100."
+
+
+def _rope_rotate(x: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, str]:
+    """RoPE via :func:`numeric.rope.rope` when it is importable, else the formula here."""
+    try:
+        from numeric.rope import rope
+
+        return rope(x, positions), "numeric.rope.rope"
+    except ImportError:
+        d = x.shape[-1]
+        theta = 10000.0 ** (-np.arange(0, d, 2) / d)  # (d/2,)
+        ang = positions[:, None] * theta  # (n, d/2)
+        a, b = x[..., 0::2], x[..., 1::2]
+        out = np.empty_like(x)
+        out[..., 0::2] = a * np.cos(ang) - b * np.sin(ang)
+        out[..., 1::2] = a * np.sin(ang) + b * np.cos(ang)
+        return out, "the RoPE formula"
+
+
+@figure(
+    "rope_logit_diagonals",
+    "RoPE logits depend only on the offset p' - p",
+    "The logit <R_p q, R_p' k> for one fixed query q and key k (d = 8), over positions p, p' = 0..31. "
+    "Every diagonal p' - p = const has a single colour.",
+    size=(5.2, 4.2),
+)
+def _rope_logit_diagonals(fig, options: DrawOptions) -> str:
+    rng = np.random.default_rng(5)
+    d, n = 8, 32
+    q = rng.standard_normal(d)
+    k = rng.standard_normal(d)
+    pos = np.arange(n, dtype=float)
+    rq, how = _rope_rotate(np.tile(q, (n, 1)), pos)  # (n, d): R_p q for every p
+    rk, _ = _rope_rotate(np.tile(k, (n, 1)), pos)  # (n, d): R_p' k for every p'
+    logits = rq @ rk.T  # (p, p')
+    # the largest spread along any diagonal: zero up to rounding
+    spread = max(float(np.ptp(np.diagonal(logits, offset=o))) for o in range(-n + 1, n))
+    ax = fig.add_subplot()
+    im = ax.imshow(logits, origin="lower", cmap="RdBu_r", interpolation="nearest")
+    fig.colorbar(im, ax=ax, shrink=0.85, label="logit")
+    ax.set_xlabel(r"key position $p'$")
+    ax.set_ylabel(r"query position $p$")
+    ax.grid(False)
+    return (f"q, k from seed 5, rotated with {how}; largest variation along a diagonal: {spread:.1e} "
+            "(floating-point rounding).")
+
+
+def _costs(n: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, str]:
+    """Attention-score FLOPs (QK^T and AV) and MLP FLOPs per layer.
+
+    Uses :func:`symattn.complexity.layer_costs` when it exists and answers for these keys,
+    else the table of seed 000: ``n^2 d`` each for QK^T and AV, ``8 n d^2`` for the MLP.
+    """
+    try:
+        from symattn.complexity import layer_costs  # written by the complexity engineer
+
+        costs = layer_costs(int(n[0]), d)
+        attn_key = next(k for k in costs if "logit" in str(k).lower() or "attention" in str(k).lower())
+        mlp_key = next(k for k in costs if "mlp" in str(k).lower())
+        attn = np.array([float(_as_float(layer_costs(int(m), d)[attn_key])) for m in n])
+        mlp = np.array([float(_as_float(layer_costs(int(m), d)[mlp_key])) for m in n])
+        return attn, mlp, "symattn.complexity.layer_costs"
+    except Exception:  # absent, or a different signature: the formulas of the text
+        return 2.0 * n**2 * d, 8.0 * n * d**2, "the formulas 2 n^2 d (QK^T and AV) and 8 n d^2 (MLP)"
+
+
+def _as_float(x: Any) -> float:
+    flops = getattr(x, "flops", x)
+    return float(flops)
+
+
+@figure(
+    "flops_crossover",
+    "Attention against MLP cost: the crossover in sequence length",
+    "Multiply-accumulate counts per layer at width d = 4096: the attention scores and mixing "
+    "(QK^T and AV, 2 n^2 d) against the MLP (8 n d^2). They cross at n = 4d.",
+)
+def _flops_crossover(fig, options: DrawOptions) -> str:
+    d = 4096
+    n = np.unique(np.logspace(8, 18, 81, base=2).astype(np.int64)).astype(float)
+    attn, mlp, how = _costs(n, d)
+    ax = fig.add_subplot()
+    ax.plot(n, attn, color="C3", label=r"attention ($QK^\top$, $AV$)")
+    ax.plot(n, mlp, color="C0", label="MLP")
+    sign = np.sign(attn - mlp)
+    cross = np.nonzero(np.diff(sign))[0]
+    text = "no crossover in the plotted range"
+    if cross.size:
+        i = int(cross[0])
+        # the costs are polynomials in n: interpolate the crossing on the log scale
+        x0, x1 = np.log(n[i]), np.log(n[i + 1])
+        r0, r1 = np.log(attn[i] / mlp[i]), np.log(attn[i + 1] / mlp[i + 1])
+        nc = float(np.exp(x0 - r0 * (x1 - x0) / (r1 - r0)))
+        ax.axvline(nc, color="0.3", linestyle="--", linewidth=1)
+        ax.annotate(f"crossover n ≈ {nc:,.0f} ({nc / d:.2g} d)", (nc, float(mlp.min())), xytext=(6, 8),
+                    textcoords="offset points", fontsize=8, color="0.3")
+        text = f"crossover at n ≈ {nc:,.0f} = {nc / d:.3g} d"
+    for marker in (2048, 128_000):
+        ratio = float(np.interp(np.log(marker), np.log(n), np.log(attn / mlp)))
+        ax.plot([marker], [float(np.exp(np.interp(np.log(marker), np.log(n), np.log(attn))))], "k.")
+        ax.annotate(f"n = {marker:,}: attention/MLP = {np.exp(ratio):.2g}", (marker, float(attn.min())),
+                    xytext=(4, 30 if marker == 2048 else 50), textcoords="offset points", fontsize=7, rotation=90)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("sequence length n")
+    ax.set_ylabel("multiply-accumulates per layer")
+    ax.legend(loc="upper left", fontsize=8)
+    return f"d = {d}; costs from {how}; {text}."
+
+
+def _memory_rows(sizes) -> tuple[list[dict], str]:
+    """Peak memory rows measured in a fresh interpreter.
+
+    tracemalloc peaks include Python's own small allocations, which depend on what the process
+    has done before (free lists, caches): in a long-lived process they drift by a few hundred
+    bytes from call to call, in a fresh one they are the same every time. Measuring in a child
+    process keeps the figure reproducible byte for byte.
+    """
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    code = ("import json, sys; from symattn.report.figures import _measure_memory; "
+            "print(json.dumps(_measure_memory([int(a) for a in sys.argv[1:]])))")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONHASHSEED"}
+    env["PYTHONPATH"] = str(root) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.run([sys.executable, "-c", code, *map(str, sizes)], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=root)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the memory measurement failed: {proc.stderr.strip()[-500:]}")
+    rows, how = json.loads(proc.stdout)
+    return rows, how
+
+
+def _measure_memory(sizes) -> tuple[list[dict], str]:
+    try:
+        from numeric.bench import memory_profile
+
+        return memory_profile(sizes), "numeric.bench.memory_profile"
+    except ImportError:
+        pass
+    import gc
+    import time
+    import tracemalloc
+
+    from numeric import attention, tiled_attention  # ImportError: the figure cannot be drawn
+
+    rows = []
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        q, k, v = (rng.standard_normal((n, 64)).astype(np.float32) for _ in range(3))
+        row = {"n": n}
+        for name, fn in (("tiled", lambda: tiled_attention(q, k, v)), ("naive", lambda: attention(q, k, v))):
+            fn()
+            gc.collect()
+            tracemalloc.start()
+            t0 = time.perf_counter()
+            fn()
+            row[f"{name}_s"] = time.perf_counter() - t0
+            row[f"{name}_peak_bytes"] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        rows.append(row)
+    return rows, "tracemalloc around numeric.tiled_attention / numeric.attention"
+
+
+@figure(
+    "tiled_memory",
+    "Tiled (FlashAttention-style) against naive attention: peak memory",
+    "Peak extra memory of one forward pass (float32, d = 64), measured with tracemalloc, against n. "
+    "The naive formula materialises the n x n score matrix (grows as n^2); the tiled kernel "
+    "keeps O(n d) state.",
+)
+def _tiled_memory(fig, options: DrawOptions) -> str:
+    sizes = (128, 256, 512, 1024, 2048)
+    rows, how = _memory_rows(sizes)
+    n = np.array([r["n"] for r in rows], dtype=float)
+    tiled = np.array([r["tiled_peak_bytes"] for r in rows], dtype=float) / 2**20
+    naive = np.array([r["naive_peak_bytes"] for r in rows], dtype=float) / 2**20
+    axes = fig.subplots(1, 2) if options.timings else [fig.add_subplot()]
+    ax = axes[0]
+    ax.plot(n, naive, "o-", color="C3", label="naive (materialises n x n)")
+    ax.plot(n, tiled, "s-", color="C0", label="tiled (online softmax)")
+    ax.plot(n, naive[-1] * (n / n[-1]) ** 2, ":", color="0.4", label=r"$\propto n^2$")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("sequence length n")
+    ax.set_ylabel("peak extra memory (MiB)")
+    ax.legend(loc="upper left", fontsize=8)
+    if options.timings:
+        t_naive = np.array([r["naive_s"] for r in rows])
+        t_tiled = np.array([r["tiled_s"] for r in rows])
+        axes[1].plot(n, t_naive * 1e3, "o-", color="C3", label="naive")
+        axes[1].plot(n, t_tiled * 1e3, "s-", color="C0", label="tiled")
+        axes[1].set_xscale("log", base=2)
+        axes[1].set_yscale("log")
+        axes[1].set_xlabel("sequence length n")
+        axes[1].set_ylabel("time of one call (ms)")
+        axes[1].legend(fontsize=8)
+        timing = " Times are one wall-clock measurement each (this run only)."
+    else:
+        timing = " Times are left out so that the report is reproducible byte for byte (--timings adds them)."
+    return f"Measured with {how} at n = {', '.join(map(str, sizes))}.{timing}"

@@ -1,0 +1,91 @@
+"""HTML output: MathML from the same LaTeX strings, and the autoescaping Jinja environment.
+
+The HTML report is self-contained and offline: no CDN, no network, no JavaScript needed to read
+the mathematics. Each LaTeX string from :func:`symattn.printing.latex` is converted to MathML with
+``latex2mathml`` (display formulas with ``display="block"``), which browsers render natively. A
+string the converter cannot handle is shown as escaped LaTeX in ``<code>`` and counted in
+:attr:`MathML.fallbacks`, so that a test can insist there are none.
+
+>>> m = MathML()
+>>> str(m.convert("x^{2}"))[:31]
+'<math xmlns="http://www.w3.org/'
+>>> m.fallbacks
+[]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup, escape
+
+from symattn.report.content import Links, Math, Paragraph, Table, text_with_math
+
+__all__ = ["MathML", "environment"]
+
+
+class MathML:
+    """LaTeX -> MathML with a record of the strings that could not be converted."""
+
+    def __init__(self) -> None:
+        self.fallbacks: list[tuple[str, str]] = []  # (latex, error)
+        self._cache: dict[tuple[str, bool], Markup] = {}
+
+    def convert(self, latex: str, display: bool = False) -> Markup:
+        key = (latex, display)
+        if key not in self._cache:
+            self._cache[key] = self._convert(latex, display)
+        elif self._cache[key].startswith("<code"):
+            self.fallbacks.append((latex, "repeated"))
+        return self._cache[key]
+
+    def _convert(self, latex: str, display: bool) -> Markup:
+        from latex2mathml.converter import convert
+
+        try:
+            mathml = convert(latex, display="block" if display else "inline")
+        except Exception as exc:  # the converter raises many types; any failure falls back
+            self.fallbacks.append((latex, f"{type(exc).__name__}: {exc}"))
+            return Markup('<code class="tex-fallback" title="MathML conversion failed">') + escape(latex) + \
+                Markup("</code>")
+        # keep the source for copy/paste and accessibility tools: <semantics> shows its first
+        # child and hides the annotation
+        head, _, rest = mathml.partition(">")
+        inner = rest[: rest.rindex("</math>")]
+        return Markup(f'{head}><semantics><mrow>{inner}</mrow>'
+                      f'<annotation encoding="application/x-tex">{escape(latex)}</annotation>'
+                      f"</semantics></math>")
+
+    def text(self, text: str) -> Markup:
+        """Escaped text with ``$...$`` spans converted to inline MathML."""
+        out = Markup("")
+        for kind, s in text_with_math(str(text or "")):
+            out += self.convert(s) if kind == "math" else escape(s)
+        return out
+
+
+def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environment:
+    """The HTML template environment (autoescape on; user templates first, then ours)."""
+    loaders = []
+    if user_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(str(user_dir)))
+    loaders.append(jinja2.PackageLoader("symattn.report", "templates"))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        math=lambda s: mathml.convert(s, display=False),
+        dmath=lambda s: mathml.convert(s, display=True),
+        text=mathml.text,
+        paras=lambda s: Markup("").join(Markup("<p>") + mathml.text(p.strip()) + Markup("</p>")
+                                        for p in str(s or "").split("\n\n") if p.strip()),
+    )
+    env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
+                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
+    return env

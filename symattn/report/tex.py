@@ -1,0 +1,206 @@
+r"""LaTeX output: escaping, the Jinja environment with TeX-safe delimiters, and compiling to PDF.
+
+Jinja's ``{{ }}`` and ``{% %}`` clash with TeX's braces, so the LaTeX templates use
+
+* ``\VAR{expr}`` for values, ``\BLOCK{stmt}`` for statements, ``\#{...}`` for comments,
+
+and :class:`jinja2.StrictUndefined`, so that a missing field fails loudly instead of printing
+nothing. Every piece of text goes through :func:`tex_escape`; mathematics comes from
+:func:`symattn.printing.latex` and is passed through unchanged.
+
+>>> print(tex_escape("50% of {a_b} & ~x^2 costs $3 # \\ ≈ ⟨q,k⟩ ≤ σ"))
+50\% of \{a\_b\} \& \textasciitilde{}x\textasciicircum{}2 costs \$3 \# \textbackslash{} $\approx$ $\langle$q,k$\rangle$ $\le$ $\sigma$
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import jinja2
+
+from symattn.report.content import Links, Math, Paragraph, Table, text_with_math
+
+__all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]
+
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+# Unicode that shows up in mathematical prose, as TeX. Latin letters with accents are left to
+# inputenc (utf8 is LaTeX's default input encoding) and fontenc T1.
+_UNICODE_MATH = {
+    "≈": r"\approx", "≃": r"\simeq", "≅": r"\cong", "≠": r"\ne", "≡": r"\equiv",
+    "≤": r"\le", "≥": r"\ge", "≪": r"\ll", "≫": r"\gg", "±": r"\pm", "∓": r"\mp",
+    "×": r"\times", "·": r"\cdot", "⋅": r"\cdot", "∘": r"\circ", "∗": r"\ast", "÷": r"\div",
+    "⟨": r"\langle", "⟩": r"\rangle", "‖": r"\|", "∥": r"\|", "√": r"\surd",
+    "∑": r"\sum", "∏": r"\prod", "∫": r"\int", "∂": r"\partial", "∇": r"\nabla", "∞": r"\infty",
+    "∈": r"\in", "∉": r"\notin", "⊂": r"\subset", "⊆": r"\subseteq", "∪": r"\cup", "∩": r"\cap",
+    "∀": r"\forall", "∃": r"\exists", "¬": r"\neg", "∧": r"\wedge", "∨": r"\vee", "⊗": r"\otimes",
+    "⊕": r"\oplus", "⊙": r"\odot", "⊤": r"\top", "⊥": r"\perp", "→": r"\to", "←": r"\leftarrow",
+    "↔": r"\leftrightarrow", "⇒": r"\Rightarrow", "⇔": r"\Leftrightarrow", "↦": r"\mapsto",
+    "ℝ": r"\mathbb{R}", "ℕ": r"\mathbb{N}", "ℤ": r"\mathbb{Z}", "ℚ": r"\mathbb{Q}", "ℂ": r"\mathbb{C}",
+    "∝": r"\propto", "∼": r"\sim", "′": r"\prime", "°": r"^\circ", "ℓ": r"\ell", "∅": r"\emptyset",
+    "α": r"\alpha", "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "ε": r"\varepsilon", "ϵ": r"\epsilon",
+    "ζ": r"\zeta", "η": r"\eta", "θ": r"\theta", "ϑ": r"\vartheta", "ι": r"\iota", "κ": r"\kappa",
+    "λ": r"\lambda", "μ": r"\mu", "ν": r"\nu", "ξ": r"\xi", "π": r"\pi", "ρ": r"\rho", "ϱ": r"\varrho",
+    "σ": r"\sigma", "ς": r"\varsigma", "τ": r"\tau", "υ": r"\upsilon", "φ": r"\varphi", "ϕ": r"\phi",
+    "χ": r"\chi", "ψ": r"\psi", "ω": r"\omega", "Γ": r"\Gamma", "Δ": r"\Delta", "Θ": r"\Theta",
+    "Λ": r"\Lambda", "Ξ": r"\Xi", "Π": r"\Pi", "Σ": r"\Sigma", "Υ": r"\Upsilon", "Φ": r"\Phi",
+    "Ψ": r"\Psi", "Ω": r"\Omega",
+    "²": "^2", "³": "^3", "¹": "^1", "⁻": "^-", "₀": "_0", "₁": "_1", "₂": "_2", "ₖ": "_k", "ᵀ": r"^\top",
+}
+_UNICODE_TEXT = {
+    "–": "--", "—": "---", "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\dots{}",
+    "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,", "•": r"\textbullet{}", "−": "-", "§": r"\S{}",
+    "†": r"\dag{}", "‡": r"\ddag{}", "©": r"\copyright{}", "€": r"\texteuro{}",
+}
+
+
+def tex_escape(text: object) -> str:
+    """Escape ``text`` for TeX's text mode: special characters, and the Unicode of
+    mathematical prose (``≈ ⟨ ⟩ σ ∘ ≤`` ...) as TeX commands. A character TeX cannot typeset
+    with the base packages is shown as ``[U+XXXX]`` rather than breaking the compile."""
+    out = []
+    for ch in str(text):
+        if ch in _SPECIAL:
+            out.append(_SPECIAL[ch])
+        elif ord(ch) < 128:
+            out.append(ch if ch.isprintable() or ch in "\n\t" else " ")
+        elif ch in _UNICODE_MATH:
+            out.append(f"${_UNICODE_MATH[ch]}$")
+        elif ch in _UNICODE_TEXT:
+            out.append(_UNICODE_TEXT[ch])
+        elif ord(ch) < 0x180 and unicodedata.category(ch).startswith("L"):
+            out.append(ch)  # Latin-1 and Latin Extended-A letters: inputenc utf8 + T1 fonts
+        else:
+            out.append(r"\texttt{[U+%04X]}" % ord(ch))
+    return "".join(out)
+
+
+def tex_text(text: object) -> str:
+    """Text with ``$...$`` inline maths: the text escaped, the maths kept."""
+    return "".join(tex_escape(s) if kind == "text" else f"${s}$" for kind, s in text_with_math(str(text or "")))
+
+
+def tex_verb(text: object) -> str:
+    """Machine text (justifications, reasons) in typewriter type. Long identifiers have no
+    spaces to break at, so a break is allowed after ``_ , ( = / . :``.
+
+    >>> print(tex_verb("apply_theorem(x=1)"))
+    \\texttt{apply\\_\\allowbreak{}theorem(\\allowbreak{}x=\\allowbreak{}1)}
+    """
+    out = []
+    for ch in str(text):
+        out.append(tex_escape(ch))
+        if ch in "_,(=/.:":
+            out.append(r"\allowbreak{}")
+    return r"\texttt{" + "".join(out) + "}"
+
+
+def _fit(latex: str, reserve: str = "0pt") -> str:
+    return r"\symattnfit[%s]{%s}" % (reserve, latex)
+
+
+def environment(user_dir: Path | None = None) -> jinja2.Environment:
+    """The LaTeX template environment (user templates first, then ours)."""
+    loaders = []
+    if user_dir is not None:
+        loaders.append(jinja2.FileSystemLoader(str(user_dir)))
+    loaders.append(jinja2.PackageLoader("symattn.report", "templates"))
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        block_start_string=r"\BLOCK{",
+        block_end_string="}",
+        variable_start_string=r"\VAR{",
+        variable_end_string="}",
+        comment_start_string=r"\#{",
+        comment_end_string="}",
+        line_statement_prefix=None,
+        line_comment_prefix=None,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, fit=_fit)
+    env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
+                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
+    return env
+
+
+# ---------------------------------------------------------------------------------------------- PDF
+INSTALL_HINT = (
+    "pdflatex was not found, so no PDF was made (the .tex and the HTML are written). Install it with\n"
+    "    apt-get install texlive-latex-base texlive-latex-recommended latexmk    (Debian/Ubuntu)\n"
+    "    brew install --cask mactex-no-gui                                       (macOS)\n"
+    "then run `symattn report --format pdf` again, or compile reports/symattn.tex yourself."
+)
+
+
+class PdfResult:
+    """``status``: ``"ok"``, ``"missing"`` (no pdflatex) or ``"error"`` (with the log's tail)."""
+
+    def __init__(self, status: str, message: str = "", tool: str = ""):
+        self.status, self.message, self.tool = status, message, tool
+
+    def __repr__(self) -> str:
+        return f"PdfResult({self.status!r})"
+
+
+def _reproducible_env() -> dict:
+    # pdfTeX honours these: no dates in the PDF, so two runs give the same bytes
+    env = dict(os.environ)
+    env.update(SOURCE_DATE_EPOCH="0", FORCE_SOURCE_DATE="1", TZ="UTC")
+    return env
+
+
+def compile_pdf(directory: Path, name: str = "symattn", *, timeout: float = 300.0) -> PdfResult:
+    """Compile ``directory/name.tex`` with pdflatex (until cross-references settle) into
+    ``directory/name.pdf``. Auxiliary files go to a scratch directory, never next to the
+    report: the log holds dates, which would break byte-for-byte reproducibility."""
+    import tempfile
+
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        return PdfResult("missing", INSTALL_HINT)
+    with tempfile.TemporaryDirectory(prefix="symattn-tex-") as scratch:
+        cmd = [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "-file-line-error",
+               f"-output-directory={scratch}", f"{name}.tex"]
+        log = Path(scratch) / f"{name}.log"
+        for _ in range(4):  # the toc and longtable widths need up to three passes
+            proc = subprocess.run(cmd, cwd=directory, capture_output=True, timeout=timeout,
+                                  env=_reproducible_env(), stdin=subprocess.DEVNULL)
+            text = log.read_text(errors="replace") if log.exists() else proc.stdout.decode(errors="replace")
+            if proc.returncode != 0:
+                return PdfResult("error", _log_tail(text), "pdflatex")
+            if "Rerun to get" not in text and "Label(s) may have changed" not in text and \
+                    "Rerun LaTeX" not in text:
+                break
+        shutil.copyfile(Path(scratch) / f"{name}.pdf", directory / f"{name}.pdf")
+    return PdfResult("ok", "", "pdflatex")
+
+
+def _log_tail(text: str, lines: int = 30) -> str:
+    """The error lines of a LaTeX log (from the first ``!`` or ``file:line:`` error), else its end."""
+    rows = text.splitlines()
+    for k, row in enumerate(rows):
+        if row.startswith("!") or (":" in row and row.split(":")[1:2] and row.split(":")[1].isdigit()):
+            return "\n".join(rows[k:k + lines])
+    return "\n".join(rows[-lines:])
