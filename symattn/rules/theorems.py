@@ -70,6 +70,15 @@ def _hypothesis_holds(h, ctx) -> bool:
     return True  # assumptions on symbols are carried by the symbols and checked in instantiate
 
 
+def _same(a: Any, b: Any) -> bool:
+    """``equal``, but False (not an error) when the sides are of different kinds or shapes: a
+    matrix identity used to rewrite inside a scalar is not a whole-step instance."""
+    try:
+        return equal(a, b)
+    except RuleError:
+        return False
+
+
 @rule(
     "apply_theorem",
     "use a registered theorem with its symbols instantiated (its hypotheses must hold here)",
@@ -101,8 +110,8 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
     if rel == "=":
         if relation == "=":
             ok = (
-                (equal(lhs, L) and equal(rhs, R))
-                or (equal(lhs, R) and equal(rhs, L))
+                (_same(lhs, L) and _same(rhs, R))
+                or (_same(lhs, R) and _same(rhs, L))
                 or equal(rewrite(lhs, L, R), rhs)
                 or equal(rewrite(lhs, R, L), rhs)
             )
