@@ -130,7 +130,8 @@ class RandomVector:
                                  for j in range(order + 1)))
         key = ("mu", order)
         if key not in self._cache:
-            self._cache[key] = sp.Symbol(f"mu_{order}^{self.name}", real=True, nonnegative=order % 2 == 0)
+            even = {"nonnegative": True} if order % 2 == 0 else {}  # odd moments have no sign
+            self._cache[key] = sp.Symbol(f"mu_{order}^{self.name}", real=True, **even)
         return self._cache[key]
 
     def raw_moment(self, order: int) -> sp.Expr:
