@@ -1,0 +1,744 @@
+"""The softmax Jacobian, its variance form, and saturation
+========================================================
+
+For logits ``s`` in R^n and ``a = softmax(s)``, the Jacobian ``J = da/ds`` is
+``diag(a) - a a^T``; its quadratic form is the variance of ``v_J`` for a position ``J`` drawn
+with probabilities ``a``; hence ``J`` is symmetric positive semidefinite with ``J 1 = 0``, and its
+trace ``1 - sum_j a_j^2`` is at most ``2 (1 - a_m)`` for every position ``m``: when ``a``
+concentrates on one position, the Jacobian is small *in a quantified sense*.
+
+Throughout, ``a`` stands for the softmax output: a probability vector (``a_j >= 0``,
+``sum_j a_j = 1``). ``softmax_jacobian`` proves ``d softmax(s)_i / d s_j = a_i (delta_ij - a_j)``
+from the definition of the softmax; the later results are stated for any probability vector
+``a``, which covers every softmax output.
+
+Main results
+------------
+* ``softmax_jacobian``: ``d a_i / d s_j = a_i (delta_ij - a_j)``, for symbolic ``n``.
+* ``softmax_jacobian_quadratic_form``: ``v^T J v = Var_{J~a}(v_J) = sum_j a_j v_j^2 - (sum_j a_j v_j)^2``.
+* ``softmax_jacobian_symmetric``: ``u^T J v = v^T J u`` for all ``u, v`` (``J = J^T``).
+* ``softmax_jacobian_mul_ones_eq_zero``: every row of ``J`` sums to 0 (``J 1 = 0``).
+* ``softmax_jacobian_psd``: ``v^T J v >= 0``.
+* ``softmax_jacobian_trace``: ``tr J = 1 - sum_j a_j^2``.
+* ``softmax_jacobian_trace_le``: ``1 - sum_j a_j^2 <= 2 (1 - a_m)`` for every position ``m``.
+* ``softmax_jacobian_trace_gap_sum_of_squares``: ``tr(J)|v|^2 - v^T J v`` is an explicit sum of
+  squares with nonnegative weights (the certificate behind ``||J||_2 <= tr J``), exact for small n.
+* ``softmax_jacobian_spectral_norm_le_trace``: ``||J||_2 <= tr J`` (J is PSD).
+* ``softmax_saturation_bound``: ``||J||_2 <= 2 (1 - max_j a_j)``.
+* ``unscaled_logits_softmax_near_one_hot`` (heuristic): logits of standard deviation 8 give a
+  softmax whose largest weight is on average above 1/2 -- but far from one-hot for long rows.
+
+References
+----------
+* Seed 000 ("The Mathematics of Transformers"), Proposition "Softmax saturation kills the
+  gradient" and the Key idea after it.
+* Seed 002, "How It Actually Works" and Exercise 3 (the softmax Jacobian in the attention gradient).
+
+Tags: softmax, Jacobian, variance, positive semidefinite, saturation, vanishing gradient
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from symattn.derivation import Derivation
+from symattn.softmax import (
+    CategoricalVariance,
+    Softmax,
+    SoftmaxJacobian,
+    SpectralNorm,
+    softmax,
+    softmax_jacobian,
+    softmax_jacobian_matrix,
+)
+from symattn.statement import Assumption, Equation, IndexRange, Statement
+from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem, register
+
+n = sp.Symbol("n", integer=True, positive=True)
+i, j, k, m = sp.symbols("i j k m", integer=True, positive=True)
+s = sp.IndexedBase("s", real=True)
+a = sp.IndexedBase("a", nonnegative=True)
+v = sp.IndexedBase("v", real=True)
+u = sp.IndexedBase("u", real=True)
+KD = sp.KroneckerDelta
+
+_SEED_000 = "000_ccf06b253f58a07c.txt, Proposition 'Softmax saturation kills the gradient'"
+_SEED_002 = "002_e97041f43d35f9ac.txt, 'How It Actually Works' and Exercise 3 (softmax Jacobian)"
+
+# -- hypotheses shared by the results about a probability vector a ---------------------------------
+A_SUMS_TO_ONE = Equation("a_sums_to_one", lhs=sp.Sum(a[j], (j, 1, n)), rhs=sp.Integer(1))
+A_NONNEGATIVE = Assumption(
+    "a_nonnegative",
+    condition=sp.Q.nonnegative(a[j]),
+    text="a_j >= 0 for every j (a is a softmax output, hence a probability vector)",
+)
+I_RANGE = IndexRange("i_range", index=i, lower=1, upper=n)
+J_RANGE = IndexRange("j_range", index=j, lower=1, upper=n)
+M_RANGE = IndexRange("m_range", index=m, lower=1, upper=n)
+PROBABILITY = (A_SUMS_TO_ONE, A_NONNEGATIVE, I_RANGE)
+
+
+def _sum(expr, idx):
+    return sp.Sum(expr, (idx, 1, n))
+
+
+def _quadratic_form(left, right):
+    """``sum_i left_i sum_j J_ij right_j`` (kept as nested one-index sums)."""
+    return _sum(left[i] * _sum(SoftmaxJacobian(a, i, j) * right[j], j), i)
+
+
+def _simplex(size: int) -> list:
+    """A probability vector of length ``size``: free weights a1..a_{size-1}, the last one fixed by
+    sum = 1 (so identities that need sum_j a_j = 1 can be checked exactly as polynomials)."""
+    free = list(sp.symbols(f"a1:{size}", real=True)) if size > 1 else []
+    return free + [1 - sp.Add(*free)]
+
+
+def _softmax_np(x: np.ndarray) -> np.ndarray:
+    z = np.exp(x - x.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def _jacobian_fd(x: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """Central finite differences of softmax at ``x``: column j is d softmax / d x_j."""
+    cols = []
+    for c in range(x.size):
+        e = np.zeros_like(x)
+        e[c] = h
+        cols.append((_softmax_np(x + e) - _softmax_np(x - e)) / (2 * h))
+    return np.stack(cols, axis=1)
+
+
+def _jacobian_np(p: np.ndarray) -> np.ndarray:
+    return np.diag(p) - np.outer(p, p)
+
+
+# ============================================================================ softmax_jacobian
+
+_f = sp.Lambda(k, s[k])
+_Z = _sum(sp.exp(s[k]), k)
+
+
+def _softmax_jacobian_derivation() -> Derivation:
+    return (
+        Derivation(sp.Derivative(Softmax(_f, i, n), s[j]))
+        .eq(sp.Derivative(sp.exp(s[i]) / _Z, s[j]), "definition", name="softmax",
+            note="unfold a_i = e^{s_i} / sum_k e^{s_k}")
+        .eq(sp.exp(s[i]) * KD(i, j) / _Z - sp.exp(s[i]) * _sum(sp.exp(s[k]) * KD(j, k), k) / _Z**2,
+            "differentiate",
+            note="quotient rule; d e^{s_i}/d s_j = e^{s_i} delta_ij, and d/ds_j passes under the finite sum")
+        .eq(sp.exp(s[i]) * KD(i, j) / _Z - sp.exp(s[i]) * sp.exp(s[j]) / _Z**2, "kronecker_delta_contraction",
+            note="sum_k e^{s_k} delta_jk = e^{s_j}, since j lies in 1..n")
+        .eq((sp.exp(s[i]) / _Z) * (KD(i, j) - sp.exp(s[j]) / _Z), "algebra", note="factor out e^{s_i}/Z")
+        .eq(Softmax(_f, i, n) * (KD(i, j) - Softmax(_f, j, n)), "definition", name="softmax",
+            note="fold a_i and a_j back")
+    )
+
+
+def _softmax_jacobian_instance(size: int) -> Statement:
+    x = list(sp.symbols(f"s1:{size + 1}", real=True))
+    p = softmax(x)
+    return Statement(p.jacobian(x), sp.diag(*p) - p * p.T)
+
+
+def _softmax_jacobian_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0.0, 0
+    for size in (1, 2, 3, 5, 8, 13):
+        for scale in (0.5, 2.0, 6.0):
+            x = rng.normal(0.0, scale, size)
+            err = np.abs(_jacobian_fd(x) - _jacobian_np(_softmax_np(x))).max()
+            worst, samples = max(worst, err), samples + 1
+    tol = 1e-8  # central differences with h = 1e-6: truncation ~h^2, rounding ~1e-16/h
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "finite-difference Jacobian of softmax vs diag(a) - a a^T, n in 1..13")
+
+
+softmax_jacobian_theorem = register(
+    Theorem(
+        id="softmax_jacobian",
+        title="The softmax Jacobian is diag(a) - a a^T",
+        statement=Statement(sp.Derivative(Softmax(_f, i, n), s[j]),
+                            Softmax(_f, i, n) * (KD(i, j) - Softmax(_f, j, n))),
+        source=f"{_SEED_000}; {_SEED_002}",
+        hypotheses=(I_RANGE, J_RANGE),
+        derivation=_softmax_jacobian_derivation,
+        dimensions=(n,),
+        instances=Instances(_softmax_jacobian_instance, tuple(range(1, 7)), label="n"),
+        numeric=_softmax_jacobian_numeric,
+        plain=(
+            "Nudging logit j changes attention weight i by a_i (delta_ij - a_j): weight i grows with its own "
+            "logit in proportion to a_i (1 - a_i) and shrinks as any other logit grows, in proportion to "
+            "a_i a_j. As a matrix, da/ds = diag(a) - a a^T."
+        ),
+        notes=(
+            "Proved for symbolic n: the derivative is taken by SymPy's exact differentiation of the unfolded "
+            "definition (rule 'differentiate'), and the Kronecker-delta sum is contracted only after checking "
+            "that j lies in 1..n."
+        ),
+    )
+)
+
+
+# ================================================================= softmax_jacobian_quadratic_form
+
+_mean_j = _sum(a[j] * v[j], j)
+_mean_k = _sum(a[k] * v[k], k)
+
+
+def _quadratic_form_derivation() -> Derivation:
+    return (
+        Derivation(_quadratic_form(v, v))
+        .eq(_sum(v[i] * _sum(a[i] * (KD(i, j) - a[j]) * v[j], j), i), "definition", name="softmax_jacobian",
+            note="J_ij = a_i (delta_ij - a_j)")
+        .eq(_sum(v[i] * (a[i] * v[i] - _sum(a[i] * a[j] * v[j], j)), i), "kronecker_delta_contraction",
+            note="sum_j a_i delta_ij v_j = a_i v_i (i ranges over 1..n in the outer sum)")
+        .eq(_sum(a[i] * v[i] ** 2, i) - _sum(a[i] * v[i], i) * _mean_j, "sum_linearity",
+            note="distribute the sums; a_i v_i leaves the inner sum")
+        .eq(_sum(a[j] * v[j] ** 2, j) - _mean_j ** 2, "rename_bound", note="rename i to j")
+        .eq(_sum(a[j] * v[j] ** 2, j) - 2 * _mean_j ** 2 + _mean_j ** 2 * _sum(a[j], j), "substitute",
+            using="a_sums_to_one", note="insert sum_j a_j = 1")
+        .eq(_sum(a[j] * v[j] ** 2, j) - 2 * _mean_j * _mean_k + _mean_k ** 2 * _sum(a[j], j), "rename_bound",
+            note="write the mean with its own index k")
+        .eq(_sum(a[j] * (v[j] - _mean_k) ** 2, j), "sum_linearity",
+            note="sum_j a_j (v_j - mu)^2 = sum a v^2 - 2 mu sum a v + mu^2 sum a")
+        .eq(CategoricalVariance(a, v, n), "definition", name="categorical_variance",
+            note="the variance of v_J for J ~ a")
+    )
+
+
+def _quadratic_form_instance(size: int) -> Statement:
+    p = sp.Matrix(_simplex(size))
+    w = sp.Matrix(sp.symbols(f"v1:{size + 1}", real=True))
+    mean = (p.T * w)[0]
+    return Statement((w.T * (sp.diag(*p) - p * p.T) * w)[0], sum(p[r] * (w[r] - mean) ** 2 for r in range(size)))
+
+
+def _quadratic_form_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0.0, 0
+    for size in (2, 3, 5, 8, 13):
+        for scale in (0.5, 2.0, 6.0):
+            x = rng.normal(0.0, scale, size)
+            w = rng.normal(0.0, 1.0, size)
+            p = _softmax_np(x)
+            quad = w @ _jacobian_fd(x) @ w  # the Jacobian from finite differences, not the formula
+            var = float(np.cov(w, aweights=p, ddof=0))  # numpy's weighted variance
+            worst, samples = max(worst, abs(quad - var)), samples + 1
+    tol = 1e-7
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "v^T J_fd v vs numpy's weighted variance np.cov(v, aweights=a)")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_quadratic_form",
+        title="The quadratic form of the softmax Jacobian is a variance",
+        statement=Statement(_quadratic_form(v, v), CategoricalVariance(a, v, n)),
+        source=_SEED_000,
+        hypotheses=PROBABILITY,
+        derivation=_quadratic_form_derivation,
+        dimensions=(n,),
+        instances=Instances(_quadratic_form_instance, tuple(range(1, 9)), label="n"),
+        probabilistic=Probabilistic(_quadratic_form_instance, sizes=(10, 16), trials=2, seed=1),
+        numeric=_quadratic_form_numeric,
+        plain=(
+            "Draw a position J at random with the attention weights as probabilities, and read off the "
+            "value v_J. Then v^T J v is exactly the variance of v_J: sum_j a_j v_j^2 - (sum_j a_j v_j)^2. "
+            "A direction v gets a large response from the softmax only if the attention spreads its weight "
+            "over positions where v differs."
+        ),
+        notes=(
+            "Var_{J~a}(v_J) is defined (CategoricalVariance) as sum_j a_j (v_j - sum_k a_k v_k)^2; it is the "
+            "variance of v_J only because a is a probability vector (a_j >= 0, sum_j a_j = 1), which is a "
+            "hypothesis here and holds for every softmax output. The seed writes Var_{j~a}(v_j) without "
+            "defining it. The derivation passes through the form sum_j a_j v_j^2 - (sum_j a_j v_j)^2."
+        ),
+    )
+)
+
+
+# ====================================================================== symmetric, J 1 = 0, PSD
+
+
+def _symmetric_derivation() -> Derivation:
+    return (
+        Derivation(_quadratic_form(u, v))
+        .eq(_sum(u[i] * _sum(a[i] * (KD(i, j) - a[j]) * v[j], j), i), "definition", name="softmax_jacobian")
+        .eq(_sum(u[i] * (a[i] * v[i] - _sum(a[i] * a[j] * v[j], j)), i), "kronecker_delta_contraction")
+        .eq(_sum(a[i] * u[i] * v[i], i) - _sum(a[i] * u[i], i) * _sum(a[j] * v[j], j), "sum_linearity")
+        .eq(_sum(a[i] * u[i] * v[i], i) - _sum(a[i] * v[i], i) * _sum(a[j] * u[j], j), "rename_bound",
+            note="(sum_i a_i u_i)(sum_j a_j v_j) = (sum_i a_i v_i)(sum_j a_j u_j): rename, then commute")
+        # (written expanded: the contraction rule compares its rebuilt sums structurally)
+        .eq(_sum(a[i] * u[i] * v[i] - v[i] * _sum(a[i] * a[j] * u[j], j), i), "sum_linearity")
+        .eq(_sum(v[i] * _sum(a[i] * (KD(i, j) - a[j]) * u[j], j), i), "kronecker_delta_contraction",
+            note="read right to left: contracting the delta gives the previous line")
+        .eq(_quadratic_form(v, u), "definition", name="softmax_jacobian")
+    )
+
+
+def _symmetric_instance(size: int) -> Statement:
+    jac = softmax_jacobian(size)
+    return Statement(jac, jac.T)
+
+
+def _psd_numeric_checks(seed: int):
+    rng = np.random.default_rng(seed)
+    for size in (2, 3, 5, 8, 13, 21):
+        for scale in (0.5, 2.0, 8.0):
+            x = rng.normal(0.0, scale, size)
+            yield x, _jacobian_fd(x)
+
+
+def _symmetric_numeric(seed: int) -> NumericResult:
+    errs = [np.abs(jac - jac.T).max() for _, jac in _psd_numeric_checks(seed)]
+    tol = 1e-8
+    return NumericResult(max(errs) <= tol, len(errs), seed, max(errs), tol, "max |J - J^T|, J by finite differences")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_symmetric",
+        title="The softmax Jacobian is symmetric",
+        statement=Statement(_quadratic_form(u, v), _quadratic_form(v, u)),
+        source=_SEED_000,
+        hypotheses=(I_RANGE,),
+        derivation=_symmetric_derivation,
+        dimensions=(n,),
+        instances=Instances(_symmetric_instance, tuple(range(1, 7)), label="n"),
+        numeric=_symmetric_numeric,
+        plain=(
+            "The effect of logit j on weight i equals the effect of logit i on weight j: the Jacobian is a "
+            "symmetric matrix. Stated here as u^T J v = v^T J u for all vectors u and v, which is the same thing."
+        ),
+        notes="J = J^T is stated as the bilinear identity u^T J v = v^T J u for symbolic n (equivalent).",
+    )
+)
+
+
+def _ones_derivation() -> Derivation:
+    return (
+        Derivation(_sum(SoftmaxJacobian(a, i, j), j))
+        .eq(_sum(a[i] * (KD(i, j) - a[j]), j), "definition", name="softmax_jacobian")
+        .eq(a[i] - _sum(a[i] * a[j], j), "kronecker_delta_contraction", note="i lies in 1..n")
+        .eq(a[i] - a[i] * _sum(a[j], j), "sum_linearity")
+        .eq(sp.Integer(0), "substitute", using="a_sums_to_one")
+    )
+
+
+def _ones_instance(size: int) -> Statement:
+    return Statement(softmax_jacobian(size) * sp.ones(size, 1), sp.zeros(size, 1))
+
+
+def _ones_numeric(seed: int) -> NumericResult:
+    errs = [np.abs(jac.sum(axis=1)).max() for _, jac in _psd_numeric_checks(seed)]
+    tol = 1e-8
+    return NumericResult(max(errs) <= tol, len(errs), seed, max(errs), tol, "max |J 1|, J by finite differences")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_mul_ones_eq_zero",
+        title="Every row of the softmax Jacobian sums to zero (J 1 = 0)",
+        statement=Statement(_sum(SoftmaxJacobian(a, i, j), j), sp.Integer(0)),
+        source=_SEED_000,
+        hypotheses=PROBABILITY,
+        derivation=_ones_derivation,
+        dimensions=(n,),
+        instances=Instances(_ones_instance, tuple(range(1, 7)), label="n"),
+        numeric=_ones_numeric,
+        plain=(
+            "Raising every logit by the same amount changes nothing (the softmax is shift invariant), so the "
+            "Jacobian sends the all-ones direction to zero: each row sums to 0."
+        ),
+        notes="The all-ones vector is an eigenvector with eigenvalue 0, so J is singular for every n.",
+    )
+)
+
+
+def _psd_derivation() -> Derivation:
+    return (
+        Derivation(_quadratic_form(v, v))
+        .eq(CategoricalVariance(a, v, n), "apply_theorem", theorem="softmax_jacobian_quadratic_form")
+        .eq(_sum(a[j] * (v[j] - _mean_k) ** 2, j), "definition", name="categorical_variance")
+        .ge(sp.Integer(0), "nonnegative_terms", note="a sum over 1..n of a_j >= 0 times squares")
+    )
+
+
+def _psd_numeric(seed: int) -> NumericResult:
+    mins = [np.linalg.eigvalsh((jac + jac.T) / 2).min() for _, jac in _psd_numeric_checks(seed)]
+    worst = max(0.0, -min(mins))
+    tol = 1e-8
+    return NumericResult(worst <= tol, len(mins), seed, worst, tol,
+                         "smallest eigenvalue of the finite-difference Jacobian (error = how far below 0)")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_psd",
+        title="The softmax Jacobian is positive semidefinite",
+        statement=Statement(_quadratic_form(v, v), sp.Integer(0), ">="),
+        source=_SEED_000,
+        hypotheses=PROBABILITY,
+        derivation=_psd_derivation,
+        dimensions=(n,),
+        numeric=_psd_numeric,
+        plain=(
+            "Because v^T J v is a variance, it is never negative. With the symmetry and J 1 = 0, this says the "
+            "softmax Jacobian is a symmetric positive semidefinite matrix with the all-ones vector in its kernel."
+        ),
+        notes=(
+            "No instance level: the checker reads the sign of an explicit polynomial only when SymPy can, and "
+            "for n >= 3 v^T J v is a sum of squares SymPy does not recognise; the symbolic proof covers all n. "
+            "Symmetry and J 1 = 0 are the separate theorems softmax_jacobian_symmetric and "
+            "softmax_jacobian_mul_ones_eq_zero."
+        ),
+    )
+)
+
+
+# ======================================================================== trace and saturation
+
+_trace = _sum(SoftmaxJacobian(a, j, j), j)
+_one_minus_sq = 1 - _sum(a[j] ** 2, j)
+
+
+def _trace_derivation() -> Derivation:
+    return (
+        Derivation(_trace)
+        .eq(_sum(a[j] * (1 - a[j]), j), "definition", name="softmax_jacobian", note="J_jj = a_j (1 - a_j)")
+        .eq(_sum(a[j], j) - _sum(a[j] ** 2, j), "sum_linearity")
+        .eq(_one_minus_sq, "substitute", using="a_sums_to_one")
+    )
+
+
+def _trace_instance(size: int) -> Statement:
+    p = softmax(list(sp.symbols(f"s1:{size + 1}", real=True)))
+    return Statement(softmax_jacobian(list(sp.symbols(f"s1:{size + 1}", real=True))).trace(),
+                     1 - sum(x ** 2 for x in p))
+
+
+def _trace_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0.0, 0
+    for x, jac in _psd_numeric_checks(seed):
+        p = _softmax_np(x)
+        worst, samples = max(worst, abs(np.trace(jac) - (1 - p @ p))), samples + 1
+    tol = 1e-8
+    return NumericResult(worst <= tol, samples, seed, worst, tol, "trace of the finite-difference Jacobian vs 1 - |a|^2")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_trace",
+        title="The trace of the softmax Jacobian is 1 - |a|^2",
+        statement=Statement(_trace, _one_minus_sq),
+        source=f"extension of {_SEED_000}",
+        hypotheses=PROBABILITY,
+        derivation=_trace_derivation,
+        dimensions=(n,),
+        instances=Instances(_trace_instance, tuple(range(1, 7)), label="n"),
+        numeric=_trace_numeric,
+        plain=(
+            "Adding up the diagonal of the Jacobian gives 1 - sum_j a_j^2: zero exactly when the attention "
+            "is one-hot, and at most 1 - 1/n, reached by uniform attention."
+        ),
+    )
+)
+
+
+def _trace_le_derivation() -> Derivation:
+    return (
+        Derivation(_one_minus_sq)
+        .eq(1 - a[m] ** 2 - _sum(a[j] ** 2 * (1 - KD(j, m)), j), "kronecker_delta_contraction",
+            note="separate the term j = m: sum_j a_j^2 delta_jm = a_m^2, m in 1..n")
+        .le(1 - a[m] ** 2, "nonnegative_terms",
+            note="drop sum_j a_j^2 (1 - delta_jm): every term is >= 0")
+        .le(2 * (1 - a[m]), "inequality", witness=(1 - a[m]) ** 2,
+            note="2(1 - a_m) - (1 - a_m^2) = (1 - a_m)^2")
+    )
+
+
+def _trace_le_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    for size in (2, 3, 8, 64, 512):
+        for conc in (0.05, 0.5, 5.0):
+            p = rng.dirichlet(np.full(size, conc), 200)
+            lhs = 1 - (p ** 2).sum(axis=1)
+            rhs = 2 * (1 - p.max(axis=1))
+            worst, samples = max(worst, (lhs - rhs).max()), samples + p.shape[0]
+    tol = 1e-12
+    return NumericResult(worst <= tol, samples, seed, max(worst, 0.0), tol,
+                         "max over Dirichlet samples of (1 - |a|^2) - 2(1 - max a); must be <= 0")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_trace_le",
+        title="1 - |a|^2 <= 2 (1 - a_m) for every position m",
+        statement=Statement(_one_minus_sq, 2 * (1 - a[m]), "<="),
+        source=f"extension of {_SEED_000} (quantifies 'approximately zero')",
+        hypotheses=(M_RANGE, A_NONNEGATIVE),
+        derivation=_trace_le_derivation,
+        dimensions=(n,),
+        numeric=_trace_le_numeric,
+        plain=(
+            "Whatever position m we single out, 1 - sum_j a_j^2 is at most 1 - a_m^2, which is at most "
+            "2 (1 - a_m). Taking m to be the position with the largest weight: if that weight is 1 - epsilon, "
+            "the trace of the Jacobian is at most 2 epsilon."
+        ),
+        notes=(
+            "Holds for every real vector a and every m in 1..n (a_j >= 0 and sum_j a_j = 1 are not needed for "
+            "this inequality); the tightest choice is m = argmax_j a_j. The intermediate bound 1 - a_m^2 is "
+            "sharper than 2(1 - a_m). No instance level: SymPy cannot read the sign of the explicit polynomial "
+            "gap (1 - a_m)^2 + sum_{j != m} a_j^2 once expanded."
+        ),
+    )
+)
+
+
+# -- ||J||_2 <= tr J -------------------------------------------------------------------------------
+
+
+def _sos_instance(size: int) -> Statement:
+    """tr(J)|v|^2 - v^T J v = sum_{i<j} a_i a_j ((v_i + v_j)^2 + 2 sum_{k not in {i,j}} v_k^2)."""
+    p = sp.Matrix(_simplex(size))
+    w = sp.Matrix(sp.symbols(f"v1:{size + 1}", real=True))
+    jac = sp.diag(*p) - p * p.T
+    lhs = jac.trace() * (w.T * w)[0] - (w.T * jac * w)[0]
+    rhs = sp.Add(*[
+        p[r] * p[c] * ((w[r] + w[c]) ** 2 + 2 * sp.Add(*[w[t] ** 2 for t in range(size) if t not in (r, c)]))
+        for r in range(size) for c in range(r + 1, size)
+    ])
+    return Statement(lhs, rhs)
+
+
+def _sos_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0.0, 0
+    for size in (2, 3, 5, 9, 17):
+        for _ in range(20):
+            p = rng.dirichlet(np.ones(size))
+            w = rng.normal(size=size)
+            jac = _jacobian_np(p)
+            lhs = np.trace(jac) * (w @ w) - w @ jac @ w
+            rhs = sum(p[r] * p[c] * ((w[r] + w[c]) ** 2 + 2 * (w @ w - w[r] ** 2 - w[c] ** 2))
+                      for r in range(size) for c in range(r + 1, size))
+            worst, samples = max(worst, abs(lhs - rhs)), samples + 1
+    tol = 1e-10
+    return NumericResult(worst <= tol, samples, seed, worst, tol, "both sides at random probability vectors")
+
+
+_r, _c, _t = sp.symbols("r c t", integer=True, positive=True)
+_sos_rhs = sp.Sum(
+    sp.Sum(a[_r] * a[_c] * ((v[_r] + v[_c]) ** 2 + 2 * (sp.Sum(v[_t] ** 2, (_t, 1, n)) - v[_r] ** 2 - v[_c] ** 2)),
+           (_c, _r + 1, n)),
+    (_r, 1, n),
+)
+
+register(
+    Theorem(
+        id="softmax_jacobian_trace_gap_sum_of_squares",
+        title="tr(J)|v|^2 - v^T J v is a weighted sum of squares",
+        statement=Statement(_trace * _sum(v[j] ** 2, j) - _quadratic_form(v, v), _sos_rhs),
+        source=f"extension of {_SEED_000}",
+        target="proved-for-instances",
+        hypotheses=PROBABILITY,
+        dimensions=(n,),
+        instances=Instances(_sos_instance, tuple(range(1, 8)), label="n"),
+        probabilistic=Probabilistic(_sos_instance, sizes=(10, 12), trials=2, seed=2),
+        numeric=_sos_numeric,
+        plain=(
+            "The difference between tr(J) |v|^2 and v^T J v can be written as a sum, over pairs of positions "
+            "i < j, of a_i a_j times (v_i + v_j)^2 plus twice the squares of the other entries of v. Every "
+            "term is nonnegative, so v^T J v <= tr(J) |v|^2 for every v: the largest eigenvalue of J is at "
+            "most its trace."
+        ),
+        notes=(
+            "Checked exactly for n <= 7 (identity of polynomials, with a_n = 1 - a_1 - ... - a_{n-1}) and by "
+            "Schwartz-Zippel at n = 10, 12; there is no symbolic-n derivation: the existing sum rules do not "
+            "handle the triangular double sum over i < j. The certificate is ours, not the seed's."
+        ),
+    )
+)
+
+
+def _spectral_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    for size in (2, 3, 8, 32, 128):
+        for conc in (0.05, 0.5, 5.0):
+            for p in rng.dirichlet(np.full(size, conc), 20):
+                jac = _jacobian_np(p)
+                worst = max(worst, np.linalg.norm(jac, 2) - np.trace(jac))
+                samples += 1
+    tol = 1e-12
+    return NumericResult(worst <= tol, samples, seed, max(worst, 0.0), tol,
+                         "max of ||J||_2 - tr J over Dirichlet probability vectors; must be <= 0")
+
+
+_J = softmax_jacobian_matrix(a, n)
+
+register(
+    Theorem(
+        id="softmax_jacobian_spectral_norm_le_trace",
+        title="||J||_2 <= tr J for the softmax Jacobian",
+        statement=Statement(SpectralNorm(_J), _trace, "<="),
+        source=f"extension of {_SEED_000}; a standard linear-algebra fact for PSD matrices",
+        target="numerically-consistent",
+        hypotheses=PROBABILITY,
+        dimensions=(n,),
+        numeric=_spectral_numeric,
+        plain=(
+            "The spectral norm of the Jacobian (its largest stretch factor) is at most its trace. For a "
+            "symmetric positive semidefinite matrix the norm is the largest eigenvalue, and the trace is the "
+            "sum of all eigenvalues, none negative."
+        ),
+        notes=(
+            "Not proved by the kernel: the step ||J||_2 = lambda_max(J) <= sum of eigenvalues = tr J rests on "
+            "the cited facts that a symmetric PSD matrix has real nonnegative eigenvalues and spectral norm "
+            "equal to the largest (Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5 and Sec. 5.6). J is "
+            "symmetric and PSD by softmax_jacobian_symmetric and softmax_jacobian_psd (proved); the explicit "
+            "certificate v^T J v <= tr(J)|v|^2 is softmax_jacobian_trace_gap_sum_of_squares (exact for n <= 7). "
+            "The kernel has no rule for eigenvalues with symbolic n, so this stays numerically-consistent."
+        ),
+    )
+)
+
+
+def _saturation_derivation() -> Derivation:
+    return (
+        Derivation(SpectralNorm(_J))
+        .le(_trace, "apply_theorem", theorem="softmax_jacobian_spectral_norm_le_trace")
+        .eq(_one_minus_sq, "apply_theorem", theorem="softmax_jacobian_trace")
+        .le(2 * (1 - a[m]), "apply_theorem", theorem="softmax_jacobian_trace_le")
+    )
+
+
+def _saturation_numeric(seed: int) -> NumericResult:
+    """Logits s = beta * z, z standard normal, for a sweep of scales beta: ||J||_2 (numpy's SVD of the
+    finite-difference Jacobian) against 2 (1 - max_j a_j)."""
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    for size in (2, 4, 16, 64):
+        for beta in (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0):
+            for _ in range(5):
+                x = beta * rng.normal(size=size)
+                p = _softmax_np(x)
+                gap = np.linalg.norm(_jacobian_fd(x), 2) - 2 * (1 - p.max())
+                worst, samples = max(worst, gap), samples + 1
+    tol = 1e-8
+    return NumericResult(worst <= tol, samples, seed, max(worst, 0.0), tol,
+                         "max of ||J||_2 - 2(1 - max a) over logit scales 0..16; must be <= 0")
+
+
+register(
+    Theorem(
+        id="softmax_saturation_bound",
+        title="Saturation bound: ||J||_2 <= 2 (1 - max_j a_j)",
+        statement=Statement(SpectralNorm(_J), 2 * (1 - a[m]), "<="),
+        source=_SEED_000 + " ('Hence if a concentrates on one index, the Jacobian is approximately zero')",
+        target="numerically-consistent",
+        hypotheses=(*PROBABILITY, M_RANGE),
+        derivation=_saturation_derivation,
+        dimensions=(n,),
+        numeric=_saturation_numeric,
+        figures=("softmax_saturation",),
+        plain=(
+            "If the attention puts weight 1 - epsilon on one position, every gradient that flows back through "
+            "the softmax is shrunk by a factor of at most 2 epsilon: ||J||_2 <= tr J = 1 - |a|^2 <= 2 (1 - a_m) "
+            "for every position m, best with m the most-attended position."
+        ),
+        notes=(
+            "The seed's 'the Jacobian is approximately zero' is made quantitative here. Of the three steps, "
+            "tr J = 1 - |a|^2 (softmax_jacobian_trace) and 1 - |a|^2 <= 2(1 - a_m) (softmax_jacobian_trace_le) "
+            "are proved for symbolic n; ||J||_2 <= tr J (softmax_jacobian_spectral_norm_le_trace) rests on a "
+            "cited linear-algebra fact and numeric evidence, which caps this theorem at numerically-consistent. "
+            "The bound is linear in the missing mass: J is small only when max_j a_j is close to 1, not merely "
+            "when a is 'peaked' (see unscaled_logits_softmax_near_one_hot)."
+        ),
+    )
+)
+
+
+# ================================================== the Key idea: std-8 logits are 'near-one-hot'?
+
+
+class ExpectedMaxSoftmax(sp.Function):
+    r"""``E[max_j softmax(s)_j]`` for ``n`` i.i.d. logits ``s_j ~ N(0, sigma^2)`` (unevaluated)."""
+
+    nargs = 2
+
+    def _latex(self, printer):
+        nn, sig = self.args
+        return (r"\mathbb{E}\,\max_{j} \operatorname{softmax}(s)_j,\ s_1,\dots,s_{%s} \sim \mathcal{N}(0, %s^2)"
+                % (printer._print(nn), printer._print(sig)))
+
+
+_NEAR_ONE_HOT_SIZES = (16, 128, 1024)
+
+
+def near_one_hot_study(seed: int, trials: int = 4000, sigma: float = 8.0, sizes=_NEAR_ONE_HOT_SIZES) -> dict:
+    """Monte Carlo: for each n, mean of max_j a_j with a 95% normal-approximation interval, the median,
+    the 10% quantile, and the mean trace 1 - |a|^2 of the Jacobian (and its value for sigma = 1)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for size in sizes:
+        p = _softmax_np(rng.normal(0.0, sigma, (trials, size)))
+        top = p.max(axis=1)
+        half = 1.96 * top.std(ddof=1) / np.sqrt(trials)
+        p1 = _softmax_np(rng.normal(0.0, 1.0, (trials, size)))
+        out[size] = {
+            "mean_max": float(top.mean()), "ci": (float(top.mean() - half), float(top.mean() + half)),
+            "median_max": float(np.median(top)), "q10_max": float(np.quantile(top, 0.1)),
+            "mean_trace": float((1 - (p ** 2).sum(axis=1)).mean()),
+            "mean_trace_sigma1": float((1 - (p1 ** 2).sum(axis=1)).mean()),
+        }
+    return out
+
+
+def _near_one_hot_numeric(seed: int) -> NumericResult:
+    study = near_one_hot_study(seed)
+    lows = [study[size]["ci"][0] for size in _NEAR_ONE_HOT_SIZES]
+    detail = "; ".join(
+        f"n={size}: E max a = {r['mean_max']:.3f} (95% CI {r['ci'][0]:.3f}..{r['ci'][1]:.3f}), "
+        f"median {r['median_max']:.3f}, 10% quantile {r['q10_max']:.3f}, E tr J = {r['mean_trace']:.3f} "
+        f"(sigma = 1: {r['mean_trace_sigma1']:.3f})"
+        for size, r in study.items()
+    )
+    worst = max(0.0, 0.5 - min(lows))
+    return NumericResult(min(lows) >= 0.5, 4000 * len(_NEAR_ONE_HOT_SIZES), seed, worst, 0.0,
+                         "lower 95% bound of E max_j a_j must be >= 1/2; " + detail)
+
+
+register(
+    Theorem(
+        id="unscaled_logits_softmax_near_one_hot",
+        title="Logits with standard deviation 8 make the softmax peaked (on average the top weight exceeds 1/2)",
+        statement=Statement(ExpectedMaxSoftmax(n, 8), sp.Rational(1, 2), ">="),
+        source="000_ccf06b253f58a07c.txt, Key idea after Proposition 'Softmax saturation kills the gradient'",
+        kind="heuristic",
+        target="numerically-consistent",
+        dimensions=(n,),
+        numeric=_near_one_hot_numeric,
+        plain=(
+            "Without the 1/sqrt(d_k) scaling, d_k = 64 and unit-variance entries give logits with standard "
+            "deviation 8. In a Monte Carlo experiment the largest softmax weight is then on average about "
+            "0.84 for 16 positions, 0.77 for 128 and 0.71 for 1024: peaked, but for long rows not one-hot."
+        ),
+        notes=(
+            "Seed 000's Key idea says: 'with d_k = 64 and sigma^2 = 1 that is a spread of 8 across positions, "
+            "which after softmax is near-one-hot. The Jacobian is then ... near zero, and no gradient flows'. "
+            "Monte Carlo (4000 rows per n, seed 0) gives E max_j a_j ~ 0.84 (n = 16), 0.77 (n = 128), 0.71 "
+            "(n = 1024), with medians 0.93, 0.82, 0.73 and 10% quantiles 0.55, 0.45, 0.37; the mean trace of the "
+            "Jacobian is ~0.22, 0.32, 0.40, against ~0.6-0.9 for unit-variance logits. So the gradient through "
+            "the softmax is reduced by a factor of a few, not to zero, and the effect weakens as n grows "
+            "(more competitors near the maximum). What we check is only the weak claim E max_j a_j >= 1/2 at "
+            "n = 16, 128, 1024; 'near-one-hot' and 'no gradient flows' overstate it. Also, the claimed spread "
+            "'8' is the standard deviation of each logit (d_k sigma^4 = 64 variance for sigma^2 = 1), not the "
+            "range across positions, which is several times larger. The exact values are in the numeric detail."
+        ),
+    )
+)
