@@ -1,0 +1,366 @@
+r"""Multi-head attention is a sum of low-rank maps
+==============================================
+
+Concatenating :math:`h` heads and multiplying by :math:`W_O` is the same as adding :math:`h`
+per-head maps :math:`A^m X W_V^m W_O^m`, each factoring through a :math:`d/h`-dimensional space.
+
+Main results
+------------
+* ``mha_sum_of_heads``: :math:`\operatorname{MHA}(X) = \sum_{m=1}^{h} A^m X W_V^m W_O^m` for every
+  number of heads :math:`h` (induction on :math:`h`, block products checked shape by shape).
+* ``mha_head_rank_le``: :math:`\operatorname{rank}(W_V^m W_O^m) \le d/h`.
+* ``mha_qk_rank_le``: :math:`\operatorname{rank}(W_Q^m (W_K^m)^\top) \le d/h`.
+* ``mha_head_rank_attained``, ``mha_qk_rank_attained``: the bounds are attained by generic
+  weights (exact ranks of random integer matrices, at concrete sizes).
+* ``mha_param_count``: :math:`h` heads of width :math:`d/h` have as many projection weights
+  (:math:`3hd\cdot d/h + d^2 = 4d^2`) as one head of width :math:`d`.
+
+References
+----------
+* Seed 000 ("The Mathematics of Transformers"), *Multi-head attention*, Proposition
+  "Multi-head attention is a sum of low-rank attention maps" and its Key idea.
+* Seed 004 (Amathify, "Attention and Transformers"), *Multi-Head Attention* and Worked Example 2.
+* Seed 002, Problem 2 (split Q, K, V into h chunks).
+
+Tags: multi-head attention, block matrices, rank, low-rank, parameter count, induction
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from numeric.reference import multi_head_attention
+from numeric.reference import softmax as np_softmax
+from symattn.derivation import Derivation
+from symattn.multihead import (
+    Concat,
+    FamilyMatrix,
+    HConcat,
+    MatSum,
+    MultiHeadAttention,
+    NumEntries,
+    Rank,
+    Stack,
+    VStack,
+    head_blocks,
+    mha_families,
+    row_blocks,
+)
+from symattn.permutation import Attention
+from symattn.statement import Assumption, Statement
+from symattn.theorem import Instances, NumericResult, Theorem, register
+
+n, d, d_k, d_v, h = sp.symbols("n d d_k d_v h", integer=True, positive=True)
+m = sp.Symbol("m", integer=True, positive=True)
+X = sp.MatrixSymbol("X", n, d)
+
+SEED_000 = "000_ccf06b253f58a07c.txt"
+SEED_004 = "004_b987b516506401e6.txt"
+
+# ------------------------------------------------------------------------------------------ sum of heads
+WQ, WK, WV, WO = mha_families(m, d, d_k, d_v)
+HEAD = sp.Lambda(m, Attention(X * WQ(m), X * WK(m), X * WV(m)))  # m -> head_m
+OUT = sp.Lambda(m, WO(m))  # m -> W_O^m, the m-th row block of W_O
+MHA_X = MultiHeadAttention(X, WQ, WK, WV, WO, h)
+
+
+def _pattern(m_):
+    """A^m = softmax_rows(X W_Q^m (W_K^m)^T X^T / sqrt(d_k))."""
+    return Attention(X * WQ(m_), X * WK(m_), X * WV(m_)).expanded().args[0]
+
+
+SUM_FORM = MatSum(sp.MatMul(_pattern(m), X, WV(m), WO(m)), (m, 1, h))
+
+
+def _concat_eq_sum_base(F, G) -> Derivation:
+    one = sp.S.One
+    return (
+        Derivation(Concat(F, one) * Stack(G, one))
+        .eq(F(one) * G(one), "peel_last_block", note="one block: Concat(F_1) = F_1 and Stack(G_1) = G_1")
+        .eq(MatSum(F(m) * G(m), (m, 1, 1)), "peel_last_block", note="a sum with one term")
+    )
+
+
+def _concat_eq_sum_step(F, G) -> Derivation:
+    k = h + 1
+    return (
+        Derivation(Concat(F, k) * Stack(G, k))
+        .eq(sp.MatMul(HConcat(Concat(F, h), F(k)), VStack(Stack(G, h), G(k))), "peel_last_block",
+            note="split off the last head and the last row block of W_O")
+        .eq(sp.MatAdd(sp.MatMul(Concat(F, h), Stack(G, h)), sp.MatMul(F(k), G(k))), "block_matrix_product",
+            note="[A_1 A_2][B_1; B_2] = A_1 B_1 + A_2 B_2: inner dimensions h d_v and d_v match")
+        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k), G(k))), "substitute",
+            using="induction_hypothesis", note="the statement for h heads")
+        .eq(MatSum(F(m) * G(m), (m, 1, k)), "peel_last_block", note="the last term joins the sum")
+    )
+
+
+def _mha_sum_of_heads_derivation() -> Derivation:
+    concat = sp.MatMul(Concat(HEAD, h), Stack(OUT, h))
+    per_head = MatSum(sp.MatMul(HEAD(m), OUT(m)), (m, 1, h))
+    return (
+        Derivation(MHA_X)
+        .eq(concat, "definition", name="mha", note="MHA(X) = Concat(head_1, ..., head_h) W_O")
+        .eq(per_head, "induction", on=h, base=_concat_eq_sum_base(HEAD, OUT), step=_concat_eq_sum_step(HEAD, OUT),
+            note="block product, for every number of heads h")
+        .eq(MatSum(sp.MatMul(Attention(X * WQ(m), X * WK(m), X * WV(m)).expanded(), WO(m)), (m, 1, h)),
+            "definition", name="attention", note="head_m = A^m X W_V^m")
+        .eq(SUM_FORM, "matrix_associativity", note="regroup A^m (X W_V^m) W_O^m")
+    )
+
+
+def _symbols_matrix(name: str, rows: int, cols: int) -> sp.ImmutableMatrix:
+    return sp.ImmutableMatrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r}{c}"))
+
+
+def _mha_sum_instance(size: int) -> Statement:
+    # h = size heads; generic symbolic A^m (n x n), X, W_V^m, W_O^m at n = 2, d = 2, d_v = 1
+    heads, outs = [], []
+    Xs = _symbols_matrix("x", 2, 2)
+    for k in range(1, size + 1):
+        A = _symbols_matrix(f"a{k}", 2, 2)
+        heads.append(A * Xs * _symbols_matrix(f"v{k}", 2, 1))
+        outs.append(_symbols_matrix(f"o{k}", 1, 2))
+    lhs = sp.Matrix.hstack(*heads) * sp.Matrix.vstack(*outs)
+    rhs = sum((H * O for H, O in zip(heads, outs)), sp.zeros(2, 2))
+    return Statement(sp.ImmutableMatrix(lhs), sp.ImmutableMatrix(rhs))
+
+
+def _mha_sum_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0.0, 0
+    for heads in (1, 2, 3, 4, 6):
+        for _ in range(5):
+            n_, w = int(rng.integers(1, 7)), int(rng.integers(1, 4))
+            d_ = heads * w
+            x = rng.normal(size=(n_, d_))
+            w_q, w_k, w_v, w_o = (rng.normal(size=(d_, d_)) for _ in range(4))
+            oracle = multi_head_attention(x, w_q, w_k, w_v, w_o, heads=heads)
+            total = np.zeros((n_, d_))
+            for q, k, v, o in zip(head_blocks(w_q, heads), head_blocks(w_k, heads), head_blocks(w_v, heads),
+                                  row_blocks(w_o, heads)):
+                a = np_softmax((x @ q) @ (x @ k).T / np.sqrt(w), axis=-1)  # (n, n)  A^m
+                total += a @ x @ v @ o  # (n, d)  A^m X W_V^m W_O^m
+            worst = max(worst, float(np.max(np.abs(total - oracle))))
+            samples += 1
+    tol = 1e-10
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "sum of A^m X W_V^m W_O^m vs numeric.reference.multi_head_attention, h in {1,2,3,4,6}")
+
+
+register(Theorem(
+    id="mha_sum_of_heads",
+    title="Multi-head attention is a sum of per-head maps A^m X W_V^m W_O^m",
+    statement=Statement(MHA_X, SUM_FORM),
+    source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps'; "
+           f"{SEED_004}, 'Multi-Head Attention'",
+    hypotheses=(
+        Assumption("blocks", text="W_O is partitioned into h row blocks W_O^m of size d_v x d; "
+                                  "head m uses W_Q^m, W_K^m (d x d_k) and W_V^m (d x d_v)"),
+    ),
+    derivation=_mha_sum_of_heads_derivation,
+    dimensions=(n, d, d_k, d_v, h),
+    instances=Instances(_mha_sum_instance, (1, 2, 3, 4, 5, 6), label="h"),
+    numeric=_mha_sum_numeric,
+    plain=(
+        "Concatenating the h head outputs side by side and multiplying by W_O is the same as "
+        "multiplying each head by its own slice of rows of W_O and adding the results. Since head m is "
+        "its attention pattern A^m applied to X W_V^m, multi-head attention is the sum of h maps "
+        "A^m X (W_V^m W_O^m), each passing through a d_v-dimensional bottleneck. The proof is an "
+        "induction on the number of heads: split off the last head and the last row block, multiply "
+        "the two-block matrices, and use the statement for one head fewer."
+    ),
+    notes=(
+        "Proved for any width d, head widths d_k and d_v and any number of heads h (no relation between "
+        "them is needed); the texts' choice d_k = d_v = d/h is a special case. Biases are omitted, as in "
+        "seed 000; with a value bias b_V^m the term becomes A^m (X W_V^m + 1 b_V^m) W_O^m and b_O is added once "
+        "(numeric.reference.mha_sum_of_heads)."
+    ),
+))
+
+# ------------------------------------------------------------------------------------------ ranks
+w = d / h  # the head width d_k = d_v = d/h of the texts
+WV_m = FamilyMatrix("W_V", m, d, w)
+WO_m = FamilyMatrix("W_O", m, w, d)
+WQ_m = FamilyMatrix("W_Q", m, d, w)
+WK_m = FamilyMatrix("W_K", m, d, w)
+_DIVIDES = Assumption("h_divides_d", text="h divides d, so every head has width d_k = d_v = d/h")
+
+
+def _random_int(rng, rows, cols):
+    return sp.ImmutableMatrix(rng.integers(-5, 6, size=(rows, cols)).tolist())
+
+
+def _rank_instance(kind: str, relation: str, width: int = 2):
+    def build(size: int) -> Statement:
+        # h = size heads of width 2: d = 2h; exact rank of seeded random integer matrices
+        rng = np.random.default_rng(1000 + size)
+        d_ = size * width
+        A, B = _random_int(rng, d_, width), _random_int(rng, d_, width)
+        product = A * B.T  # d x d, through width: W_V^m W_O^m (W_O^m = B^T) or W_Q^m (W_K^m)^T
+        return Statement(Rank(product), sp.Integer(width), relation)
+
+    return build
+
+
+def _rank_numeric(kind: str):
+    def check(seed: int) -> NumericResult:
+        rng = np.random.default_rng(seed)
+        ranks_ok, samples, worst = True, 0, 0.0
+        for heads in (1, 2, 4, 8):
+            for width in (1, 2, 4):
+                d_ = heads * width
+                a = rng.normal(size=(d_, width))
+                b = rng.normal(size=(width, d_)) if kind == "vo" else rng.normal(size=(d_, width)).T
+                r = int(np.linalg.matrix_rank(a @ b))
+                ranks_ok &= r == width
+                samples += 1
+                # the bound itself: the product has at most `width` non-negligible singular values
+                sv = np.linalg.svd(a @ b, compute_uv=False)
+                if sv.size > width:
+                    worst = max(worst, float(sv[width] / sv[0]))
+        tol = 1e-12
+        return NumericResult(ranks_ok and worst <= tol, samples, seed, worst, tol,
+                             "numpy rank of Gaussian products equals d/h every time (bound attained); "
+                             "max error = largest singular value beyond d/h, relative to the largest")
+
+    return check
+
+
+def _rank_le_derivation(product):
+    return lambda: Derivation(Rank(product)).le(
+        w, "rank_of_product_le", note="the product factors through the inner dimension d/h"
+    )
+
+
+register(Theorem(
+    id="mha_head_rank_le",
+    title="Each head's value-output map W_V^m W_O^m has rank at most d/h",
+    statement=Statement(Rank(WV_m * WO_m), w, "<="),
+    source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps' and Key idea",
+    hypotheses=(_DIVIDES,),
+    derivation=_rank_le_derivation(WV_m * WO_m),
+    dimensions=(d, h),
+    instances=Instances(_rank_instance("vo", "<="), (1, 2, 3, 4, 5, 6), label="h"),
+    numeric=_rank_numeric("vo"),
+    plain=(
+        "W_V^m is d x d/h and W_O^m is d/h x d, so their d x d product maps through a space of dimension "
+        "d/h and its rank is at most d/h. Each head therefore writes into the output through a "
+        "low-rank channel, however large d is."
+    ),
+    notes="The bound is attained for generic weights: see mha_head_rank_attained.",
+))
+
+register(Theorem(
+    id="mha_qk_rank_le",
+    title="Each head's bilinear form W_Q^m (W_K^m)^T has rank at most d/h",
+    statement=Statement(Rank(WQ_m * WK_m.T), w, "<="),
+    source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps' and Key idea",
+    hypotheses=(_DIVIDES,),
+    derivation=_rank_le_derivation(WQ_m * WK_m.T),
+    dimensions=(d, h),
+    instances=Instances(_rank_instance("qk", "<="), (1, 2, 3, 4, 5, 6), label="h"),
+    numeric=_rank_numeric("qk"),
+    plain=(
+        "The logits of head m are X W_Q^m (W_K^m)^T X^T / sqrt(d_k): they depend on the weights only "
+        "through the d x d matrix W_Q^m (W_K^m)^T, which factors through d/h dimensions and so has rank "
+        "at most d/h."
+    ),
+    notes=(
+        "Seed 000's summary line says 'Each head has rank at most d_k'; precisely, the two d x d matrices "
+        "W_Q^m (W_K^m)^T and W_V^m W_O^m have rank at most d_k = d/h and d_v = d/h. The head's output "
+        "A^m X W_V^m W_O^m (n x d) then has rank at most min(n, d/h)."
+    ),
+))
+
+
+def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
+    register(Theorem(
+        id=thm_id,
+        title=title,
+        statement=Statement(Rank(product), w, "="),
+        source=f"{SEED_000}, Key idea after 'Multi-head attention is a sum of low-rank attention maps' (extension: tightness)",
+        target="proved-for-instances",
+        hypotheses=(_DIVIDES, Assumption("generic", text="the weights are generic (outside a proper algebraic subset)")),
+        instances=Instances(_rank_instance(kind, "="), (1, 2, 3, 4, 5, 6), label="h (head width 2)"),
+        numeric=_rank_numeric(kind),
+        plain=(
+            f"The bound of {bound_id} cannot be improved: for generic weights the rank is exactly d/h. "
+            "At each concrete size one integer instance of full rank d/h is exhibited and its rank computed "
+            "exactly; since 'rank >= r' means some r x r minor, a polynomial in the weights, is non-zero, one "
+            "such instance shows the minor is a non-zero polynomial, hence non-zero for generic weights."
+        ),
+        notes="Shown at concrete sizes only (h = 1..6 heads of width 2); no symbolic proof for every d, h.",
+    ))
+
+
+_attained("vo", "mha_head_rank_attained", WV_m * WO_m,
+          "The rank bound d/h for W_V^m W_O^m is attained by generic weights", "mha_head_rank_le")
+_attained("qk", "mha_qk_rank_attained", WQ_m * WK_m.T,
+          "The rank bound d/h for W_Q^m (W_K^m)^T is attained by generic weights", "mha_qk_rank_le")
+
+# ------------------------------------------------------------------------------------------ parameters
+W_single = {name: sp.MatrixSymbol(name, d, d) for name in ("W_Q", "W_K", "W_V", "W_O")}
+PER_HEAD = NumEntries(WQ_m) + NumEntries(WK_m) + NumEntries(WV_m)
+MULTI_COUNT = sp.Sum(PER_HEAD, (m, 1, h)) + NumEntries(W_single["W_O"])
+SINGLE_COUNT = sp.Add(*[NumEntries(W) for W in W_single.values()])
+
+
+def _param_count_derivation() -> Derivation:
+    return (
+        Derivation(MULTI_COUNT)
+        .eq(sp.Sum(3 * d * (d / h), (m, 1, h)) + d * d, "definition", name="num_entries",
+            note="W_Q^m, W_K^m, W_V^m are d x d/h; W_O is (h d/h) x d = d x d")
+        .eq(3 * d**2 + d**2, "sum_evaluate", note="h equal terms")
+        .eq(4 * d**2, "algebra")
+        .eq(SINGLE_COUNT, "definition", name="num_entries", note="four d x d matrices")
+    )
+
+
+def _param_count_instance(size: int) -> Statement:
+    # h = size heads with d = 12 (every h listed divides 12)
+    return Statement(MULTI_COUNT.xreplace({d: 12, h: size}).doit(), SINGLE_COUNT.xreplace({d: 12}))
+
+
+def _param_count_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0, 0
+    for heads in (1, 2, 3, 4, 8):
+        for _ in range(4):
+            d_ = heads * int(rng.integers(1, 9))
+            full = [rng.normal(size=(d_, d_)) for _ in range(4)]
+            multi = sum(b.size for W in full[:3] for b in head_blocks(W, heads)) + sum(
+                b.size for b in row_blocks(full[3], heads))
+            worst = max(worst, abs(multi - sum(W.size for W in full)))
+            samples += 1
+    # seed 004, Worked Example 2: d = 512, h = 8 gives 4 * 512^2 = 1,048,576 weights
+    base = sum(b.size for b in head_blocks(np.zeros((512, 3 * 512)), 8 * 3)) + 512 * 512
+    ok = worst == 0 and base == 1_048_576
+    return NumericResult(ok, samples + 1, seed, float(worst), 0.0,
+                         f"entries of the head blocks vs the full matrices; d = 512, h = 8 gives {base} weights")
+
+
+register(Theorem(
+    id="mha_param_count",
+    title="h heads of width d/h have as many projection weights as one head of width d",
+    statement=Statement(MULTI_COUNT, SINGLE_COUNT),
+    source=f"{SEED_000}, 'Multi-head attention' (d_k = d_v = d/h so that the parameter count matches); "
+           f"{SEED_004}, Worked Example 2 'Counting Parameters and Cost'",
+    hypotheses=(_DIVIDES,),
+    derivation=_param_count_derivation,
+    dimensions=(d, h),
+    instances=Instances(_param_count_instance, (1, 2, 3, 4, 6, 12), label="h (d = 12)"),
+    numeric=_param_count_numeric,
+    plain=(
+        "Each of the h heads has three d x d/h projections, 3 d^2/h weights, so all heads together have "
+        "3 d^2, and the output matrix W_O has d^2: 4 d^2 in total, exactly the count of one head with "
+        "d x d projections. Splitting into heads reallocates rank; it does not add parameters."
+    ),
+    notes=(
+        "Weights only. With biases both sides gain 4d (3h d/h + d), as seed 004's Worked Example 2 counts: "
+        "4 * 512^2 + 4 * 512 = 1,050,624 (see mha_param_count_with_bias). Seed 000's 'the total parameter "
+        "count is the same' is right for the projections; the heads do differ in what they can express "
+        "(h bilinear forms of rank d/h instead of one of rank d)."
+    ),
+))

@@ -1,0 +1,609 @@
+r"""Rules for matrix expressions with symbolic shapes.
+
+Associativity and transposes
+    ``matrix_associativity`` (products regrouped, scalars moved to the front), ``transpose_product``
+    (:math:`(AB)^\top = B^\top A^\top`), ``matrix_distributivity`` (:math:`A(B + C) = AB + AC`).
+    Each compares the two sides after the named normalisation, structurally: no simplification
+    beyond it, no numbers.
+Blocks
+    ``block_matrix_product``: :math:`[A_1 \cdots A_k]\,[B_1; \cdots; B_k] = \sum_m A_m B_m`, after
+    checking that every pair of blocks fits (columns of :math:`A_m` = rows of :math:`B_m`, with
+    symbolic shapes). ``peel_last_block``: an indexed family of :math:`c \ge 2` blocks is the
+    family of :math:`c - 1` blocks followed by the last one (``Concat``, ``Stack``, ``MatSum``);
+    one block is that block. ``factor_out_of_blocks``: a factor not depending on the block index
+    leaves ``Concat`` (on the left), ``Stack`` (on the right) or ``MatSum`` (either side).
+    ``induction``: a statement for every :math:`h \ge 1` from a checked base case :math:`h = 1` and
+    a checked step :math:`h \to h + 1` that may use the statement at :math:`h` (unbounded; compare
+    ``bounded_induction`` in :mod:`symattn.rules.induction`, which proves the claim up to a bound).
+Rank
+    ``rank_of_product_le``: :math:`\operatorname{rank}(AB) \le \min(\text{inner dimension},
+    \operatorname{rank}A, \operatorname{rank}B)`, the inner dimension read off the shapes.
+Permutations
+    ``permutation_matrix_orthogonal``: :math:`P^\top P = PP^\top = I` for :math:`P` the matrix of a
+    declared permutation; ``sum_reindex_bijection``:
+    :math:`\sum_{k=1}^n f(\sigma(k)) = \sum_{k=1}^n f(k)` for :math:`\sigma` declared a permutation
+    of exactly that range; ``matrix_entrywise``: two matrices are equal when a nested derivation
+    shows their :math:`(i, j)` entries equal for indices :math:`i, j` in range.
+Evaluation
+    ``evaluate_explicit``: an expression of explicit matrices equals its exact evaluation.
+
+:func:`entry` gives the :math:`(i, j)` entry (1-based) of a matrix expression: sums over fresh
+indices ``k_1, k_2, ...`` for products, :math:`(PM)_{ij} = M_{\sigma(i) j}` for permutation
+matrices, and each symattn object's own formula.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import sympy as sp
+from sympy.matrices.expressions.matexpr import MatrixExpr
+
+from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
+from symattn.permutation import Permutation, PermutationMatrix
+from symattn.rules import ProofContext, RuleError, check_step, failed, passed, rule
+from symattn.rules.algebra import equal
+from symattn.statement import Equation, IndexRange
+from symattn.verdict import Level
+
+__all__ = ["entry", "normal_form", "matrices_equal", "peel", "check_subderivation"]
+
+
+def _is_matrix(x: Any) -> bool:
+    return isinstance(x, (MatrixExpr, sp.MatrixBase))
+
+
+def _show(x: Any, limit: int = 240) -> str:
+    s = sp.sstr(x)
+    return s if len(s) <= limit else s[:limit] + " ..."
+
+
+# --------------------------------------------------------------------------------- normal forms
+def normal_form(expr: Any, *, transposes: bool = False, expand: bool = False) -> Any:
+    """Rebuild ``expr`` with products flattened and sums put in canonical order (associativity,
+    scalars to the front); optionally push transposes through products and expand products over
+    sums. Only these identities are applied.
+
+    >>> import sympy as sp
+    >>> A, B, C = (sp.MatrixSymbol(x, 2, 2) for x in "ABC")
+    >>> normal_form(sp.MatMul(A, sp.MatMul(B, C))) == normal_form(sp.MatMul(sp.MatMul(A, B), C))
+    True
+    >>> normal_form(sp.Transpose(sp.MatMul(A, B)), transposes=True)
+    B.T*A.T
+    """
+    if not isinstance(expr, sp.Basic) or expr.is_Atom or isinstance(expr, sp.MatrixSymbol):
+        return expr
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: normal_form(e, transposes=transposes, expand=expand))
+    args = [normal_form(a, transposes=transposes, expand=expand) for a in expr.args]
+    if isinstance(expr, sp.MatMul):
+        out = sp.MatMul(*args, evaluate=True)
+        if expand and isinstance(out, sp.MatMul) and any(isinstance(a, sp.MatAdd) for a in out.args):
+            out = normal_form(out.expand(), transposes=transposes, expand=False)
+        return out
+    if isinstance(expr, sp.MatAdd):
+        return sp.MatAdd(*args, evaluate=True)
+    if isinstance(expr, sp.Transpose) and transposes:
+        return normal_form(args[0].transpose(), transposes=False, expand=expand) if not isinstance(
+            args[0], sp.Transpose) else args[0].args[0]
+    return expr.func(*args)
+
+
+def matrices_equal(a: Any, b: Any, **how) -> bool:
+    """Shapes agree and the normal forms (see :func:`normal_form`) are identical."""
+    if _is_matrix(a) != _is_matrix(b):
+        return False
+    if _is_matrix(a) and not (same_dim(a.shape[0], b.shape[0]) and same_dim(a.shape[1], b.shape[1])):
+        return False
+    return a == b or normal_form(a, **how) == normal_form(b, **how)
+
+
+def _matrix_step(name: str, lhs, rhs, relation, **how):
+    if relation != "=":
+        raise RuleError(f"{name} justifies equalities only")
+    if not (_is_matrix(lhs) or _is_matrix(rhs)) and not any(
+        isinstance(x, sp.Basic) and x.atoms(MatrixExpr) for x in (lhs, rhs)
+    ):
+        return failed("no matrix expression on either side")
+    if _is_matrix(lhs) and _is_matrix(rhs) and lhs.shape != rhs.shape and not (
+        same_dim(lhs.shape[0], rhs.shape[0]) and same_dim(lhs.shape[1], rhs.shape[1])
+    ):
+        raise RuleError(f"shape mismatch: {lhs.shape} vs {rhs.shape}")
+    if matrices_equal(lhs, rhs, **how):
+        return passed(f"both sides agree after {name.replace('_', ' ')}")
+    return failed(
+        f"the sides differ after {name.replace('_', ' ')}: {_show(normal_form(lhs, **how))} vs "
+        f"{_show(normal_form(rhs, **how))}"
+    )
+
+
+@rule("matrix_associativity", "(AB)C = A(BC) and scalar factors move to the front of a product")
+def check_matrix_associativity(lhs, rhs, relation, ctx):
+    return _matrix_step("matrix_associativity", lhs, rhs, relation)
+
+
+@rule("transpose_product", "(AB)^T = B^T A^T and (A^T)^T = A, with products regrouped")
+def check_transpose_product(lhs, rhs, relation, ctx):
+    return _matrix_step("transpose_product", lhs, rhs, relation, transposes=True)
+
+
+@rule("matrix_distributivity", "A(B + C) = AB + AC and (A + B)C = AC + BC, with products regrouped")
+def check_matrix_distributivity(lhs, rhs, relation, ctx):
+    return _matrix_step("matrix_distributivity", lhs, rhs, relation, expand=True)
+
+
+# --------------------------------------------------------------------------------- entries
+def entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
+    r"""The :math:`(i, j)` entry (1-based) of a matrix expression.
+
+    Products become sums over fresh indices ``k_{depth+1}``; a permutation matrix acts on the
+    index, :math:`(PM)_{ij} = M_{\sigma(i) j}` and :math:`(MP^\top)_{ij} = M_{i\sigma(j)}`; a matrix
+    symbol ``S`` has entries ``S[i, j]`` (an :class:`~sympy.IndexedBase`).
+
+    >>> import sympy as sp
+    >>> from symattn.permutation import PermutationMatrix
+    >>> n, d, i, j = sp.symbols("n d i j", integer=True, positive=True)
+    >>> X, W = sp.MatrixSymbol("X", n, d), sp.MatrixSymbol("W", d, d)
+    >>> entry(PermutationMatrix("sigma", n) * X * W, i, j)
+    Sum(W[k_1, j]*X[sigma(i), k_1], (k_1, 1, d))
+    """
+    if depth == 0:
+        names = {s.name for s in _symbols(expr)} | {getattr(i, "name", ""), getattr(j, "name", "")}
+        clash = sorted(x for x in names if x.startswith("k_") and x[2:].isdigit())
+        if clash:
+            raise ValueError(f"entry: the names {clash} are reserved for summation indices")
+    if not _is_matrix(expr):
+        raise TypeError(f"entry: not a matrix expression: {_show(expr)}")
+    if isinstance(expr, sp.MatrixBase):
+        if not (getattr(i, "is_Integer", False) and getattr(j, "is_Integer", False)):
+            raise ValueError("entry of an explicit matrix needs integer indices")
+        return expr[int(i) - 1, int(j) - 1]
+    own = getattr(expr, "_symattn_entry", None)
+    if own is not None:
+        return own(i, j, depth, entry)
+    if isinstance(expr, sp.MatrixSymbol):
+        return sp.IndexedBase(expr.name)[i, j]
+    if isinstance(expr, sp.Identity):
+        return sp.KroneckerDelta(i, j)
+    if isinstance(expr, sp.ZeroMatrix):
+        return sp.S.Zero
+    if isinstance(expr, sp.OneMatrix):
+        return sp.S.One
+    if isinstance(expr, sp.Transpose):
+        return entry(expr.arg, j, i, depth)
+    if isinstance(expr, sp.MatAdd):
+        return sp.Add(*[entry(a, i, j, depth) for a in expr.args])
+    if isinstance(expr, sp.MatMul):
+        coeff, mats = expr.as_coeff_matrices()
+        return coeff * _product_entry(list(mats), i, j, depth)
+    raise ValueError(f"entry: unsupported matrix expression {type(expr).__name__}: {_show(expr)}")
+
+
+def _symbols(expr) -> set:
+    return {s for s in expr.atoms(sp.Symbol)} if isinstance(expr, sp.Basic) else set()
+
+
+def _product_entry(mats: list, i, j, depth: int):
+    if len(mats) == 1:
+        return entry(mats[0], i, j, depth)
+    first, last = mats[0], mats[-1]
+    if isinstance(first, PermutationMatrix):  # (P M)_{ij} = M_{sigma(i) j}
+        return _product_entry(mats[1:], first.sigma(i), j, depth)
+    if isinstance(last, sp.Transpose) and isinstance(last.arg, PermutationMatrix):  # (M P^T)_{ij} = M_{i sigma(j)}
+        return _product_entry(mats[:-1], i, last.arg.sigma(j), depth)
+    inner = first.shape[1]
+    rest = mats[1:]
+    if inner == 1:
+        return entry(first, i, sp.S.One, depth) * _product_entry(rest, sp.S.One, j, depth)
+    k = _fresh(depth + 1)
+    return sp.Sum(entry(first, i, k, depth + 1) * _product_entry(rest, k, j, depth + 1), (k, 1, inner))
+
+
+def _fresh(depth: int) -> sp.Symbol:
+    from symattn.permutation import fresh_index
+
+    return fresh_index(depth)
+
+
+# --------------------------------------------------------------------------------- nested derivations
+def check_subderivation(d, start, end, ctx: ProofContext, label: str, extra: tuple = ()) -> None:
+    """Check a nested derivation: it starts at ``start``, ends at ``end``, every step passes its
+    rule under ``ctx`` with the hypotheses ``extra`` added, and the chain is an equality. Raises
+    :class:`RuleError` (or returns nothing)."""
+    from symattn.derivation import Derivation
+
+    if not isinstance(d, Derivation):
+        raise RuleError(f"{label}: expected a Derivation, got {type(d).__name__}")
+    if not _same(d.start, start):
+        raise RuleError(f"{label}: starts at {_show(d.start)}, expected {_show(start)}")
+    if not _same(d.end, end):
+        raise RuleError(f"{label}: ends at {_show(d.end)}, expected {_show(end)}")
+    if d.relation != "=":
+        raise RuleError(f"{label}: the chain proves {d.relation!r}, an equality is needed")
+    sub = dataclasses.replace(ctx, hypotheses=tuple(ctx.hypotheses) + tuple(extra))
+    for n, (prev, step) in enumerate(d.pairs(), start=1):
+        res = check_step(prev, step.expr, step.relation, step.rule, step.args, sub)
+        if res.status is Level.UNDECIDED:
+            from symattn.timelimit import TimeLimitExceeded
+
+            raise TimeLimitExceeded(f"{label}, step {n} ({step.justification()}): {res.reason}")
+        if res.status is not Level.PASS:
+            raise RuleError(f"{label}, step {n} ({step.justification()}): {res.reason}")
+
+
+def _same(a, b) -> bool:
+    if a == b:
+        return True
+    if _is_matrix(a) or _is_matrix(b):
+        return matrices_equal(a, b, transposes=True)
+    return equal(a, b)
+
+
+@rule(
+    "matrix_entrywise",
+    "A = B when a nested derivation shows A[i, j] = B[i, j] for fresh indices i, j in range",
+    params=("i", "j", "proof"),
+)
+def check_matrix_entrywise(lhs, rhs, relation, ctx, i=None, j=None, proof=None):
+    if relation != "=":
+        raise RuleError("matrix_entrywise justifies equalities only")
+    if not (_is_matrix(lhs) and _is_matrix(rhs)):
+        raise RuleError("both sides must be matrices")
+    if not (same_dim(lhs.shape[0], rhs.shape[0]) and same_dim(lhs.shape[1], rhs.shape[1])):
+        raise RuleError(f"shape mismatch: {lhs.shape} vs {rhs.shape}")
+    for x, w in ((i, "i"), (j, "j")):
+        if not isinstance(x, sp.Symbol) or x.is_integer is not True:
+            raise RuleError(f"{w} must be an integer Symbol, got {x!r}")
+        if x in lhs.free_symbols or x in rhs.free_symbols:
+            raise RuleError(f"index {x} is not fresh: it occurs in the matrices")
+        if any(x in getattr(v, "free_symbols", set()) for h in ctx.hypotheses for v in vars(h).values()):
+            raise RuleError(f"index {x} is not fresh: a hypothesis mentions it")
+    if i == j:
+        raise RuleError("the row and column indices must be different symbols")
+    ranges = (
+        IndexRange(f"{i}_in_rows", index=i, lower=1, upper=lhs.shape[0]),
+        IndexRange(f"{j}_in_columns", index=j, lower=1, upper=lhs.shape[1]),
+    )
+    check_subderivation(proof, entry(lhs, i, j), entry(rhs, i, j), ctx, "entry proof", ranges)
+    return passed(f"entries ({i}, {j}) shown equal for {i} in 1..{lhs.shape[0]}, {j} in 1..{lhs.shape[1]}")
+
+
+# --------------------------------------------------------------------------------- blocks
+def _row_of_blocks(M) -> list | None:
+    if isinstance(M, HConcat):
+        return list(M.blocks)
+    if isinstance(M, sp.BlockMatrix) and M.blockshape[0] == 1:
+        return list(M.blocks[0, :])
+    return None
+
+
+def _column_of_blocks(M) -> list | None:
+    if isinstance(M, VStack):
+        return list(M.blocks)
+    if isinstance(M, sp.BlockMatrix) and M.blockshape[1] == 1:
+        return list(M.blocks[:, 0])
+    return None
+
+
+def _block_products(expr) -> list:
+    """Every rewrite of one product ``[A_1 ... A_k][B_1; ...; B_k]`` in ``expr`` as ``sum A_m B_m``."""
+    out = []
+    for mm in sp.preorder_traversal(expr):
+        if not isinstance(mm, sp.MatMul):
+            continue
+        coeff, mats = mm.as_coeff_matrices()
+        for k in range(len(mats) - 1):
+            As, Bs = _row_of_blocks(mats[k]), _column_of_blocks(mats[k + 1])
+            if As is None or Bs is None:
+                continue
+            if len(As) != len(Bs):
+                raise RuleError(f"a row of {len(As)} blocks times a column of {len(Bs)} blocks")
+            for m, (A, B) in enumerate(zip(As, Bs), start=1):
+                if not same_dim(A.shape[1], B.shape[0]):
+                    raise RuleError(
+                        f"block {m}: A_{m} is {A.shape[0]} x {A.shape[1]} but B_{m} is {B.shape[0]} x "
+                        f"{B.shape[1]}: inner dimensions {A.shape[1]} and {B.shape[0]} differ"
+                    )
+            total = sp.MatAdd(*[sp.MatMul(A, B) for A, B in zip(As, Bs)]) if len(As) > 1 else sp.MatMul(As[0], Bs[0])
+            factors = [*mats[:k], total, *mats[k + 2:]]
+            new = sp.MatMul(coeff, *factors) if (coeff != 1 or len(factors) > 1) else total
+            out.append(expr.xreplace({mm: new}))
+    return out
+
+
+@rule(
+    "block_matrix_product",
+    "[A_1 ... A_k][B_1; ...; B_k] = A_1 B_1 + ... + A_k B_k, every pair of blocks checked to fit",
+)
+def check_block_matrix_product(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("block_matrix_product justifies equalities only")
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        for cand in _block_products(a):
+            if matrices_equal(cand, b):
+                return passed("block row times block column expanded into the sum of block products")
+    return failed("no product of a block row and a block column turns one side into the other")
+
+
+def _provably_ge(a, b, hypotheses=()) -> bool:
+    """``a >= b`` from the symbols' assumptions, or from the lower ends of IndexRange hypotheses."""
+    diff = sp.simplify(sp.sympify(a, strict=True) - b) if isinstance(a, int) else sp.simplify(a - b)
+    if diff == 0 or diff.is_nonnegative is True:
+        return True
+    for h in hypotheses:
+        if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol) and h.index in diff.free_symbols:
+            u = sp.Dummy("u", integer=True, nonnegative=True)
+            shifted = sp.simplify(diff.xreplace({h.index: h.lower + u}))
+            if shifted == 0 or shifted.is_nonnegative is True:
+                return True
+    return False
+
+
+def peel(node, hypotheses=()):
+    """The node with its last block split off, or ``None`` when that is not valid.
+
+    >>> import sympy as sp
+    >>> from symattn.multihead import FamilyMatrix
+    >>> m, n, h = sp.symbols("m n h", integer=True, positive=True)
+    >>> F = sp.Lambda(m, FamilyMatrix("F", m, n, n))
+    >>> peel(Concat(F, h + 1))
+    HConcat(Concat(Lambda(m, F^(m)), h), F^(h + 1))
+    >>> peel(Concat(F, h)) is None        # h may be 1: nothing to split off
+    True
+    """
+    if isinstance(node, (Concat, Stack)):
+        c = node.count
+        if c == 1:
+            return node.member(sp.S.One)
+        if _provably_ge(c, 2, hypotheses):
+            joined = HConcat if isinstance(node, Concat) else VStack
+            return joined(type(node)(node.family, c - 1), node.member(c))
+        return None
+    if isinstance(node, MatSum):
+        lo, hi = node.bounds
+        if sp.simplify(hi - lo) == 0:
+            return node.at(lo)
+        if _provably_ge(hi - lo, 1, hypotheses):
+            return sp.MatAdd(MatSum(node.term, (node.variable, lo, hi - 1)), node.at(hi))
+        return None
+    return None
+
+
+def _peelings(expr, hypotheses=()) -> list:
+    nodes = [x for x in sp.preorder_traversal(expr) if isinstance(x, (Concat, Stack, MatSum))]
+    pairs = [(x, peel(x, hypotheses)) for x in nodes]
+    pairs = [(x, p) for x, p in pairs if p is not None]
+    out = [expr.xreplace({x: p}) for x, p in pairs]
+    if len(pairs) > 1:
+        out.append(expr.xreplace(dict(pairs)))
+    return out
+
+
+@rule(
+    "peel_last_block",
+    "a family of c >= 2 blocks (c >= 2 from assumptions or an IndexRange) is the family of c - 1 blocks "
+    "followed by block c (Concat, Stack, MatSum); a family of one block is that block",
+)
+def check_peel_last_block(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("peel_last_block justifies equalities only")
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        for cand in _peelings(a, ctx.hypotheses):
+            if matrices_equal(cand, b):
+                return passed("last block split off")
+    return failed("splitting off the last block (where the count is provably >= 2, or is 1) does not give the other side")
+
+
+def _factorings(expr) -> list:
+    out = []
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (Concat, Stack)):
+            m, body = node.family.variables[0], node.family.expr
+        elif isinstance(node, MatSum):
+            m, body = node.variable, node.term
+        else:
+            continue
+        if not isinstance(body, sp.MatMul):
+            continue
+        coeff, mats = body.as_coeff_matrices()
+        left_ok = isinstance(node, (Concat, MatSum))
+        right_ok = isinstance(node, (Stack, MatSum))
+        for p in range(1, len(mats)):
+            if left_ok and all(m not in x.free_symbols for x in mats[:p]):
+                inner = sp.MatMul(coeff, *mats[p:]) if coeff != 1 or len(mats[p:]) > 1 else mats[p]
+                out.append(expr.xreplace({node: sp.MatMul(*mats[:p], _rewrap(node, m, inner))}))
+            if right_ok and all(m not in x.free_symbols for x in mats[p:]):
+                inner = sp.MatMul(coeff, *mats[:p]) if coeff != 1 or p > 1 else mats[0]
+                out.append(expr.xreplace({node: sp.MatMul(_rewrap(node, m, inner), *mats[p:])}))
+    return out
+
+
+def _rewrap(node, m, body):
+    if isinstance(node, MatSum):
+        return MatSum(body, (m, *node.bounds))
+    return type(node)(sp.Lambda(m, body), node.count)
+
+
+@rule(
+    "factor_out_of_blocks",
+    "[M B_1 ... M B_h] = M [B_1 ... B_h], [B_1 M; ...; B_h M] = [B_1; ...; B_h] M, sum_m M B_m N = M (sum_m B_m) N, "
+    "for M, N not depending on the block index",
+)
+def check_factor_out_of_blocks(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("factor_out_of_blocks justifies equalities only")
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        for cand in _factorings(a):
+            if matrices_equal(cand, b):
+                return passed("a factor free of the block index taken out")
+    return failed("no factor free of the block index can be taken out to give the other side")
+
+
+# --------------------------------------------------------------------------------- induction
+def _bound_symbols(expr) -> set:
+    out = set()
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Lambda):
+            out |= set(node.variables)
+        elif isinstance(node, (sp.Sum, sp.Product)):
+            out |= {lim[0] for lim in node.limits}
+        elif isinstance(node, MatSum):
+            out.add(node.variable)
+    return out
+
+
+@rule(
+    "induction",
+    "lhs(h) = rhs(h) for every integer h >= 1: the base case h = 1 and the step h -> h + 1 (which may "
+    "use lhs(h) = rhs(h), as the equation 'induction_hypothesis') are nested derivations, each checked",
+    params=("on", "base", "step"),
+)
+def check_induction(lhs, rhs, relation, ctx, on=None, base=None, step=None):
+    if relation != "=":
+        raise RuleError("induction proves equalities only")
+    h = on
+    if not isinstance(h, sp.Symbol):
+        raise RuleError(f"induction needs on=<Symbol>, got {h!r}")
+    if not (h.is_integer and h.is_positive):
+        raise RuleError(f"{h} must be declared a positive integer (the base case is {h} = 1)")
+    if h not in (getattr(lhs, "free_symbols", set()) | getattr(rhs, "free_symbols", set())):
+        raise RuleError(f"{h} does not occur in the step: nothing to induct on")
+    if h in _bound_symbols(lhs) | _bound_symbols(rhs):
+        raise RuleError(f"{h} is also used as a bound variable; rename it")
+    for hyp in ctx.hypotheses:
+        if any(h in getattr(v, "free_symbols", set()) for v in vars(hyp).values()):
+            raise RuleError(f"hypothesis {hyp.name!r} mentions {h}: the step would need it at {h} + 1 too")
+    if any(hyp.name == "induction_hypothesis" for hyp in ctx.hypotheses):
+        raise RuleError("the theorem already has a hypothesis named induction_hypothesis")
+    one, succ = {h: sp.S.One}, {h: h + 1}
+    check_subderivation(base, lhs.xreplace(one), rhs.xreplace(one), ctx, f"base case {h} = 1")
+    ih = Equation("induction_hypothesis", lhs=lhs, rhs=rhs)
+    check_subderivation(step, lhs.xreplace(succ), rhs.xreplace(succ), ctx, f"step {h} -> {h} + 1", (ih,))
+    return passed(f"base case {h} = 1 and step {h} -> {h} + 1 checked")
+
+
+# --------------------------------------------------------------------------------- rank
+@rule(
+    "rank_of_product_le",
+    "rank(A_1 ... A_k) <= the inner dimension at any split, or the rank of the part before or after it",
+)
+def check_rank_of_product_le(lhs, rhs, relation, ctx):
+    if relation not in ("<=",):
+        raise RuleError(f"rank_of_product_le justifies '<=' steps, not {relation!r}")
+    if not isinstance(lhs, Rank):
+        raise RuleError(f"the left side must be rank(...), got {_show(lhs)}")
+    M = lhs.args[0]
+    if not isinstance(M, sp.MatMul):
+        raise RuleError("the rank of a product is needed")
+    _, mats = M.as_coeff_matrices()
+    if len(mats) < 2:
+        raise RuleError("the rank of a product of at least two matrices is needed")
+    for a, b in zip(mats, mats[1:]):
+        if not same_dim(a.shape[1], b.shape[0]):
+            raise RuleError(f"{_show(a)} has {a.shape[1]} columns but {_show(b)} has {b.shape[0]} rows")
+    bounds = []
+    for p in range(1, len(mats)):
+        left = mats[0] if p == 1 else sp.MatMul(*mats[:p])
+        right = mats[p] if p == len(mats) - 1 else sp.MatMul(*mats[p:])
+        bounds += [("inner dimension", mats[p - 1].shape[1]), ("rank of the left part", Rank(left)),
+                   ("rank of the right part", Rank(right))]
+    values = [b for _, b in bounds]
+    if isinstance(rhs, sp.Min):
+        if all(any(_same(a, v) for v in values) for a in rhs.args):
+            return passed("the minimum of valid bounds")
+    for what, b in bounds:
+        if _same(b, rhs):
+            return passed(f"rank of a product <= its {what} ({_show(b)})")
+    return failed(f"{_show(rhs)} is none of the bounds {[_show(v) for v in values]}")
+
+
+# --------------------------------------------------------------------------------- permutations
+def _permutation_hypothesis(ctx, name: str, n) -> Permutation:
+    for h in ctx.of_type(Permutation):
+        if h.sigma == name and same_dim(h.n, n):
+            return h
+    raise RuleError(f"no hypothesis that {name} is a permutation of {{1, ..., {n}}}")
+
+
+@rule("permutation_matrix_orthogonal", "P^T P = P P^T = I for the matrix P of a declared permutation")
+def check_permutation_matrix_orthogonal(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("permutation_matrix_orthogonal justifies equalities only")
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        for mm in sp.preorder_traversal(a):
+            if not isinstance(mm, sp.MatMul):
+                continue
+            coeff, mats = mm.as_coeff_matrices()
+            for k in range(len(mats) - 1):
+                x, y = mats[k], mats[k + 1]
+                pair = (isinstance(x, sp.Transpose) and isinstance(x.arg, PermutationMatrix) and x.arg == y) or (
+                    isinstance(y, sp.Transpose) and isinstance(y.arg, PermutationMatrix) and y.arg == x
+                )
+                if not pair:
+                    continue
+                P = y if isinstance(x, sp.Transpose) else x
+                _permutation_hypothesis(ctx, P.name, P.shape[0])
+                rest = [*mats[:k], *mats[k + 2:]]
+                new = sp.MatMul(coeff, *rest) if rest else coeff * sp.Identity(P.shape[0])
+                if matrices_equal(a.xreplace({mm: new}), b):
+                    return passed(f"{P.name} is a permutation: P^T P = P P^T = I")
+    return failed("no product P^T P or P P^T of a permutation matrix whose removal gives the other side")
+
+
+def _reindexings(expr, ctx) -> list:
+    out = []
+    if not isinstance(expr, sp.Basic):
+        return out
+    perms = ctx.of_type(Permutation)
+    for s in expr.atoms(sp.Sum):
+        if len(s.limits) != 1:
+            continue
+        (k, lo, hi) = s.limits[0]
+        for hyp in perms:
+            sigma = hyp.function
+            if not (lo == 1 and same_dim(hi, hyp.n)):
+                continue
+            if not s.function.has(sigma(k)):
+                continue
+            t = sp.Dummy("t")
+            body = s.function.xreplace({sigma(k): t})
+            if k in body.free_symbols:
+                continue  # k occurs outside sigma(k): not a re-indexing
+            out.append(expr.xreplace({s: sp.Sum(body.xreplace({t: k}), (k, lo, hi))}))
+    return out
+
+
+@rule(
+    "sum_reindex_bijection",
+    "sum_{k=1}^{n} f(sigma(k)) = sum_{k=1}^{n} f(k) for sigma declared a permutation of exactly 1..n",
+)
+def check_sum_reindex_bijection(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("sum_reindex_bijection justifies equalities only")
+    if not ctx.of_type(Permutation):
+        raise RuleError("no permutation declared among the hypotheses")
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        for cand in _reindexings(a, ctx):
+            if cand == b or equal(cand, b):
+                return passed("sum re-indexed along a permutation of its range")
+    return failed(
+        "no sum over 1..n whose summand depends on its index k only through sigma(k), for a declared "
+        "permutation sigma of 1..n, re-indexes to the other side"
+    )
+
+
+# --------------------------------------------------------------------------------- evaluation
+@rule("evaluate_explicit", "an expression in explicit matrices equals its exact evaluation (doit)")
+def check_evaluate_explicit(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("evaluate_explicit justifies equalities only")
+    value = lhs.doit() if isinstance(lhs, sp.Basic) else lhs
+    if isinstance(value, MatrixExpr) and not isinstance(value, sp.MatrixBase):
+        try:
+            value = value.as_explicit()
+        except (ValueError, TypeError, AttributeError):
+            return failed("the left side does not evaluate to an explicit matrix")
+    if (value == rhs) or equal(value, rhs):
+        return passed("evaluated exactly")
+    return failed(f"the left side evaluates to {_show(value)}, not {_show(rhs)}")
