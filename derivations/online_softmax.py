@@ -103,13 +103,13 @@ def _merge_derivation() -> Derivation:
     l_b, o_b = split(m, a + 1, a + b)
     l_ab, o_ab = split(m, 1, a + b)
     return (
-        Derivation(_union_state(m, a + b))
-        .eq(sp.ImmutableMatrix([l_a + l_b, o_ab]), "sum_split", at=a,
-            note="keys 1..a+b are the block 1..a followed by the block a+1..a+b")
-        .eq(sp.ImmutableMatrix([l_a + l_b, o_a + o_b]), "sum_split", at=a, note="the same split for the output")
-        .eq(_merged(m_A, m_B, m, a, b).as_matrix(), "sum_linearity",
-            note="e^{s_j - m} = e^{m_A - m} e^{s_j - m_A} on block A (and with m_B on B); the constant "
-            "factors leave the sums")
+        Derivation(_merged(m_A, m_B, m, a, b).as_matrix())
+        .eq(sp.ImmutableMatrix([l_a + l_b, o_a + o_b]), "sum_linearity",
+            note="e^{m_A - m} e^{s_j - m_A} = e^{s_j - m} on block A (and with m_B on block B): the "
+            "rescaling factors enter the sums and the block references cancel")
+        .eq(sp.ImmutableMatrix([l_ab, o_a + o_b]), "sum_join", at=a,
+            note="the block 1..a followed by the block a+1..a+b is the range 1..a+b")
+        .eq(_union_state(m, a + b), "sum_join", at=a, note="the same for the output")
     )
 
 
@@ -119,7 +119,7 @@ def _merge_instance(size: int) -> Statement:
     cut = size // 2
     union = state(list(xs), list(vs), m)
     both = merge(state(list(xs[:cut]), list(vs[:cut]), m_A), state(list(xs[cut:]), list(vs[cut:]), m_B), m=m)
-    return Statement(union.as_matrix(), both.as_matrix())
+    return Statement(both.as_matrix(), union.as_matrix())
 
 
 def _direct(scores: np.ndarray, values: np.ndarray, ref: float) -> tuple[float, np.ndarray]:
@@ -153,7 +153,7 @@ online_softmax_merge = register(
     Theorem(
         id="online_softmax_merge",
         title="Merging the online-softmax states of two key blocks gives the state of their union",
-        statement=Statement(_union_state(m, a + b), _merged(m_A, m_B, m, a, b).as_matrix()),
+        statement=Statement(_merged(m_A, m_B, m, a, b).as_matrix(), _union_state(m, a + b)),
         source=_SOURCE,
         kind="theorem",
         hypotheses=(

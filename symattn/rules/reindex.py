@@ -181,3 +181,18 @@ def check_sum_interchange(lhs, rhs, relation, ctx):
         if c == right or equal(c, right):
             return passed("interchanged independent summations (finite sums commute)")
     return failed("no reordering of independent summations turns one side into the other")
+
+
+# ----------------------------------------------------------------------------------- joining
+@rule(
+    "sum_join",
+    "sum_{k=a}^{m} f + sum_{k=m+1}^{b} f = sum_{k=a}^{b} f for a-1 <= m <= b (sum_split read backwards)",
+    params=("at",),
+)
+def check_sum_join(lhs, rhs, relation, ctx, at=None):
+    from symattn.rules.sums import check_sum_split
+
+    result = check_sum_split(rhs, lhs, relation, ctx, at=at)
+    if result.ok:
+        return passed(f"joined adjacent ranges ({result.reason}, read backwards)")
+    return failed(f"joining at {at} does not give the right side: {result.reason}")
