@@ -252,12 +252,29 @@ class RandomSetting:
 
         (idx,) = entry.indices
         dim = self.families[entry.base].dim
-        if idx in bound:
-            lo, hi = bound[idx]
-            return _provably_le(1, lo) and _provably_le(hi, dim) and _provably_le(lo - 1, hi)
+        for b, (lo, hi) in bound.items():
+            offset = sp.simplify(idx - b)
+            if offset.is_Integer:  # idx = b + offset runs over lo+offset..hi+offset
+                return (_provably_le(1, lo + offset) and _provably_le(hi + offset, dim)
+                        and _provably_le(lo - 1, hi))
         if idx.free_symbols & set(bound):
             return False
         return index_in_range(idx, sp.S.One, dim, self.hypotheses)
+
+    def all_in_range(self, expr: Any, bound: dict) -> bool:
+        """Every family entry in ``expr`` (sums inside it included) is a declared entry."""
+        if not isinstance(expr, sp.Basic):
+            return True
+        if isinstance(expr, sp.Sum):
+            inner = dict(bound)
+            for (i, lo, hi) in expr.limits:
+                if i in inner:
+                    return False  # a rebound name: refuse rather than guess which is meant
+                inner[i] = (lo, hi)
+            return self.all_in_range(expr.function, inner)
+        if self.is_entry(expr):
+            return self.in_range(expr, bound)
+        return all(self.all_in_range(a, bound) for a in expr.args)
 
     def distinct_indices(self, a: Any, b: Any, bound: dict) -> bool:
         """``a != b`` is known: they differ by a non-zero integer constant, or a hypothesis says
@@ -429,8 +446,8 @@ def _independent_factors(x, setting: RandomSetting, bound: dict):
         return None
     factors = list(rand.args)
     bases = {e.base for e in setting.entries(rand)}
-    if not setting.jointly_independent(bases):
-        return None
+    if not setting.jointly_independent(bases) or not setting.all_in_range(rand, bound):
+        return None  # undeclared entries (index outside 1..dim) are not known to be independent
     groups = _components(factors, setting, bound)
     if len(groups) < 2:
         return None
