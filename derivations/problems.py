@@ -166,7 +166,9 @@ def _chain_rhs():
 _GRAD_CASES = {1: (1, 1, 1), 2: (2, 2, 2), 3: (2, 3, 1), 4: (3, 2, 2), 5: (3, 1, 3), 6: (3, 3, 3)}
 
 
-def _grad_instance(case: int) -> Statement:
+def _grad_instance(case: int, *, rowsum: bool = True) -> Statement:
+    """The statement at one size; ``rowsum=False`` drops the ``- a a^T`` part of the softmax
+    Jacobian (a plausible mistake, used by the tests)."""
     nv, dk, dv = _GRAD_CASES[case]
     sym = lambda name, r, c: sp.Matrix(r, c, lambda i, j: sp.Symbol(f"{name}_{i + 1}{j + 1}", real=True))  # noqa: E731
     Q, K, V, G = sym("q", nv, dk), sym("k", nv, dk), sym("v", nv, dv), sym("g", nv, dv)
@@ -177,7 +179,7 @@ def _grad_instance(case: int) -> Statement:
     loss = sum(G[i, j] * O[i, j] for i in range(nv) for j in range(dv))  # <G, O>
     lhs = sp.Matrix(nv, dk, lambda i, j: sp.diff(loss, Q[i, j]))  # SymPy's derivative
     dA = G * V.T
-    rs = [sum(dA[i, l] * A[i, l] for l in range(nv)) for i in range(nv)]
+    rs = [sum(dA[i, l] * A[i, l] for l in range(nv)) if rowsum else 0 for i in range(nv)]
     dS = sp.Matrix(nv, nv, lambda i, j: A[i, j] * (dA[i, j] - rs[i]))  # softmax Jacobian, row by row
     rhs = dS * K / sp.sqrt(dk)
     # exp(S_ij) become independent positive symbols: an identity of rational functions in them

@@ -1,0 +1,130 @@
+"""derivations.problems and symattn.problems: every problem is registered, sourced and solved."""
+
+import pytest
+import sympy as sp
+
+from derivations import problems as pr
+from symattn.checker import Checker
+from symattn.derivation import Derivation
+from symattn.problems import PROBLEM_KINDS, Problem, all_problems, get_problem, missing_theorems, register_problem
+from symattn.statement import Statement
+from symattn.theorem import Instances, Theorem, load_all
+from symattn.verdict import Verdict
+
+SEED000 = "000_ccf06b253f58a07c.txt"
+SEED002 = "002_e97041f43d35f9ac.txt"
+
+
+def test_seven_problems_of_seed_000_and_three_exercises_of_seed_002():
+    problems = all_problems()
+    assert sum(SEED000 in p.source for p in problems) == 7
+    assert sum(SEED002 in p.source for p in problems) == 3
+    assert {p.kind for p in problems} <= set(PROBLEM_KINDS)
+    assert [p.kind for p in problems if SEED000 in p.source].count("proof") == 5
+    assert len({p.id for p in problems}) == len(problems)
+
+
+def test_every_referenced_theorem_is_registered():
+    """Fails until the other topics (dot_product_variance, mha_head_scale, ...) have landed."""
+    load_all()
+    assert missing_theorems() == {}
+
+
+def test_coding_problem_points_to_an_implementation_that_exists():
+    import importlib
+
+    p = get_problem("mha_from_scratch")
+    module, name = p.implementation.rsplit(".", 1)
+    assert callable(getattr(importlib.import_module(module), name))
+    assert p.tests and all(t.startswith("tests/numeric/") for t in p.tests)
+
+
+def test_crossover_problem_values_are_computed():
+    c = get_problem("attention_dominates_mlp_when").computed
+    d = sp.Symbol("d", positive=True)
+    assert c["crossover_logits_and_av"] == 4 * d
+    assert c["crossover_attention_block"] == 2 * d
+    assert c["ratio_n128000_d4096_logits_and_av"] == sp.Rational(125, 16)
+    assert c["ratio_n128000_d4096_leading_order"] == sp.Rational(125, 4)
+
+
+def test_exercise_1_weights_output_and_no_majority():
+    ex = pr.three_key_example()
+    e = sp.E
+    want = [sp.exp(sp.Rational(1, 2)), sp.exp(sp.Rational(1, 2)), e]
+    total = sum(want)
+    for got, w in zip(ex["weights"], want):
+        assert sp.simplify(got - w / total) == 0
+    assert [round(float(w), 3) for w in ex["weights"]] == [0.274, 0.274, 0.452]
+    assert [round(float(o), 4) for o in ex["output"]] == [0.7259, 0.7259]
+    assert get_problem("exercise_third_identical_key").computed["identical_key_weight_above_half"] is False
+
+
+@pytest.mark.parametrize("theorem_id, target", [
+    ("three_key_attention_output", Verdict.PROVED),
+    ("identical_key_weight_lt_half", Verdict.PROVED),
+    ("attention_grad_q_chain", Verdict.PROVED_FOR_INSTANCES),
+])
+def test_problem_theorems_reach_their_targets(theorem_id, target):
+    outcome = Checker().check(getattr(pr, theorem_id))
+    assert outcome.verdict is target, outcome.how
+    assert all(v.status.value != "fail" for v in outcome.levels.values())
+
+
+def test_identical_key_majority_claim_is_refuted():
+    """'The identical key dominates' read as 'gets more than half': false, and the checker says so."""
+    w3 = pr.three_key_example()["weights"][2]
+    thm = Theorem(
+        id="identical_key_weight_gt_half", title="wrong", source="extension",
+        statement=Statement(w3, sp.Rational(1, 2), ">"),
+        derivation=lambda: Derivation(w3).step(sp.Rational(1, 2), "inequality", ">", note="it is the largest"),
+        instances=Instances(lambda s: Statement(w3, sp.Rational(1, 2), ">"), (1,)),
+    )
+    outcome = Checker().check(thm)
+    assert outcome.verdict is Verdict.REFUTED
+
+
+def test_gradient_chain_without_the_rowsum_term_is_refuted():
+    """A plausible wrong chain: dS = A o dA, forgetting the -a a^T part of the softmax Jacobian."""
+    thm = Theorem(
+        id="grad_q_chain_without_rowsum", title="wrong", source="extension",
+        statement=pr.attention_grad_q_chain.statement, target="proved-for-instances",
+        instances=Instances(lambda case: pr._grad_instance(case, rowsum=False), (2, 4)),
+    )
+    outcome = Checker().check(thm)
+    assert outcome.verdict is Verdict.REFUTED
+    assert outcome.levels["instances"].status.value == "fail"
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        (dict(kind="essay"), ValueError, "kind must be one of"),
+        (dict(id="Bad Id"), ValueError, "snake_case"),
+        (dict(theorem_ids="dot_product_variance"), TypeError, "tuple of theorem id strings"),
+        (dict(solution=""), ValueError, "solution must be a non-empty string"),
+        (dict(kind="coding"), ValueError, "names its implementation"),
+        (dict(computed=[1]), TypeError, "computed must be a dict"),
+    ],
+)
+def test_invalid_problems_are_rejected(kwargs, exc, match):
+    base = dict(id="p", title="t", source="extension", kind="exercise", statement="s", theorem_ids=(), solution="x")
+    base.update(kwargs)
+    with pytest.raises(exc, match=match):
+        Problem(**base)
+
+
+def test_register_problem_rejects_duplicates_and_non_problems():
+    p = get_problem("mha_from_scratch")
+    assert register_problem(p) is p  # idempotent for the same object
+    with pytest.raises(ValueError, match="registered twice"):
+        register_problem(Problem(**{**p.to_json(), "computed": {}, "theorem_ids": ()}))
+    with pytest.raises(TypeError, match="needs a Problem"):
+        register_problem("mha_from_scratch")
+
+
+def test_problem_to_json_is_plain_data():
+    import json
+
+    for p in all_problems():
+        json.dumps(p.to_json())
