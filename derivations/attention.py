@@ -6,24 +6,35 @@ Scaled dot-product attention mixes value rows with weights given by a row-wise s
 Main results
 ------------
 * ``softmax_add_const``: adding the same constant to every logit leaves the softmax unchanged.
+* ``attention_row_stochastic``: the weights of one query sum to 1 (symbolic ``n``).
+* ``attention_weights_positive``: every weight is strictly positive for finite scores.
+* ``attention_output_convex_combination``: each coordinate of the output is at most the largest
+  value, ``o_i <= max_j v_j``.
+* ``attention_output_ge_min_value``: and at least the smallest, ``o_i >= min_j v_j``.
 
 References
 ----------
 * Seed 004 (Amathify, "Attention and Transformers"), *Did You Know?*: "Softmax is unchanged if you
   subtract the same constant from all scores".
-* Seed 000 ("The Mathematics of Transformers"), *Definition: Scaled dot-product attention*.
+* Seed 000 ("The Mathematics of Transformers"), *Definition: Scaled dot-product attention*
+  ("A is row-stochastic ... so row i of the output is a convex combination of the value vectors").
+* Seed 002 ("Math Behind Transformer Attention"), *Reading it piece by piece*.
+* Seed 004, *Did You Know?*, first bullet ("every row of an attention matrix is a probability
+  distribution").
 
-Tags: softmax, shift invariance, numerical stability
+Tags: softmax, shift invariance, numerical stability, row-stochastic, convex combination
 """
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from symattn.derivation import Derivation
+from symattn.rules.inequalities import MaxOver, MinOver
 from symattn.softmax import Softmax
 from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import Instances, Theorem, register
+from symattn.theorem import Instances, NumericResult, Theorem, register
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
@@ -76,5 +87,238 @@ softmax_add_const = register(
             "implementations may subtract the row maximum before exponentiating, to avoid overflow, "
             "without changing the result."
         ),
+    )
+)
+
+
+# ------------------------------------------------------------------------ row-stochastic rows
+k, l = sp.symbols("k l", integer=True, positive=True)
+v = sp.IndexedBase("v", real=True)
+
+_SOURCE_ROWS = (
+    "000_ccf06b253f58a07c.txt, Definition 'Scaled dot-product attention' (A is row-stochastic); "
+    "002_e97041f43d35f9ac.txt, 'Reading it piece by piece' (softmax turns each row into a probability "
+    "distribution); 004_b987b516506401e6.txt, 'Did You Know?' first bullet (every row of an attention "
+    "matrix is a probability distribution)"
+)
+
+
+def _weight(index):
+    """Entry (i, index) of the attention matrix, for the scores s_1..s_n of row i."""
+    return Softmax(sp.Lambda(k, s[k]), index, n)
+
+
+def _row_sum_derivation() -> Derivation:
+    return (
+        Derivation(sp.Sum(_weight(j), (j, 1, n)))
+        .eq(sp.Sum(sp.exp(s[j]) / sp.Sum(sp.exp(s[k]), (k, 1, n)), (j, 1, n)), "definition", name="softmax",
+            note="unfold the softmax")
+        .eq(sp.Sum(sp.exp(s[j]), (j, 1, n)) / sp.Sum(sp.exp(s[k]), (k, 1, n)), "sum_linearity",
+            note="the normaliser does not depend on j")
+        .eq(sp.S.One, "rename_bound", note="numerator and normaliser are the same sum")
+    )
+
+
+def _row_sum_instance(size: int) -> Statement:
+    x = sp.symbols(f"x1:{size + 1}", real=True)
+    z = sum(sp.exp(xk) for xk in x)
+    return Statement(sum(sp.exp(xk) / z for xk in x), 1)
+
+
+def _row_sum_numeric(seed: int) -> NumericResult:
+    from numeric.reference import attention_scores, softmax
+
+    rng = np.random.default_rng(seed)
+    worst, negative, trials = 0.0, 0, 100
+    for trial in range(trials):
+        n_q, n_k, d = int(rng.integers(1, 10)), int(rng.integers(1, 40)), int(rng.integers(1, 8))
+        scores = attention_scores(rng.normal(size=(n_q, d)) * 3, rng.normal(size=(n_k, d)) * 3)  # (n_q, n_k)
+        if trial % 2 and n_q == n_k:
+            scores = attention_scores(rng.normal(size=(n_q, d)), rng.normal(size=(n_k, d)), causal=True)
+        a = softmax(scores)  # (n_q, n_k), -inf scores (causal mask) give exact zeros
+        worst = max(worst, float(np.abs(a.sum(axis=-1) - 1.0).max()))
+        negative += int((a < 0).sum())
+    tol = 1e-13
+    return NumericResult(worst <= tol and negative == 0, trials, seed, worst, tol,
+                         f"row sums of softmax(scale QK^T [+ causal mask]) minus 1; {negative} negative weights")
+
+
+register(
+    Theorem(
+        id="attention_row_stochastic",
+        title="Each row of the attention matrix sums to 1",
+        statement=Statement(sp.Sum(_weight(j), (j, 1, n)), 1),
+        source=_SOURCE_ROWS,
+        derivation=_row_sum_derivation,
+        dimensions=(n,),
+        instances=Instances(_row_sum_instance, tuple(range(1, 9)), label="n"),
+        numeric=_row_sum_numeric,
+        plain=(
+            "The softmax weights of one query over its n keys add up to exactly 1: each weight is "
+            "e^(s_j) divided by the sum of all the e^(s_k), and adding up the numerators gives that "
+            "same sum. Together with attention_weights_positive, every row of the attention matrix "
+            "is a probability distribution over the keys."
+        ),
+        notes=(
+            "Seed 000 writes 'A_ij >= 0'. For finite scores the weights are strictly positive "
+            "(attention_weights_positive); '>= 0' is the right statement only for masked attention, "
+            "where seed 004's causal mask 'sets scores for future positions to -inf' and e^(-inf) = 0 "
+            "makes those weights exactly 0 -- the rows still sum to 1 over the visible keys, as long "
+            "as at least one key is visible."
+        ),
+    )
+)
+
+
+def _positive_derivation() -> Derivation:
+    return (
+        Derivation(_weight(i))
+        .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[k]), (k, 1, n)), "definition", name="softmax", note="unfold the softmax")
+        .step(sp.S.Zero, "positivity", ">", note="e^x > 0 for real x, and a nonempty sum of positive terms is positive")
+    )
+
+
+def _positive_instance(size: int) -> Statement:
+    x = sp.symbols(f"x1:{size + 1}", real=True)
+    return Statement(sp.exp(x[0]) / sum(sp.exp(xk) for xk in x), 0, ">")
+
+
+def _positive_numeric(seed: int) -> NumericResult:
+    from numeric.reference import softmax
+
+    rng = np.random.default_rng(seed)
+    smallest, trials = np.inf, 200
+    for _ in range(trials):
+        scores = rng.normal(scale=10.0, size=int(rng.integers(1, 60)))  # (n,), spreads well below 700
+        smallest = min(smallest, float(softmax(scores).min()))
+    return NumericResult(smallest > 0, trials, seed, 0.0 if smallest > 0 else 1.0, 0.0,
+                         f"smallest weight seen {smallest:.3g} (> 0) for score spreads well inside float64's range")
+
+
+register(
+    Theorem(
+        id="attention_weights_positive",
+        title="Every attention weight is strictly positive (finite scores)",
+        statement=Statement(_weight(i), 0, ">"),
+        source=_SOURCE_ROWS,
+        hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),
+                    Assumption("finite_scores", text="the scores s_1, ..., s_n are finite real numbers (no mask)")),
+        derivation=_positive_derivation,
+        dimensions=(n,),
+        instances=Instances(_positive_instance, tuple(range(1, 9)), label="n"),
+        numeric=_positive_numeric,
+        plain=(
+            "With finite scores, no key is ever ignored completely: each weight is a positive "
+            "exponential divided by a positive sum, so it is strictly greater than 0."
+        ),
+        notes=(
+            "Seed 000 states A_ij >= 0, which is true but weaker than what holds: A_ij > 0 for finite "
+            "scores. With a causal mask (seed 004: scores of future positions set to -inf) the masked "
+            "weights are exactly 0, so '>= 0' is the right statement for masked attention. In float64 "
+            "a weight also underflows to exactly 0 once its score is about 745 below the row maximum "
+            "(e^-745 is below the smallest subnormal); the theorem is about exact arithmetic."
+        ),
+    )
+)
+
+
+# ------------------------------------------------------------------------ convex combination
+def _output():
+    """Coordinate of the output row: sum_j A_ij v_j, for one coordinate v_j of the values."""
+    return sp.Sum(_weight(j) * v[j], (j, 1, n))
+
+
+def _bound_derivation(extremum, relation) -> Derivation:
+    e = extremum(v[l], (l, 1, n))
+    d = Derivation(_output())
+    d.step(sp.Sum(_weight(j) * e, (j, 1, n)), "sum_monotone", relation,
+           note="each weight is positive and each v_j lies between the smallest and largest value")
+    return (
+        d.eq(e * sp.Sum(_weight(j), (j, 1, n)), "sum_linearity", note="the extreme value does not depend on j")
+        .eq(e, "apply_theorem", theorem="attention_row_stochastic", note="the weights sum to 1")
+    )
+
+
+_VALUES = (sp.Rational(3, 2), -2, sp.Rational(1, 3), 5, 0, -sp.Rational(7, 4), 2, 1)
+
+
+def _bound_instance(extremum, relation):
+    def build(size: int) -> Statement:
+        x = sp.symbols(f"x1:{size + 1}", real=True)
+        vals = _VALUES[:size]
+        z = sum(sp.exp(xk) for xk in x)
+        out = sum(sp.exp(xk) / z * y for xk, y in zip(x, vals))
+        return Statement(out, extremum(*vals), relation)
+
+    return build
+
+
+def _bound_numeric(seed: int) -> NumericResult:
+    from numeric.reference import attention
+
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 100
+    for trial in range(trials):
+        n_q = n_k = int(rng.integers(1, 30))
+        d, d_v = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+        q, kk = rng.normal(size=(n_q, d)) * 2, rng.normal(size=(n_k, d)) * 2
+        vv = rng.normal(size=(n_k, d_v))
+        out = attention(q, kk, vv, causal=bool(trial % 2))  # (n_q, d_v)
+        if trial % 2:  # causal: row i mixes v_1..v_i only
+            hi = np.maximum.accumulate(vv, axis=0)  # (n, d_v) running max over visible keys
+            lo = np.minimum.accumulate(vv, axis=0)
+        else:
+            hi, lo = vv.max(axis=0, keepdims=True), vv.min(axis=0, keepdims=True)
+        worst = max(worst, float(np.maximum(out - hi, lo - out).max()))
+    tol = 1e-14
+    return NumericResult(worst <= tol, trials, seed, max(worst, 0.0), tol,
+                         "largest excursion of an output coordinate beyond [min_j v_j, max_j v_j] "
+                         "(over visible keys, with and without a causal mask)")
+
+
+_BOUND_NOTES = (
+    "Seed 000 says 'row i of the output is a convex combination of the value vectors'; the bound is "
+    "proved coordinate by coordinate (each coordinate of o_i lies between the smallest and largest "
+    "value of that coordinate), which follows from, but is weaker than, lying in the convex hull of "
+    "the v_j. The bound needs only nonnegative weights summing to 1, so it also holds with a causal "
+    "mask (over the visible keys). The exact instance check fixes the values to rationals and keeps "
+    "the scores symbolic."
+)
+
+register(
+    Theorem(
+        id="attention_output_convex_combination",
+        title="Each output coordinate is at most the largest value: o_i <= max_j v_j",
+        statement=Statement(_output(), MaxOver(v[l], (l, 1, n)), "<="),
+        source=_SOURCE_ROWS,
+        derivation=lambda: _bound_derivation(MaxOver, "<="),
+        dimensions=(n,),
+        instances=Instances(_bound_instance(sp.Max, "<="), tuple(range(1, 6)), label="n"),
+        numeric=_bound_numeric,
+        plain=(
+            "The output of attention for one query is a weighted average of the value vectors with "
+            "positive weights adding up to 1. So, coordinate by coordinate, it can never exceed the "
+            "largest value (this theorem) nor fall below the smallest (attention_output_ge_min_value): "
+            "attention mixes the values, it cannot extrapolate beyond them."
+        ),
+        notes=_BOUND_NOTES,
+    )
+)
+
+register(
+    Theorem(
+        id="attention_output_ge_min_value",
+        title="Each output coordinate is at least the smallest value: o_i >= min_j v_j",
+        statement=Statement(_output(), MinOver(v[l], (l, 1, n)), ">="),
+        source=_SOURCE_ROWS,
+        derivation=lambda: _bound_derivation(MinOver, ">="),
+        dimensions=(n,),
+        instances=Instances(_bound_instance(sp.Min, ">="), tuple(range(1, 6)), label="n"),
+        numeric=_bound_numeric,
+        plain=(
+            "The lower half of the convex-combination bound: a weighted average with positive "
+            "weights summing to 1 is never smaller than the smallest of the averaged numbers."
+        ),
+        notes=_BOUND_NOTES,
     )
 )
