@@ -7,6 +7,7 @@ then left untouched); 2 on usage errors.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -29,6 +30,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help=f"limit for each SymPy call of a rule (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
+    parser.add_argument("--figures", choices=("all", "used", "none"), default="all",
+                        help="draw all registered figures (default), only those the theorems name, or none")
+    parser.add_argument("--sections", action=argparse.BooleanOptionalAction, default=None,
+                        help="include the claim audit and the problems (default: only without -k)")
     parser.add_argument("--timings", action="store_true",
                         help="put check durations in the report and write timings.json "
                              "(the report is then not byte-for-byte reproducible)")
@@ -70,7 +75,8 @@ def run(args) -> int:
     try:
         options = ReportOptions(out=args.out, formats=args.formats, pattern=args.pattern,
                                 templates=args.templates, jobs=args.jobs, time_limit=args.time_limit,
-                                numeric=not args.no_numeric, timings=args.timings, timestamp=args.timestamp)
+                                numeric=not args.no_numeric, timings=args.timings, timestamp=args.timestamp,
+                                figures=args.figures, sections=args.sections)
     except ValueError as exc:
         print(f"symattn report: {exc}", file=sys.stderr)
         return 2

@@ -77,8 +77,11 @@ class ReportOptions:
     numeric: bool = True
     timings: bool = False
     timestamp: bool = False
-    #: draw the registered figures that no theorem names, in a closing "Figures" section
-    all_figures: bool = True
+    #: which figures to draw: "all" (those the theorems name, then every other registered one
+    #: in a closing "Figures" section), "used" (only those the theorems name) or "none"
+    figures: str = "all"
+    #: include the claim audit and the problems; None: only for the full report (no pattern)
+    sections: bool | None = None
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -89,6 +92,8 @@ class ReportOptions:
             raise ValueError(f"formats must be a non-empty subset of {FORMATS}, got {list(self.formats)}")
         if not isinstance(self.jobs, int) or self.jobs < 1:
             raise ValueError(f"jobs must be a positive integer, got {self.jobs!r}")
+        if self.figures not in ("all", "used", "none"):
+            raise ValueError(f"figures must be 'all', 'used' or 'none', got {self.figures!r}")
         if self.time_limit <= 0:
             raise ValueError(f"time_limit must be positive, got {self.time_limit}")
         if self.templates is not None:
@@ -221,20 +226,17 @@ def build_report(
     groups = group_by_topic(entries)
     known = {t.id for t in theorems}
     named = []
-    for e in entries:
-        named += [f for f in e.figures if f not in named]
-    loose = [f for f in sorted(FIGURES) if f not in named] if options.all_figures else []
+    if options.figures != "none":
+        for e in entries:
+            named += [f for f in e.figures if f not in named]
+    loose = [f for f in sorted(FIGURES) if f not in named] if options.figures == "all" else []
     figures, figure_errors = draw_figures(named + loose, timings=options.timings, progress=progress)
     loose = [f for f in loose if f in figures]
 
-    sections = []
-    if options.pattern is None:
+    sections, audit_verdicts = [], []
+    if options.sections if options.sections is not None else options.pattern is None:
         audit, audit_verdicts = audit_section()
-        sections.append(audit)
-    else:
-        audit_verdicts = []
-    if options.pattern is None:
-        sections.append(problems_section(known))
+        sections += [audit, problems_section(known)]
     sections.extend(extra_sections)
 
     counts: dict[str, int] = {}

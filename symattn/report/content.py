@@ -221,10 +221,8 @@ def _hyp_latex(h) -> str:
 
 
 def _hyp_words(h) -> str:
-    try:
-        return h.describe()
-    except Exception:
-        return h.name
+    # words only where they add to the formula: an assumption stated in prose
+    return str(getattr(h, "text", "") or "")
 
 
 def undecided_outcome(theorem_id: str, reason: str) -> Outcome:

@@ -265,28 +265,23 @@ def _rope_logit_diagonals(fig, options: DrawOptions) -> str:
             "(floating-point rounding).")
 
 
-def _costs(n: np.ndarray, d: int) -> tuple[np.ndarray, np.ndarray, str]:
-    """Attention-score FLOPs (QK^T and AV) and MLP FLOPs per layer.
+def _costs(n: np.ndarray, d: int, h: int = 32) -> tuple[np.ndarray, np.ndarray, str]:
+    """Attention-score MACs (``QK^T`` and ``AV``) and MLP MACs per layer.
 
-    Uses :func:`symattn.complexity.layer_costs` when it exists and answers for these keys,
-    else the table of seed 000: ``n^2 d`` each for QK^T and AV, ``8 n d^2`` for the MLP.
+    From :func:`symattn.complexity.layer_costs` (keys ``logits``, ``attention_values``, ``mlp``)
+    when it is importable, else from the table of seed 000: ``n^2 d`` each for ``QK^T`` and
+    ``AV``, ``8 n d^2`` for the MLP.
     """
     try:
-        from symattn.complexity import layer_costs  # written by the complexity engineer
-
-        costs = layer_costs(int(n[0]), d)
-        attn_key = next(k for k in costs if "logit" in str(k).lower() or "attention" in str(k).lower())
-        mlp_key = next(k for k in costs if "mlp" in str(k).lower())
-        attn = np.array([float(_as_float(layer_costs(int(m), d)[attn_key])) for m in n])
-        mlp = np.array([float(_as_float(layer_costs(int(m), d)[mlp_key])) for m in n])
-        return attn, mlp, "symattn.complexity.layer_costs"
-    except Exception:  # absent, or a different signature: the formulas of the text
+        from symattn.complexity import layer_costs
+    except ImportError:
         return 2.0 * n**2 * d, 8.0 * n * d**2, "the formulas 2 n^2 d (QK^T and AV) and 8 n d^2 (MLP)"
-
-
-def _as_float(x: Any) -> float:
-    flops = getattr(x, "flops", x)
-    return float(flops)
+    attn, mlp = [], []
+    for m in n:
+        t = layer_costs(int(m), d, h)
+        attn.append(float(t["logits"] + t["attention_values"]))
+        mlp.append(float(t["mlp"]))
+    return np.array(attn), np.array(mlp), f"symattn.complexity.layer_costs (h = {h})"
 
 
 @figure(

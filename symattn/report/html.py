@@ -83,6 +83,7 @@ def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environm
         math=lambda s: mathml.convert(s, display=False),
         dmath=lambda s: mathml.convert(s, display=True),
         text=mathml.text,
+        wbr=lambda s: Markup("<wbr>_").join(escape(part) for part in str(s).split("_")),
         paras=lambda s: Markup("").join(Markup("<p>") + mathml.text(p.strip()) + Markup("</p>")
                                         for p in str(s or "").split("\n\n") if p.strip()),
     )

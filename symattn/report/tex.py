@@ -113,6 +113,16 @@ def tex_verb(text: object) -> str:
     return r"\texttt{" + "".join(out) + "}"
 
 
+def tex_breakable(text: object) -> str:
+    """Escaped text in the running font with breaks allowed after ``_ , . /`` (file names)."""
+    out = []
+    for ch in str(text):
+        out.append(tex_escape(ch))
+        if ch in "_,./":
+            out.append(r"\allowbreak{}")
+    return "".join(out)
+
+
 def _fit(latex: str, reserve: str = "0pt") -> str:
     return r"\symattnfit[%s]{%s}" % (reserve, latex)
 
@@ -139,7 +149,7 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, fit=_fit)
+    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, brk=tex_breakable, fit=_fit)
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
                      table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
     return env
