@@ -206,7 +206,7 @@ def _ratio_derivation(attn, rhs, unfolded, note) -> Derivation:
         Derivation(attn / mlp)
         .eq(unfolded / (MatMulMACs(n, d, r * d) + MatMulMACs(n, r * d, d)), "definition", name="layer_cost",
             note="unfold attention and MLP into their matrix products")
-        .eq(sp.Mul(unfolded.xreplace({}).replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()),
+        .eq(sp.Mul(unfolded.replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()),
                    sp.Pow(2 * r * n * d**2, -1, evaluate=False), evaluate=False),
             "definition", name="matmul_macs", note="(a x b)(b x c) costs abc MACs; the MLP costs 2r n d^2")
         .eq(rhs, "algebra", note=note)
