@@ -125,11 +125,10 @@ class ShapedExpr(MatrixExpr):
         out = set()
         for a in self.args:
             out |= getattr(a, "free_symbols", set())
-            if isinstance(a, MatrixExpr):
-                for s in a.shape:
+        for node in sp.preorder_traversal(self):
+            if isinstance(node, MatrixExpr):
+                for s in node.shape:
                     out |= getattr(sp.sympify(s), "free_symbols", set())
-        for s in self.shape:
-            out |= getattr(sp.sympify(s), "free_symbols", set())
         return out
 
 
@@ -520,6 +519,9 @@ class MultiHeadAttention(ShapedExpr):
         m = wq.variables[0]
         heads = sp.Lambda(m, Attention(X * wq(m), X * wk(m), X * wv(m)))
         return Concat(heads, h) * Stack(sp.Lambda(m, wo(m)), h)
+
+    def _sympystr(self, printer):
+        return f"MHA({printer._print(self.args[0])}, h={printer._print(self.args[5])})"
 
     def _latex(self, printer):
         return r"\operatorname{MHA}\left(%s\right)" % printer._print(self.args[0])

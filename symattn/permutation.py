@@ -74,6 +74,7 @@ __all__ = [
     "all_permutation_matrices",
     "softmax_rows_explicit",
     "attention_explicit",
+    "layer_norm_explicit",
     "fresh_index",
 ]
 
@@ -247,6 +248,9 @@ class SoftmaxRows(ShapedExpr):
         k = fresh_index(depth + 1)
         return Softmax(sp.Lambda(k, entry(S, i, k, depth + 1)), j, S.shape[1])
 
+    def _sympystr(self, printer):
+        return f"softmax_rows({printer._print(self.args[0])})"
+
     def _latex(self, printer):
         return r"\operatorname{softmax}_{\mathrm{rows}}\left(%s\right)" % printer._print(self.args[0])
 
@@ -370,8 +374,34 @@ class LayerNorm(ShapedExpr):
             beta, 1, j, depth
         )
 
+    def doit(self, **hints):
+        X, gamma, beta, eps = (a.doit(**hints) if hints.get("deep", True) else a for a in self.args)
+        parts = [_explicit(a) for a in (X, gamma, beta)]
+        if all(p is not None for p in parts):
+            return layer_norm_explicit(*parts, eps)
+        return LayerNorm(X, gamma, beta, eps)
+
     def _latex(self, printer):
         return r"\operatorname{LN}\left(%s\right)" % printer._print(self.args[0])
+
+
+def layer_norm_explicit(X, gamma, beta, eps) -> sp.ImmutableMatrix:
+    """Exact row-wise layer normalisation of an explicit matrix (``gamma``, ``beta``: 1 x d).
+
+    >>> layer_norm_explicit(sp.Matrix([[1, 3]]), sp.Matrix([[1, 1]]), sp.Matrix([[0, 0]]), 0)
+    Matrix([[-1, 1]])
+    """
+    X, gamma, beta = sp.Matrix(X), sp.Matrix(gamma), sp.Matrix(beta)
+    rows, d = X.shape
+    if gamma.shape != (1, d) or beta.shape != (1, d):
+        raise ValueError(f"layer_norm_explicit: gamma and beta must be 1 x {d}, got {gamma.shape}, {beta.shape}")
+    out = sp.zeros(rows, d)
+    for r in range(rows):
+        mean = sum(X[r, :]) / d
+        var = sum((x - mean) ** 2 for x in X[r, :]) / d
+        for c in range(d):
+            out[r, c] = gamma[0, c] * (X[r, c] - mean) / sp.sqrt(var + eps) + beta[0, c]
+    return sp.ImmutableMatrix(out)
 
 
 class ElementwiseMap(ShapedExpr):
@@ -454,6 +484,14 @@ class MLP(ShapedExpr):
         X, W1, b1, W2, b2, rho = self.args
         ones = sp.OneMatrix(X.shape[0], 1)
         return ElementwiseMap(rho, X * W1 + ones * b1) * W2 + ones * b2
+
+    def doit(self, **hints):
+        args = [a.doit(**hints) if hints.get("deep", True) and isinstance(a, MatrixExpr) else a for a in self.args]
+        if all(_explicit(a) is not None for a in args[:5]):
+            X, W1, b1, W2, b2 = (sp.Matrix(_explicit(a)) for a in args[:5])
+            ones = sp.ones(X.shape[0], 1)
+            return sp.ImmutableMatrix((X * W1 + ones * b1).applyfunc(args[5]) * W2 + ones * b2)
+        return MLP(*args)
 
     def _latex(self, printer):
         return r"\operatorname{MLP}\left(%s\right)" % printer._print(self.args[0])

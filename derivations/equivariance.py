@@ -1,0 +1,624 @@
+r"""Attention is permutation equivariant
+====================================
+
+Permuting the tokens (the rows of :math:`X`) permutes the output rows the same way and changes
+nothing else: every sublayer of a transformer without positional information commutes with
+:math:`X \mapsto PX`.
+
+Main results
+------------
+* ``softmax_rows_permutation_conjugate``:
+  :math:`\operatorname{softmax_{rows}}(PSP^\top) = P\operatorname{softmax_{rows}}(S)P^\top`
+  (re-indexing the normalising sum along the permutation).
+* ``softmax_rows_permutation_rows``: :math:`\operatorname{softmax_{rows}}(PS) = P\operatorname{softmax_{rows}}(S)`.
+* ``attention_permutation_equivariant``:
+  :math:`\operatorname{Attention}(PXW_Q, PXW_K, PXW_V) = P\operatorname{Attention}(XW_Q, XW_K, XW_V)`.
+* ``layernorm_permutation_equivariant``, ``mlp_permutation_equivariant``: position-wise maps commute
+  with row permutations.
+* ``mha_permutation_equivariant``: :math:`\operatorname{MHA}(PX) = P\operatorname{MHA}(X)` for every
+  number of heads.
+* ``prenorm_layer_permutation_equivariant``: the pre-norm layer
+  :math:`Y = X + \operatorname{MHA}(\operatorname{LN}_1 X)`, :math:`Y + \operatorname{MLP}(\operatorname{LN}_2 Y)`
+  is equivariant (composition of the above through ``apply_theorem``).
+* ``positional_encoding_breaks_equivariance``: with additive positional encodings :math:`E` there
+  are :math:`X, P` with :math:`\operatorname{Attn}(PX + E) \ne P\operatorname{Attn}(X + E)`
+  (an exact rational witness; :func:`positional_counterexample` returns it).
+
+Notation
+--------
+:math:`P = P_\sigma`, :math:`(P_\sigma)_{ik} = \delta_{\sigma(i)k}` for a permutation :math:`\sigma`
+of :math:`\{1,\dots,n\}`, so :math:`(PX)_{ij} = X_{\sigma(i)j}`.
+
+References
+----------
+* Seed 000 ("The Mathematics of Transformers"), Proposition "Attention is permutation equivariant"
+  and the paragraph after it; *Residual stream, normalisation and the MLP block*.
+* Seed 004 (Amathify), *Positional Encoding*, first paragraph.
+* Lee et al. (2019), "Set Transformer", Property 1; Yun et al. (2020), "Are Transformers universal
+  approximators of sequence-to-sequence functions?", Sec. 2.
+
+Tags: permutation equivariance, symmetry, positional encoding, softmax, layer norm, counterexample
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import sympy as sp
+
+from numeric.reference import TransformerLayerParams, attention, layer_norm, mlp, multi_head_attention, pre_norm_layer
+from numeric.rope import sinusoidal_encoding
+from symattn.derivation import Derivation
+from symattn.multihead import MultiHeadAttention, mha_families
+from symattn.permutation import (
+    MLP,
+    Attention,
+    LayerNorm,
+    Permutation,
+    PermutationMatrix,
+    SoftmaxRows,
+    all_permutation_matrices,
+    attention_explicit,
+    layer_norm_explicit,
+    permutation_matrix,
+    softmax_rows_explicit,
+)
+from symattn.rules.matrices import entry
+from symattn.softmax import Softmax
+from symattn.statement import Assumption, Statement
+from symattn.theorem import Instances, NumericResult, Theorem, register
+
+__all__ = ["positional_counterexample", "prenorm_layer"]
+
+SEED_000 = "000_ccf06b253f58a07c.txt"
+SEED_004 = "004_b987b516506401e6.txt"
+
+n, d, d_k, d_v, r, h = sp.symbols("n d d_k d_v r h", integer=True, positive=True)
+i, j = sp.symbols("i j", integer=True, positive=True)
+m = sp.Symbol("m", integer=True, positive=True)
+k1 = sp.Symbol("k_1", integer=True, positive=True)  # the summation index `entry` introduces first
+eps = sp.Symbol("epsilon", positive=True)
+t = sp.Symbol("t", real=True)
+rho = sp.Lambda(t, sp.Function("rho")(t))
+
+P = PermutationMatrix("sigma", n)
+sigma = P.sigma
+PERM = Permutation("sigma_perm", sigma="sigma", n=n)
+S = sp.MatrixSymbol("S", n, n)
+X = sp.MatrixSymbol("X", n, d)
+W_Q, W_K = sp.MatrixSymbol("W_Q", d, d_k), sp.MatrixSymbol("W_K", d, d_k)
+W_V = sp.MatrixSymbol("W_V", d, d_v)
+gamma, beta = sp.MatrixSymbol("gamma", 1, d), sp.MatrixSymbol("beta", 1, d)
+W_1, b_1 = sp.MatrixSymbol("W_1", d, r), sp.MatrixSymbol("b_1", 1, r)
+W_2, b_2 = sp.MatrixSymbol("W_2", r, d), sp.MatrixSymbol("b_2", 1, d)
+s_ = sp.IndexedBase("S")
+
+_EQUIVARIANCE = f"{SEED_000}, Proposition 'Attention is permutation equivariant'"
+_POSITIONWISE = f"{SEED_000}, paragraph after 'Attention is permutation equivariant' (MLP and normalisation act position-wise)"
+
+
+# ------------------------------------------------------------------------------------------ exact instances
+def _sym(name: str, rows: int, cols: int) -> sp.ImmutableMatrix:
+    return sp.ImmutableMatrix(rows, cols, lambda a, b: sp.Symbol(f"{name}{a + 1}{b + 1}", real=True))
+
+
+def _all_perms(size: int, lhs_fn, rhs_fn) -> Statement:
+    """One statement stacking lhs_fn(P) (resp. rhs_fn(P)) over every permutation matrix of the size."""
+    lhs, rhs = [], []
+    for _, Pm in all_permutation_matrices(size):
+        lhs.append(sp.Matrix(lhs_fn(Pm)))
+        rhs.append(sp.Matrix(rhs_fn(Pm)))
+    return Statement(sp.ImmutableMatrix(sp.Matrix.vstack(*lhs)), sp.ImmutableMatrix(sp.Matrix.vstack(*rhs)))
+
+
+def _random_perm(rng, size: int) -> np.ndarray:
+    return np.eye(size)[rng.permutation(size)]  # rows of I reordered: (P x)_i = x_{perm(i)}
+
+
+def _numeric(fn, detail: str, tol: float = 1e-12):
+    """Max |f(P X) - P f(X)| over random inputs and random permutations."""
+
+    def check(seed: int) -> NumericResult:
+        rng = np.random.default_rng(seed)
+        worst, samples = 0.0, 0
+        for size in (1, 2, 3, 5, 8):
+            for _ in range(6):
+                Pm = _random_perm(rng, size)
+                worst = max(worst, float(fn(rng, size, Pm)))
+                samples += 1
+        return NumericResult(worst <= tol, samples, seed, worst, tol, detail)
+
+    return check
+
+
+# ------------------------------------------------------------------------------------------ softmax lemmas
+def _softmax_conjugate_derivation() -> Derivation:
+    lhs, rhs = SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T
+    proof = (
+        Derivation(entry(lhs, i, j))  # softmax of row sigma(i) of S, read in the order sigma
+        .eq(sp.exp(s_[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s_[sigma(i), sigma(k1)]), (k1, 1, n)),
+            "definition", name="softmax", note="unfold: (P S P^T)_{il} = S_{sigma(i) sigma(l)}")
+        .eq(sp.exp(s_[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)),
+            "sum_reindex_bijection", note="sigma is a bijection of 1..n: the normaliser is the same sum")
+        .eq(Softmax(sp.Lambda(k1, s_[sigma(i), k1]), sigma(j), n), "definition", name="softmax",
+            note="fold: entry (sigma(i), sigma(j)) of softmax_rows(S)")
+    )
+    return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof,
+                              note="compare entry (i, j) for every i, j in 1..n")
+
+
+def _softmax_conjugate_instance(size: int) -> Statement:
+    Sm = _sym("s", size, size)
+    return _all_perms(size, lambda Pm: softmax_rows_explicit(Pm * Sm * Pm.T),
+                      lambda Pm: Pm * softmax_rows_explicit(Sm) * Pm.T)
+
+
+def _np_softmax_rows(x):
+    z = np.exp(x - x.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+register(Theorem(
+    id="softmax_rows_permutation_conjugate",
+    title="Row-wise softmax commutes with simultaneous permutation of rows and columns",
+    statement=Statement(SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T),
+    source=f"{_EQUIVARIANCE} (the step softmax(P S P^T) = P softmax(S) P^T of its proof)",
+    hypotheses=(PERM,),
+    derivation=_softmax_conjugate_derivation,
+    dimensions=(n,),
+    instances=Instances(_softmax_conjugate_instance, (1, 2, 3, 4), label="n (all n! permutations)"),
+    numeric=_numeric(lambda rng, size, Pm: np.abs(
+        _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size))) @ Pm.T) - Pm @ _np_softmax_rows(s) @ Pm.T).max(),
+        "softmax_rows(P S P^T) vs P softmax_rows(S) P^T, random S and permutations, n in {1,2,3,5,8}"),
+    plain=(
+        "Entry (i, j) of softmax_rows(P S P^T) is exp(S[sigma(i), sigma(j)]) divided by the sum over l of "
+        "exp(S[sigma(i), sigma(l)]). Because sigma is a bijection of 1..n, that sum runs over the same terms "
+        "as the sum over l of exp(S[sigma(i), l]), so the entry is entry (sigma(i), sigma(j)) of "
+        "softmax_rows(S), which is entry (i, j) of P softmax_rows(S) P^T."
+    ),
+    notes="The only non-trivial step is re-indexing the normalising sum; it needs sigma to be a bijection of exactly 1..n.",
+))
+
+
+def _softmax_rows_derivation() -> Derivation:
+    lhs, rhs = SoftmaxRows(P * S), P * SoftmaxRows(S)
+    proof = (
+        Derivation(entry(lhs, i, j))
+        .eq(sp.exp(s_[sigma(i), j]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)), "definition", name="softmax",
+            note="row i of P S is row sigma(i) of S")
+        .eq(entry(rhs, i, j), "definition", name="softmax", note="entry (sigma(i), j) of softmax_rows(S)")
+    )
+    return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
+
+
+register(Theorem(
+    id="softmax_rows_permutation_rows",
+    title="Row-wise softmax commutes with permuting the rows",
+    statement=Statement(SoftmaxRows(P * S), P * SoftmaxRows(S)),
+    source=f"{_EQUIVARIANCE} (row-wise maps commute with row permutations)",
+    hypotheses=(PERM,),
+    derivation=_softmax_rows_derivation,
+    dimensions=(n,),
+    instances=Instances(lambda size: _all_perms(
+        size, lambda Pm: softmax_rows_explicit(Pm * _sym("s", size, size)),
+        lambda Pm: Pm * softmax_rows_explicit(_sym("s", size, size))), (1, 2, 3, 4), label="n (all n! permutations)"),
+    numeric=_numeric(lambda rng, size, Pm: np.abs(
+        _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size)))) - Pm @ _np_softmax_rows(s)).max(),
+        "softmax_rows(P S) vs P softmax_rows(S)"),
+    plain=(
+        "The softmax is taken in each row separately, so permuting the rows before or after it gives the "
+        "same matrix: row i of softmax_rows(P S) is the softmax of row sigma(i) of S."
+    ),
+    notes="Holds for any row-wise map; bijectivity of sigma is not even needed here (any map of the row index).",
+))
+
+
+# ------------------------------------------------------------------------------------------ attention
+def _attention_derivation() -> Derivation:
+    logits = X * W_Q * W_K.T * X.T / sp.sqrt(d_k)  # n x n, without P
+    return (
+        Derivation(Attention(P * X * W_Q, P * X * W_K, P * X * W_V))
+        .eq(sp.MatMul(SoftmaxRows((P * X * W_Q) * (P * X * W_K).T / sp.sqrt(d_k)), P * X * W_V), "definition",
+            name="attention", note="softmax_rows(Q K^T / sqrt(d_k)) V with Q = P X W_Q, ...")
+        .eq(sp.MatMul(SoftmaxRows(sp.MatMul(P, logits, P.T)), P, X, W_V), "transpose_product",
+            note="(P X W_K)^T = W_K^T X^T P^T: the logits are P (X W_Q W_K^T X^T / sqrt(d_k)) P^T")
+        .eq(sp.MatMul(P, SoftmaxRows(logits), P.T, P, X, W_V), "apply_theorem",
+            theorem="softmax_rows_permutation_conjugate", mapping={S: logits})
+        .eq(sp.MatMul(P, SoftmaxRows(logits), X, W_V), "permutation_matrix_orthogonal", note="P^T P = I")
+        .eq(P * Attention(X * W_Q, X * W_K, X * W_V), "definition", name="attention", note="fold")
+    )
+
+
+def _attention_instance(size: int) -> Statement:
+    Xs, wq, wk, wv = _sym("x", size, 2), _sym("q", 2, 1), _sym("k", 2, 1), _sym("v", 2, 1)
+    return _all_perms(size, lambda Pm: attention_explicit(Pm * Xs * wq, Pm * Xs * wk, Pm * Xs * wv),
+                      lambda Pm: Pm * attention_explicit(Xs * wq, Xs * wk, Xs * wv))
+
+
+def _attention_numeric(rng, size, Pm):
+    dm, dk, dv = 4, 3, 2
+    x, wq, wk, wv = (rng.normal(size=s) for s in ((size, dm), (dm, dk), (dm, dk), (dm, dv)))
+    px = Pm @ x
+    return np.abs(attention(px @ wq, px @ wk, px @ wv) - Pm @ attention(x @ wq, x @ wk, x @ wv)).max()
+
+
+register(Theorem(
+    id="attention_permutation_equivariant",
+    title="Self-attention is permutation equivariant",
+    statement=Statement(Attention(P * X * W_Q, P * X * W_K, P * X * W_V), P * Attention(X * W_Q, X * W_K, X * W_V)),
+    source=f"{_EQUIVARIANCE}; {SEED_004}, 'Positional Encoding' (shuffle the tokens and each output is shuffled the same way)",
+    hypotheses=(PERM,),
+    derivation=_attention_derivation,
+    dimensions=(n, d, d_k, d_v),
+    instances=Instances(_attention_instance, (1, 2, 3, 4), label="n (d = 2, d_k = d_v = 1, all n! permutations)"),
+    numeric=_numeric(_attention_numeric, "numeric.reference.attention on P X vs P times it on X"),
+    plain=(
+        "Permuting the tokens permutes the queries, keys and values. The logit matrix becomes P L P^T, "
+        "its row-wise softmax P A P^T, and A's columns meet the permuted values through P^T P = I: the "
+        "output is P times the original output. Self-attention cannot tell where in the sequence a token "
+        "is; it only moves each token's output along with the token."
+    ),
+    notes=(
+        "Seed 000 concludes that 'a transformer without positional information computes a function of the "
+        "input multiset, not the sequence'. Precisely: the map is equivariant, not invariant; output row i "
+        "is a function of token i and of the multiset of all tokens, so the output is a sequence that is "
+        "reordered with the input (a pooled output, e.g. the mean of the rows, is then a function of the "
+        "multiset). Seed 004's 'attention treats its input as a set' is looser still: repeated tokens "
+        "count with multiplicity (a multiset), and the outputs are not unchanged but shuffled. With a causal "
+        "mask (seed 004, 'The Complete Transformer Block') equivariance fails: token i attends only to "
+        "positions j <= i, which depends on the order (see tests/derivations/test_equivariance.py)."
+    ),
+))
+
+
+# ------------------------------------------------------------------------------------------ position-wise maps
+def _layernorm_derivation() -> Derivation:
+    lhs, rhs = LayerNorm(P * X, gamma, beta, eps), P * LayerNorm(X, gamma, beta, eps)
+    proof = Derivation(entry(lhs, i, j), note="row i of LN(P X) is LN of row sigma(i) of X: the entries coincide")
+    return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
+
+
+def _layernorm_instance(size: int) -> Statement:
+    Xs, g, b = _sym("x", size, 2), _sym("g", 1, 2), _sym("b", 1, 2)
+    e = sp.Symbol("epsilon", positive=True)
+    return _all_perms(size, lambda Pm: layer_norm_explicit(Pm * Xs, g, b, e),
+                      lambda Pm: Pm * layer_norm_explicit(Xs, g, b, e))
+
+
+def _layernorm_numeric(rng, size, Pm):
+    x, g, b = rng.normal(size=(size, 6)), rng.normal(size=6), rng.normal(size=6)
+    return np.abs(layer_norm(Pm @ x, g, b) - Pm @ layer_norm(x, g, b)).max()
+
+
+register(Theorem(
+    id="layernorm_permutation_equivariant",
+    title="Layer normalisation commutes with permuting the tokens",
+    statement=Statement(LayerNorm(P * X, gamma, beta, eps), P * LayerNorm(X, gamma, beta, eps)),
+    source=_POSITIONWISE,
+    hypotheses=(PERM,),
+    derivation=_layernorm_derivation,
+    dimensions=(n, d),
+    instances=Instances(_layernorm_instance, (1, 2, 3, 4), label="n (d = 2, all n! permutations)"),
+    numeric=_numeric(_layernorm_numeric, "numeric.reference.layer_norm on P X vs P times it on X"),
+    plain=(
+        "Layer normalisation standardises each token's vector using that token's own mean and variance; "
+        "row i of LN(P X) is LN applied to row sigma(i) of X, which is row i of P LN(X)."
+    ),
+    notes="Batch normalisation, which pools statistics over tokens, would also commute with P (the pooled "
+          "statistics are symmetric), but the seeds use layer norm.",
+))
+
+
+def _mlp_derivation() -> Derivation:
+    lhs, rhs = MLP(P * X, W_1, b_1, W_2, b_2, rho), P * MLP(X, W_1, b_1, W_2, b_2, rho)
+    unfolded_l = MLP(P * X, W_1, b_1, W_2, b_2, rho).expanded()
+    unfolded_r = sp.MatMul(P, MLP(X, W_1, b_1, W_2, b_2, rho).expanded())
+    proof = Derivation(entry(unfolded_l, i, j), note="row i reads only row sigma(i) of X: the entries coincide")
+    return (
+        Derivation(lhs)
+        .eq(unfolded_l, "definition", name="mlp", note="rho(P X W_1 + 1 b_1) W_2 + 1 b_2")
+        .eq(unfolded_r, "matrix_entrywise", i=i, j=j, proof=proof,
+            note="(P M)_{ij} = M_{sigma(i) j}, and the bias rows 1 b are the same in every row")
+        .eq(rhs, "definition", name="mlp", note="fold")
+    )
+
+
+def _mlp_instance(size: int) -> Statement:
+    Xs, w1, bb1, w2, bb2 = _sym("x", size, 2), _sym("u", 2, 3), _sym("c", 1, 3), _sym("w", 3, 2), _sym("e", 1, 2)
+    f = MLP(Xs, w1, bb1, w2, bb2, rho)
+    return _all_perms(size, lambda Pm: MLP(Pm * Xs, w1, bb1, w2, bb2, rho).doit(), lambda Pm: Pm * f.doit())
+
+
+def _mlp_numeric(rng, size, Pm):
+    x, w1, c1, w2, c2 = (rng.normal(size=s) for s in ((size, 4), (4, 16), (16,), (16, 4), (4,)))
+    return np.abs(mlp(Pm @ x, w1, w2, c1, c2) - Pm @ mlp(x, w1, w2, c1, c2)).max()
+
+
+register(Theorem(
+    id="mlp_permutation_equivariant",
+    title="The position-wise MLP commutes with permuting the tokens",
+    statement=Statement(MLP(P * X, W_1, b_1, W_2, b_2, rho), P * MLP(X, W_1, b_1, W_2, b_2, rho)),
+    source=_POSITIONWISE,
+    hypotheses=(PERM,),
+    derivation=_mlp_derivation,
+    dimensions=(n, d, r),
+    instances=Instances(_mlp_instance, (1, 2, 3, 4), label="n (d = 2, r = 3, all n! permutations)"),
+    numeric=_numeric(_mlp_numeric, "numeric.reference.mlp (GELU) on P X vs P times it on X"),
+    plain=(
+        "The MLP is applied to each token separately, with the same weights: rho(x W_1 + b_1) W_2 + b_2 for "
+        "each row x. Row i of MLP(P X) is the MLP of row sigma(i) of X, for any activation rho."
+    ),
+    notes=(
+        "Seed 000 writes MLP(x) = W_2 rho(W_1 x) on column vectors (W_1 in R^{4d x d}); on the rows of X that "
+        "is X W_1^T, i.e. our W_1 (d x r) is the seed's W_1 transposed, r = 4d. Biases included here."
+    ),
+))
+
+
+# ------------------------------------------------------------------------------------------ multi-head
+FAMILIES = mha_families(m, d, d_k, d_v)
+
+
+def _mha_derivation() -> Derivation:
+    wq, wk, wv, wo = FAMILIES
+
+    def heads(Xm, left=None):
+        head = Attention(Xm * wq(m), Xm * wk(m), Xm * wv(m))
+        return sp.Lambda(m, head if left is None else sp.MatMul(left, head))
+
+    from symattn.multihead import Concat, Stack
+
+    stack = Stack(sp.Lambda(m, wo(m)), h)
+    return (
+        Derivation(MultiHeadAttention(P * X, *FAMILIES, h))
+        .eq(sp.MatMul(Concat(heads(P * X), h), stack), "definition", name="mha")
+        .eq(sp.MatMul(Concat(heads(X, P), h), stack), "apply_theorem", theorem="attention_permutation_equivariant",
+            mapping={W_Q: wq(m), W_K: wk(m), W_V: wv(m)}, note="in every head")
+        .eq(sp.MatMul(P, Concat(heads(X), h), stack), "factor_out_of_blocks",
+            note="[P H_1 ... P H_h] = P [H_1 ... H_h]")
+        .eq(P * MultiHeadAttention(X, *FAMILIES, h), "definition", name="mha", note="fold")
+    )
+
+
+def _mha_instance(size: int) -> Statement:
+    Xs = _sym("x", size, 2)
+    wq, wk, wv = (_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"), (_sym(f"v{c}", 2, 1) for c in "ab")
+    wq, wk, wv = list(wq), list(wk), list(wv)
+    wo = _sym("o", 2, 2)
+
+    def mha(Xm):
+        heads = [attention_explicit(Xm * a, Xm * b, Xm * c) for a, b, c in zip(wq, wk, wv)]
+        return sp.Matrix.hstack(*heads) * wo
+
+    base = mha(Xs)
+    return _all_perms(size, lambda Pm: mha(Pm * Xs), lambda Pm: Pm * base)
+
+
+def _mha_numeric(rng, size, Pm):
+    x, wq, wk, wv, wo = (rng.normal(size=(6, 6)) if c else rng.normal(size=(size, 6)) for c in range(5))
+    return np.abs(multi_head_attention(Pm @ x, wq, wk, wv, wo, heads=3)
+                  - Pm @ multi_head_attention(x, wq, wk, wv, wo, heads=3)).max()
+
+
+register(Theorem(
+    id="mha_permutation_equivariant",
+    title="Multi-head attention is permutation equivariant",
+    statement=Statement(MultiHeadAttention(P * X, *FAMILIES, h), P * MultiHeadAttention(X, *FAMILIES, h)),
+    source=f"{_EQUIVARIANCE} (applied to every head of 'Multi-head attention')",
+    hypotheses=(PERM,),
+    derivation=_mha_derivation,
+    dimensions=(n, d, d_k, d_v, h),
+    instances=Instances(_mha_instance, (1, 2, 3), label="n (h = 2 heads, d = 2, all n! permutations)"),
+    numeric=_numeric(_mha_numeric, "numeric.reference.multi_head_attention (3 heads) on P X vs P times it on X"),
+    plain=(
+        "Every head is an attention map, hence equivariant; concatenating P head_1, ..., P head_h gives "
+        "P times the concatenation, and W_O acts on the right. So MHA(P X) = P MHA(X) for any number of heads."
+    ),
+))
+
+
+# ------------------------------------------------------------------------------------------ pre-norm layer
+gamma_1, beta_1 = sp.MatrixSymbol("gamma_1", 1, d), sp.MatrixSymbol("beta_1", 1, d)
+gamma_2, beta_2 = sp.MatrixSymbol("gamma_2", 1, d), sp.MatrixSymbol("beta_2", 1, d)
+
+
+def _mha(Z):
+    return MultiHeadAttention(Z, *FAMILIES, h)
+
+
+def _ln(Z, g, b):
+    return LayerNorm(Z, g, b, eps)
+
+
+def _mlp(Z):
+    return MLP(Z, W_1, b_1, W_2, b_2, rho)
+
+
+def prenorm_layer(Z):
+    """The pre-norm layer of seed 000: ``Y = Z + MHA(LN_1(Z))``, then ``Y + MLP(LN_2(Y))``."""
+    Y = sp.MatAdd(Z, _mha(_ln(Z, gamma_1, beta_1)))
+    return sp.MatAdd(Y, _mlp(_ln(Y, gamma_2, beta_2)))
+
+
+def _prenorm_derivation() -> Derivation:
+    PX = P * X
+    A0 = _mha(_ln(X, gamma_1, beta_1))  # MHA(LN_1 X)
+    Y = sp.MatAdd(X, A0)
+    step1_Y = sp.MatAdd(PX, _mha(sp.MatMul(P, _ln(X, gamma_1, beta_1))))
+    step2_Y = sp.MatAdd(PX, sp.MatMul(P, A0))
+    step3_Y = sp.MatMul(P, Y)
+    return (
+        Derivation(prenorm_layer(PX))
+        .eq(sp.MatAdd(step1_Y, _mlp(_ln(step1_Y, gamma_2, beta_2))), "apply_theorem",
+            theorem="layernorm_permutation_equivariant", mapping={gamma: gamma_1, beta: beta_1},
+            note="LN_1(P X) = P LN_1(X)")
+        .eq(sp.MatAdd(step2_Y, _mlp(_ln(step2_Y, gamma_2, beta_2))), "apply_theorem",
+            theorem="mha_permutation_equivariant", mapping={X: _ln(X, gamma_1, beta_1)},
+            note="MHA(P Z) = P MHA(Z) with Z = LN_1(X)")
+        .eq(sp.MatAdd(step3_Y, _mlp(_ln(step3_Y, gamma_2, beta_2))), "matrix_distributivity",
+            note="P X + P MHA(LN_1 X) = P Y")
+        .eq(sp.MatAdd(step3_Y, _mlp(sp.MatMul(P, _ln(Y, gamma_2, beta_2)))), "apply_theorem",
+            theorem="layernorm_permutation_equivariant", mapping={X: Y, gamma: gamma_2, beta: beta_2},
+            note="LN_2(P Y) = P LN_2(Y)")
+        .eq(sp.MatAdd(step3_Y, sp.MatMul(P, _mlp(_ln(Y, gamma_2, beta_2)))), "apply_theorem",
+            theorem="mlp_permutation_equivariant", mapping={X: _ln(Y, gamma_2, beta_2)},
+            note="MLP(P Z) = P MLP(Z) with Z = LN_2(Y)")
+        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note="P Y + P MLP(LN_2 Y) = P (Y + MLP(LN_2 Y))")
+    )
+
+
+def _prenorm_instance(size: int) -> Statement:
+    Xs = _sym("x", size, 2)
+    wq, wk, wv, wo = _sym("q", 2, 1), _sym("k", 2, 1), _sym("v", 2, 1), _sym("o", 1, 2)
+    g1, c1, g2, c2 = _sym("g", 1, 2), _sym("a", 1, 2), _sym("G", 1, 2), _sym("A", 1, 2)
+    w1, bb1, w2, bb2 = _sym("u", 2, 2), _sym("c", 1, 2), _sym("w", 2, 2), _sym("e", 1, 2)
+    e = sp.Symbol("epsilon", positive=True)
+
+    def layer(Z):
+        Y = Z + attention_explicit(*(layer_norm_explicit(Z, g1, c1, e) * W for W in (wq, wk, wv))) * wo
+        return Y + MLP(layer_norm_explicit(Y, g2, c2, e), w1, bb1, w2, bb2, rho).doit()
+
+    base = layer(Xs)
+    return _all_perms(size, lambda Pm: layer(Pm * Xs), lambda Pm: Pm * base)
+
+
+def _prenorm_numeric(rng, size, Pm):
+    p = TransformerLayerParams.random(d_model=8, d_ff=32, rng=rng)
+    x = rng.normal(size=(size, 8))
+    return np.abs(pre_norm_layer(Pm @ x, p, heads=2) - Pm @ pre_norm_layer(x, p, heads=2)).max()
+
+
+register(Theorem(
+    id="prenorm_layer_permutation_equivariant",
+    title="A pre-norm transformer layer is permutation equivariant",
+    statement=Statement(prenorm_layer(P * X), P * prenorm_layer(X)),
+    source=f"{SEED_000}, 'Residual stream, normalisation and the MLP block' with Proposition 'Attention is "
+           f"permutation equivariant' ('nothing else in the architecture breaks the symmetry')",
+    hypotheses=(PERM,),
+    derivation=_prenorm_derivation,
+    dimensions=(n, d, d_k, d_v, h, r),
+    instances=Instances(_prenorm_instance, (1, 2, 3), label="n (one head, d = 2, all n! permutations)"),
+    numeric=_numeric(_prenorm_numeric, "numeric.reference.pre_norm_layer (2 heads, biases, GELU) on P X vs P times it on X",
+                     tol=1e-10),
+    plain=(
+        "Each sublayer commutes with the permutation and the residual additions are linear, so the whole "
+        "pre-norm layer X + MHA(LN_1 X), then Y + MLP(LN_2 Y), commutes with it: permuting the input tokens "
+        "permutes the output tokens. Stacking layers keeps this, so without positional information the "
+        "whole (unmasked) transformer is equivariant."
+    ),
+    notes=(
+        "Proved by composing the equivariance of layer norm, multi-head attention and the MLP (apply_theorem) "
+        "with distributivity of P over the residual sums. Post-norm layers are equivariant by the same "
+        "argument. Causal masking breaks it (see attention_permutation_equivariant's notes)."
+    ),
+))
+
+
+# ------------------------------------------------------------------------------------------ positional encodings
+LOG2 = sp.log(2)
+
+
+def _witness(size: int) -> dict:
+    """Exact witness at sequence length ``size >= 2``: one feature, W_Q = log 2 and W_K = W_V = 1, so that
+    every logit is a multiple of log 2 and every softmax weight is rational."""
+    if size < 2:
+        raise ValueError("a transposition needs at least two positions")
+    Xw = sp.ImmutableMatrix([1] + [0] * (size - 1))  # one token of feature 1, the rest 0
+    Ew = sp.ImmutableMatrix([1] + [0] * (size - 1))  # position 1 is marked
+    perm = (2, 1) + tuple(range(3, size + 1))  # swap positions 1 and 2
+    Pw = permutation_matrix(perm)
+    wq, wk, wv = sp.ImmutableMatrix([[LOG2]]), sp.ImmutableMatrix([[1]]), sp.ImmutableMatrix([[1]])
+    shuffled = sp.ImmutableMatrix(Pw * Xw + Ew)  # P X + E
+    plain = sp.ImmutableMatrix(Xw + Ew)  # X + E
+    left = Attention(shuffled * wq, shuffled * wk, shuffled * wv)
+    right = sp.MatMul(Pw, Attention(plain * wq, plain * wk, plain * wv))
+    return {"n": size, "X": Xw, "E": Ew, "permutation": perm, "P": Pw, "W_Q": wq, "W_K": wk, "W_V": wv,
+            "left": left, "right": right}
+
+
+def _squared_gap(w: dict):
+    diff = sp.MatAdd(w["left"], sp.MatMul(-1, w["right"]))
+    return sp.Trace(sp.MatMul(sp.Transpose(diff), diff))
+
+
+def _sides(w: dict) -> tuple:
+    """The two sides evaluated exactly (explicit rational matrices)."""
+    return w["left"].doit(), sp.ImmutableMatrix(w["P"] * w["right"].args[1].doit())
+
+
+def _gap_value(w: dict) -> sp.Expr:
+    left, right = _sides(w)
+    return sp.Add(*[x**2 for x in sp.Matrix(left) - sp.Matrix(right)])
+
+
+def positional_counterexample(size: int = 2) -> dict:
+    """The concrete counterexample: X, positional encodings E, permutation P, weights, and the two
+    sides ``Attn((P X + E) W_Q, ...)`` and ``P Attn((X + E) W_Q, ...)`` evaluated exactly.
+
+    >>> cx = positional_counterexample()
+    >>> cx["permutation"], cx["left_value"].T, cx["right_value"].T
+    ((2, 1), Matrix([[1, 1]]), Matrix([[1, 32/17]]))
+    """
+    w = _witness(size)
+    w["left_value"], w["right_value"] = _sides(w)
+    w["squared_gap"] = _gap_value(w)
+    return w
+
+
+def _positional_derivation() -> Derivation:
+    w = _witness(2)
+    return (
+        Derivation(_squared_gap(w))
+        .eq(_gap_value(w), "evaluate_explicit", note="exact: every exp(k log 2) is the integer 2^k")
+        .step(sp.S.Zero, "inequality", ">", note="a positive rational")
+    )
+
+
+def _positional_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    smallest, samples = np.inf, 0
+    for size in (2, 3, 5, 8):
+        pe = sinusoidal_encoding(size, 4)  # (n, d) the sinusoidal encodings of seed 004
+        for _ in range(10):
+            x = rng.normal(size=(size, 4))
+            wq, wk, wv = (rng.normal(size=(4, 4)) for _ in range(3))
+            perm = rng.permutation(size)
+            while size > 1 and np.all(perm == np.arange(size)):
+                perm = rng.permutation(size)
+            Pm = np.eye(size)[perm]
+            a, b = Pm @ x + pe, x + pe
+            gap = np.abs(attention(a @ wq, a @ wk, a @ wv) - Pm @ attention(b @ wq, b @ wk, b @ wv)).max()
+            smallest = min(smallest, float(gap))
+            samples += 1
+    tol = 1e-6
+    return NumericResult(smallest > tol, samples, seed, smallest, tol,
+                         "smallest |Attn(PX+E) - P Attn(X+E)| over random X, W, non-identity P with sinusoidal E "
+                         "(here max_error is that smallest gap; it must exceed the tolerance)")
+
+
+register(Theorem(
+    id="positional_encoding_breaks_equivariance",
+    title="Additive positional encodings break permutation equivariance",
+    statement=Statement(_squared_gap(_witness(2)), 0, ">"),
+    source=f"{SEED_004}, 'Positional Encoding' (word order must be injected explicitly); {SEED_000}, paragraph after "
+           "'Attention is permutation equivariant' ('positional encodings are required')",
+    hypotheses=(Assumption("witness", text="n = 2, one feature, X = (1, 0), E = (1, 0), P swaps the two positions, "
+                                           "W_Q = log 2, W_K = W_V = 1"),),
+    derivation=_positional_derivation,
+    instances=Instances(lambda size: Statement(_squared_gap(_witness(size)).doit(), 0, ">"), (2, 3, 4, 5, 6),
+                        label="n (the same witness at length n)"),
+    numeric=_positional_numeric,
+    plain=(
+        "Once position vectors E are added, permuting the tokens no longer just permutes the output: with "
+        "X = (1, 0), E = (1, 0) and P the swap, the second output is 1 for the permuted input but 32/17 "
+        "for P times the original output. The squared difference of the two sides is the positive number "
+        "225/289, computed exactly (the weights are chosen so that every exponential is a power of 2)."
+    ),
+    notes=(
+        "This is the existential statement ('there exist X, E, P with ...'), proved by an explicit witness; "
+        "the false universal claim is refuted by the checker in tests/derivations/test_equivariance.py. "
+        "Breaking equivariance is necessary for a model to use word order, not sufficient for it to do so well; "
+        "rotary encodings (seed 000) break it inside the logits instead."
+    ),
+))
