@@ -208,9 +208,11 @@ def compile_pdf(directory: Path, name: str = "symattn", *, timeout: float = 300.
 
 
 def _log_tail(text: str, lines: int = 30) -> str:
-    """The error lines of a LaTeX log (from the first ``!`` or ``file:line:`` error), else its end."""
+    """The error lines of a LaTeX log (from the first ``! ...`` or ``file.tex:line:`` error), else its end."""
+    import re
+
     rows = text.splitlines()
     for k, row in enumerate(rows):
-        if row.startswith("!") or (":" in row and row.split(":")[1:2] and row.split(":")[1].isdigit()):
+        if row.startswith("!") or re.match(r"^\S+\.(tex|sty|cls):\d+: ", row):
             return "\n".join(rows[k:k + lines])
     return "\n".join(rows[-lines:])
