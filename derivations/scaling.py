@@ -33,6 +33,7 @@ Tags: scaled dot-product attention, variance, initialisation, multi-head attenti
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -208,6 +209,44 @@ def _claim(st: Statement) -> Callable:
     return lambda params: sp.N(st.rhs.xreplace(params))
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """How to check a theorem at concrete sizes and by sampling. Both read the claim (the right-hand
+    side) from the statement, so a wrong claim fails them."""
+
+    explicit: Callable[[int], sp.Expr]  # the left side at size n, by explicit expansion
+    at_size: Callable[[int], dict]  # the symbols' values at size n, for the right side
+    label: str
+    configs: Callable[[], list]  # Monte Carlo configurations (see _monte_carlo)
+    statistic: str
+
+
+_EVIDENCE: dict[str, _Evidence] = {}
+
+
+def evidence(theorem_id: str, statement: Statement) -> dict:
+    """``instances`` and ``numeric`` for the theorem ``theorem_id`` claiming ``statement``."""
+    ev = _EVIDENCE[theorem_id]
+
+    def build(n: int) -> Statement:
+        return Statement(ev.explicit(n), statement.rhs.xreplace(ev.at_size(n)))
+
+    return {
+        "instances": Instances(build, tuple(range(1, 7)), label=ev.label),
+        "numeric": lambda seed: _monte_carlo(seed, ev.configs(), ev.statistic, _claim(statement)),
+    }
+
+
+def _logit_instance(n: int, scale=1, means=(0, 0), variances=(sigma**2, sigma**2)) -> tuple[sp.Expr, dict]:
+    qs, ks, mom = _entry_moments(n, means[0], means[1], *variances)
+    return scale * sum(a * b for a, b in zip(qs, ks)), mom
+
+
+def _single_head_configs(scale_of: Callable[[int], float], means=(0.0, 0.0), sds=(0.7, 0.7),
+                         params: Callable[[int], dict] = lambda n: {d_k: n, sigma: 0.7}) -> Callable[[], list]:
+    return lambda: [(n, scale_of(n), kind, means, sds, params(n)) for n in (4, 64, 512) for kind in _KINDS]
+
+
 # =================================================================================== dot_product_mean
 def _dot_product_mean_derivation() -> Derivation:
     return (
@@ -221,12 +260,13 @@ def _dot_product_mean_derivation() -> Derivation:
     )
 
 
-def _dot_product_mean_instance(n: int) -> Statement:
-    qs, ks, mom = _entry_moments(n, 0, 0, sigma**2, sigma**2)
-    return Statement(explicit_expectation(sum(a * b for a, b in zip(qs, ks)), mom), sp.S.Zero)
+def _explicit_mean(n: int) -> sp.Expr:
+    return explicit_expectation(*_logit_instance(n))
 
 
 _mean_statement = Statement(Expectation(_logit(d_k)), sp.S.Zero)
+_EVIDENCE["dot_product_mean"] = _Evidence(_explicit_mean, lambda n: {d_k: n}, "d_k",
+                                          _single_head_configs(lambda n: 1.0), "mean")
 
 dot_product_mean = register(
     Theorem(
@@ -237,10 +277,7 @@ dot_product_mean = register(
         hypotheses=_hypotheses(d_k),
         derivation=_dot_product_mean_derivation,
         dimensions=(d_k,),
-        instances=Instances(_dot_product_mean_instance, tuple(range(1, 7)), label="d_k"),
-        numeric=lambda seed: _monte_carlo(
-            seed, [(n, 1.0, kind, (0.0, 0.0), (0.7, 0.7), {d_k: n, sigma: 0.7}) for n in (4, 64, 512) for kind in _KINDS],
-            "mean", _claim(_mean_statement)),
+        **evidence("dot_product_mean", _mean_statement),
         plain=(
             "If the entries of a query q and a key k are independent with mean zero, their dot product "
             "<q, k> = q_1 k_1 + ... + q_{d_k} k_{d_k} has mean zero, whatever the dimension d_k: each term "
@@ -280,12 +317,9 @@ def _dot_product_variance_derivation() -> Derivation:
     return _variance_chain(d_k, 0, 0, sigma**2, sigma**2, sigma**4)
 
 
-def _dot_product_variance_instance(n: int) -> Statement:
-    qs, ks, mom = _entry_moments(n, 0, 0, sigma**2, sigma**2)
-    return Statement(_explicit_variance(sum(a * b for a, b in zip(qs, ks)), mom), n * sigma**4)
-
-
 _variance_statement = Statement(Variance(_logit(d_k)), d_k * sigma**4)
+_EVIDENCE["dot_product_variance"] = _Evidence(lambda n: _explicit_variance(*_logit_instance(n)),
+                                              lambda n: {d_k: n}, "d_k", _single_head_configs(lambda n: 1.0), "var")
 
 dot_product_variance = register(
     Theorem(
@@ -296,10 +330,7 @@ dot_product_variance = register(
         hypotheses=_hypotheses(d_k),
         derivation=_dot_product_variance_derivation,
         dimensions=(d_k,),
-        instances=Instances(_dot_product_variance_instance, tuple(range(1, 7)), label="d_k"),
-        numeric=lambda seed: _monte_carlo(
-            seed, [(n, 1.0, kind, (0.0, 0.0), (0.7, 0.7), {d_k: n, sigma: 0.7}) for n in (4, 64, 512) for kind in _KINDS],
-            "var", _claim(_variance_statement)),
+        **evidence("dot_product_variance", _variance_statement),
         plain=(
             "If the entries of q and k in R^{d_k} are independent with mean 0 and variance sigma^2, the "
             "dot product <q, k> has variance d_k sigma^4: it is a sum of d_k independent terms q_i k_i, "
@@ -334,13 +365,10 @@ def _scaled_logit_std_derivation() -> Derivation:
     )
 
 
-def _scaled_logit_std_instance(n: int) -> Statement:
-    qs, ks, mom = _entry_moments(n, 0, 0, sigma**2, sigma**2)
-    x = sum(a * b for a, b in zip(qs, ks)) / sp.sqrt(n)
-    return Statement(sp.sqrt(_explicit_variance(x, mom)), sigma**2)
-
-
 _std_statement = Statement(StandardDeviation(_logit(d_k) / sp.sqrt(d_k)), sigma**2)
+_EVIDENCE["scaled_logit_std"] = _Evidence(
+    lambda n: sp.sqrt(_explicit_variance(*_logit_instance(n, scale=1 / sp.sqrt(n)))), lambda n: {d_k: n}, "d_k",
+    _single_head_configs(lambda n: 1 / math.sqrt(n)), "std")
 
 scaled_logit_std = register(
     Theorem(
@@ -351,11 +379,7 @@ scaled_logit_std = register(
         hypotheses=_hypotheses(d_k),
         derivation=_scaled_logit_std_derivation,
         dimensions=(d_k,),
-        instances=Instances(_scaled_logit_std_instance, tuple(range(1, 7)), label="d_k"),
-        numeric=lambda seed: _monte_carlo(
-            seed, [(n, 1 / math.sqrt(n), kind, (0.0, 0.0), (0.7, 0.7), {d_k: n, sigma: 0.7})
-                   for n in (4, 64, 512) for kind in _KINDS],
-            "std", _claim(_std_statement)),
+        **evidence("scaled_logit_std", _std_statement),
         plain=(
             "Dividing the logit by sqrt(d_k) divides its variance by d_k, so the scaled logit "
             "<q, k>/sqrt(d_k) has variance sigma^4 and standard deviation sigma^2, the same for every head "
@@ -410,26 +434,26 @@ def _mha_head_logit_variance_derivation() -> Derivation:
     )
 
 
-def _mha_configs(scale_of: Callable[[int, int], float]) -> list:
-    out = []
-    for (dm, nh) in ((64, 4), (512, 8), (512, 64)):
-        for kind in _KINDS:
-            out.append((dm // nh, scale_of(dm, nh), kind, (0.0, 0.0), (0.7, 0.7), {d: dm, h: nh, d_h: dm // nh, sigma: 0.7}))
-    return out
+def _mha_configs(scale_of: Callable[[int, int], float]) -> Callable[[], list]:
+    """(model width, heads) in {(64, 4), (512, 8), (512, 64)}: head widths 16, 64, 8."""
+    return lambda: [
+        (dm // nh, scale_of(dm, nh), kind, (0.0, 0.0), (0.7, 0.7), {d: dm, h: nh, d_h: dm // nh, sigma: 0.7})
+        for (dm, nh) in ((64, 4), (512, 8), (512, 64)) for kind in _KINDS
+    ]
 
 
-def _mha_instance(scale: Callable[[int, int], sp.Expr], rhs: Callable[[int, int], sp.Expr]):
-    def build(n: int) -> Statement:
-        # heads of width n in a model of width n*h, for h = 2 (the claim depends on d, h only via d/h and h)
-        nh = 2
-        qs, ks, mom = _entry_moments(n, 0, 0, sigma**2, sigma**2)
-        x = scale(n * nh, nh) * sum(a * b for a, b in zip(qs, ks))
-        return Statement(_explicit_variance(x, mom), rhs(n * nh, nh))
+#: exact instances of the multi-head claims: heads of width n in a model of width 2n (h = 2)
+_MHA_HEADS = 2
 
-    return build
+
+def _mha_evidence(scale: Callable[[int, int], sp.Expr], scale_float: Callable[[int, int], float]) -> _Evidence:
+    return _Evidence(
+        lambda n: _explicit_variance(*_logit_instance(n, scale=scale(_MHA_HEADS * n, _MHA_HEADS))),
+        lambda n: {d: _MHA_HEADS * n, h: _MHA_HEADS, d_h: n}, "d/h (h = 2)", _mha_configs(scale_float), "var")
 
 
 _mha_var_statement = Statement(Variance(_logit(d_h)), d * sigma**4 / h)
+_EVIDENCE["mha_head_logit_variance"] = _mha_evidence(lambda dm, nh: 1, lambda dm, nh: 1.0)
 
 mha_head_logit_variance = register(
     Theorem(
@@ -440,10 +464,7 @@ mha_head_logit_variance = register(
         hypotheses=_mha_hypotheses(),
         derivation=_mha_head_logit_variance_derivation,
         dimensions=(d, h, d_h),
-        instances=Instances(_mha_instance(lambda dm, nh: 1, lambda dm, nh: sp.Rational(dm, nh) * sigma**4),
-                            tuple(range(1, 7)), label="d/h (h = 2)"),
-        numeric=lambda seed: _monte_carlo(seed, _mha_configs(lambda dm, nh: 1.0), "var",
-                                          _claim(_mha_var_statement)),
+        **evidence("mha_head_logit_variance", _mha_var_statement),
         plain=(
             "In multi-head attention with h heads of width d_h = d/h, the query and key of one head live "
             "in R^{d/h}, so by dot_product_variance their logit has variance (d/h) sigma^4, not "
@@ -469,6 +490,8 @@ def _mha_scaled_derivation(scale: sp.Expr, result: sp.Expr) -> Callable[[], Deri
 
 _head_scale = 1 / sp.sqrt(d / h)
 _mha_scale_statement = Statement(Variance(_head_scale * _logit(d_h)), sigma**4)
+_EVIDENCE["mha_head_scale"] = _mha_evidence(lambda dm, nh: 1 / sp.sqrt(sp.Rational(dm, nh)),
+                                            lambda dm, nh: 1 / math.sqrt(dm / nh))
 
 mha_head_scale = register(
     Theorem(
@@ -479,10 +502,7 @@ mha_head_scale = register(
         hypotheses=_mha_hypotheses(),
         derivation=_mha_scaled_derivation(_head_scale, sigma**4),
         dimensions=(d, h, d_h),
-        instances=Instances(_mha_instance(lambda dm, nh: 1 / sp.sqrt(sp.Rational(dm, nh)), lambda dm, nh: sigma**4),
-                            tuple(range(1, 7)), label="d/h (h = 2)"),
-        numeric=lambda seed: _monte_carlo(seed, _mha_configs(lambda dm, nh: 1 / math.sqrt(dm / nh)), "var",
-                                          _claim(_mha_scale_statement)),
+        **evidence("mha_head_scale", _mha_scale_statement),
         plain=(
             "For a head of width d/h, dividing its logits by sqrt(d/h) -- the square root of the head's "
             "own key dimension -- gives them variance sigma^4 (1 for unit-variance entries), the same as a "
@@ -501,6 +521,8 @@ mha_head_scale = register(
 
 _full_scale = 1 / sp.sqrt(d)
 _mha_full_statement = Statement(Variance(_full_scale * _logit(d_h)), sigma**4 / h)
+_EVIDENCE["mha_full_width_scale_variance"] = _mha_evidence(lambda dm, nh: 1 / sp.sqrt(dm),
+                                                           lambda dm, nh: 1 / math.sqrt(dm))
 
 mha_full_width_scale_variance = register(
     Theorem(
@@ -511,10 +533,7 @@ mha_full_width_scale_variance = register(
         hypotheses=_mha_hypotheses(),
         derivation=_mha_scaled_derivation(_full_scale, sigma**4 / h),
         dimensions=(d, h, d_h),
-        instances=Instances(_mha_instance(lambda dm, nh: 1 / sp.sqrt(dm), lambda dm, nh: sigma**4 / nh),
-                            tuple(range(1, 7)), label="d/h (h = 2)"),
-        numeric=lambda seed: _monte_carlo(seed, _mha_configs(lambda dm, nh: 1 / math.sqrt(dm)), "var",
-                                          _claim(_mha_full_statement)),
+        **evidence("mha_full_width_scale_variance", _mha_full_statement),
         plain=(
             "If each head of width d/h divided its logits by sqrt(d), the full model width, their "
             "variance would be sigma^4/h: h times too small, so with many heads the attention weights "
@@ -534,12 +553,13 @@ def _nonzero_mean_derivation() -> Derivation:
     return _variance_chain(d_k, mu_q, mu_k, sigma_q**2, sigma_k**2, _nonzero_mean_closed())
 
 
-def _nonzero_mean_instance(n: int) -> Statement:
-    qs, ks, mom = _entry_moments(n, mu_q, mu_k, sigma_q**2, sigma_k**2)
-    return Statement(_explicit_variance(sum(a * b for a, b in zip(qs, ks)), mom), n * _nonzero_mean_closed())
-
-
 _nonzero_statement = Statement(Variance(_logit(d_k)), d_k * _nonzero_mean_closed())
+_EVIDENCE["dot_product_variance_nonzero_mean"] = _Evidence(
+    lambda n: _explicit_variance(*_logit_instance(n, means=(mu_q, mu_k), variances=(sigma_q**2, sigma_k**2))),
+    lambda n: {d_k: n}, "d_k",
+    _single_head_configs(lambda n: 1.0, means=(0.5, -0.3), sds=(0.8, 1.2),
+                         params=lambda n: {d_k: n, mu_q: 0.5, mu_k: -0.3, sigma_q: 0.8, sigma_k: 1.2}),
+    "var")
 
 dot_product_variance_nonzero_mean = register(
     Theorem(
@@ -550,12 +570,7 @@ dot_product_variance_nonzero_mean = register(
         hypotheses=_hypotheses(d_k, mu_q, mu_k, sigma_q**2, sigma_k**2, positive=(sigma_q, sigma_k)),
         derivation=_nonzero_mean_derivation,
         dimensions=(d_k,),
-        instances=Instances(_nonzero_mean_instance, tuple(range(1, 7)), label="d_k"),
-        numeric=lambda seed: _monte_carlo(
-            seed,
-            [(n, 1.0, kind, (0.5, -0.3), (0.8, 1.2), {d_k: n, mu_q: 0.5, mu_k: -0.3, sigma_q: 0.8, sigma_k: 1.2})
-             for n in (4, 64, 512) for kind in _KINDS],
-            "var", _claim(_nonzero_statement)),
+        **evidence("dot_product_variance_nonzero_mean", _nonzero_statement),
         plain=(
             "If the entries of q have mean mu_q and variance sigma_q^2, those of k mean mu_k and variance "
             "sigma_k^2, all independent, then <q, k> has variance d_k (sigma_q^2 sigma_k^2 + "
