@@ -176,10 +176,15 @@ def check_sum_interchange(lhs, rhs, relation, ctx):
     right = canonical_bound(flatten_sums(canonical_bound(rhs)))
     if left == right:
         return failed("no interchange needed: the sides agree already (use rename_bound or sum_linearity)")
-    for cand in interchange_sites(left):
-        c = canonical_bound(cand)
-        if c == right or equal(c, right):
-            return passed("interchanged independent summations (finite sums commute)")
+    candidates = [canonical_bound(cand) for cand in interchange_sites(left)]
+    # structural matches first; then cheap exact algebra (no simplify: failing candidates are the
+    # rule, and simplify on quotients of sums is slow to fail)
+    if any(cand == right for cand in candidates):
+        return passed("interchanged independent summations (finite sums commute)")
+    for cand in candidates:
+        diff = cand - right
+        if sp.expand(diff) == 0 or sp.cancel(sp.together(diff)) == 0:
+            return passed("interchanged independent summations (finite sums commute), then exact algebra")
     return failed("no reordering of independent summations turns one side into the other")
 
 
