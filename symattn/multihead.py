@@ -431,6 +431,9 @@ class Rank(sp.Function):
     def _eval_is_integer(self):
         return True
 
+    def _eval_is_extended_real(self):
+        return True
+
     def _eval_is_nonnegative(self):
         return True
 
