@@ -53,7 +53,7 @@ import sympy as sp
 
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
-from symattn.statement import Assumption, Independent, IndexRange, RandomFamily
+from symattn.statement import Assumption, Independent, RandomFamily
 
 __all__ = [
     "Expectation",
@@ -366,10 +366,22 @@ def _check(lhs, rhs, relation, ctx, fn, what: str):
     nr = _normal_form(rhs, fn, setting)
     if nl == lhs and nr == rhs:
         return failed(f"{what} applies nowhere in either side (its conditions are not met, or there is "
-                      f"nothing to rewrite)")
+                      f"nothing to rewrite){_diagnose((lhs, rhs), setting)}")
     if equal(nl, nr):
         return passed(f"both sides agree after applying {what}")
     return failed(f"after applying {what} the sides differ: {_show(nl)} vs {_show(nr)}")
+
+
+def _diagnose(exprs, setting: RandomSetting) -> str:
+    """Hints for a failed step: undeclared families, families not declared jointly independent."""
+    entries = [e for x in exprs for e in setting.entries(x)] if setting.families else []
+    bases = {e.base for e in entries}
+    hints = []
+    if not setting.families:
+        hints.append("no RandomFamily hypothesis declares any random entries")
+    if len(bases) > 1 and not setting.jointly_independent(bases):
+        hints.append(f"families {sorted(map(str, bases))} are not declared jointly independent")
+    return "; " + "; ".join(hints) if hints else ""
 
 
 def _show(x: Any, limit: int = 240) -> str:

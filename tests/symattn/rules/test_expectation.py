@@ -47,14 +47,17 @@ def status(lhs, rhs, rule_name, hyps=BASE, relation="="):
 
 
 def product_formula(x, y):
-    return (Variance(x) + Expectation(x) ** 2) * (Variance(y) + Expectation(y) ** 2) - Expectation(x) ** 2 * Expectation(y) ** 2
+    """(Var X + E[X]^2)(Var Y + E[Y]^2) - E[X]^2 E[Y]^2."""
+    ex, ey = Expectation(x), Expectation(y)
+    return (Variance(x) + ex**2) * (Variance(y) + ey**2) - ex**2 * ey**2
 
 
 VALID = [
     # linearity_of_expectation
     ("lin_affine", "linearity_of_expectation", Expectation(2 * q[i] + 3), 2 * Expectation(q[i]) + 3, BASE),
     ("lin_sum", "linearity_of_expectation", Expectation(S), sp.Sum(Expectation(q[i] * k[i]), (i, 1, d)), BASE),
-    ("lin_constant_factor", "linearity_of_expectation", Expectation(s * q[i] * k[i]), s * Expectation(q[i] * k[i]), BASE),
+    ("lin_constant_factor", "linearity_of_expectation", Expectation(s * q[i] * k[i]),
+     s * Expectation(q[i] * k[i]), BASE),
     ("lin_expand_square", "linearity_of_expectation", Expectation((q[i] + 1) ** 2),
      Expectation(q[i] ** 2) + 2 * Expectation(q[i]) + 1, BASE),
     # independence
