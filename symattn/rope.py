@@ -576,7 +576,10 @@ class PairOf(MatrixExpr):
         return self.explicit()
 
     def _latex(self, printer):
-        return r"%s_{(%s)}" % (printer.parenthesize(self.vector, 1000), printer._print(self.index))
+        v = printer._print(self.vector)
+        if not isinstance(self.vector, sp.MatrixSymbol):
+            v = r"\left(%s\right)" % v
+        return r"%s_{(%s)}" % (v, printer._print(self.index))
 
 
 # ----------------------------------------------------------------------------- scalars

@@ -126,7 +126,7 @@ def check_trig_identity(lhs, rhs, relation, ctx):
 
 
 # ============================================================================= 2-dimensional objects
-_SMALL = (Rotation, PairOf, Inner, Bilinear)
+_SMALL = (PairOf, Rotation, Inner, Bilinear)
 
 
 def explicit_small(expr: Any) -> Any:
@@ -136,15 +136,12 @@ def explicit_small(expr: Any) -> Any:
     if not isinstance(expr, sp.Basic):
         return expr
 
-    def evaluate(e):
-        done = e.doit()
-        return done
-
     out = expr
-    for cls in (PairOf, Rotation, Inner, Bilinear):
-        out = out.replace(lambda e, c=cls: isinstance(e, c), evaluate)
+    for cls in _SMALL:  # pairs and rotations first, so that the scalars see explicit matrices
+        out = out.replace(lambda e, c=cls: isinstance(e, c), lambda e: e.doit())
     if isinstance(out, MatrixExpr) and all(sp.sympify(s).is_Integer for s in out.shape):
-        out = sp.ImmutableMatrix(out.doit().as_explicit()) if not isinstance(out.doit(), sp.MatrixBase) else sp.ImmutableMatrix(out.doit())
+        done = out.doit()
+        out = sp.ImmutableMatrix(done if isinstance(done, sp.MatrixBase) else done.as_explicit())
     return out
 
 
