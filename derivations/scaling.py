@@ -398,8 +398,8 @@ scaled_logit_std = register(
             "fix, not a modeling choice with a deep theoretical motivation'. What is proved is a "
             "statement about the second moment of one logit at initialisation; it does not say how "
             "often the softmax saturates (that needs the distribution, not just the variance), nor "
-            "anything after training. Since W_Q is learned, the constant can be absorbed into W_Q, so it does not change the set of "
-            "functions the model can represent; its effect is on the scale of the logits at "
+            "anything after training. Since W_Q is learned, the constant can be absorbed into W_Q, so "
+            "it does not change the set of functions the model can represent; its effect is on the scale of the logits at "
             "initialisation and hence on optimisation (softmax saturation and vanishing gradients, seed "
             "000's 'Key idea'). It is not a floating-point fix: overflow is handled by subtracting the row "
             "maximum, which leaves the softmax unchanged (softmax_add_const). " + _INIT_ONLY
