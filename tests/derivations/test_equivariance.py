@@ -1,0 +1,136 @@
+"""Permutation equivariance: the counterexamples (positional encodings, causal masks) are refuted by
+the checker, the witness is exact, and a plausible proof of a false lemma does not check."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from derivations.equivariance import positional_counterexample
+from numeric.reference import attention
+from symattn.checker import Checker
+from symattn.derivation import Derivation
+from symattn.permutation import (
+    Attention,
+    Permutation,
+    PermutationMatrix,
+    SoftmaxRows,
+    attention_explicit,
+    permutation_matrix,
+)
+from symattn.rules.matrices import entry
+from symattn.softmax import Softmax
+from symattn.statement import Statement
+from symattn.theorem import Instances, Theorem
+from symattn.verdict import Level, Verdict
+
+n, d = sp.symbols("n d", integer=True, positive=True)
+i, j = sp.symbols("i j", integer=True, positive=True)
+X, E = sp.MatrixSymbol("X", n, d), sp.MatrixSymbol("E", n, d)
+P = PermutationMatrix("sigma", n)
+
+
+def _swap(size):
+    return permutation_matrix((2, 1) + tuple(range(3, size + 1)))
+
+
+def _positional_instance(size):
+    # attention with additive positional encodings E = (1, 0, ..., 0), tokens x_1..x_n symbolic
+    x = sp.Matrix(sp.symbols(f"x1:{size + 1}", real=True))
+    pe = sp.Matrix([1] + [0] * (size - 1))
+    Pm = _swap(size)
+    a, b = Pm * x + pe, x + pe
+    return Statement(attention_explicit(a, a, a), Pm * attention_explicit(b, b, b))
+
+
+def test_false_universal_claim_positional_encodings_keep_equivariance_is_refuted():
+    thm = Theorem(
+        id="false_positional_attention_equivariant",
+        title="(false) attention with additive positional encodings is permutation equivariant",
+        statement=Statement(Attention(P * X + E, P * X + E, P * X + E), P * Attention(X + E, X + E, X + E)),
+        source="extension",
+        instances=Instances(_positional_instance, (2,)),
+    )
+    outcome = Checker(numeric=False).check(thm)
+    assert outcome.verdict is Verdict.REFUTED
+    assert outcome.counterexample and "left =" in outcome.counterexample and "x1 =" in outcome.counterexample
+
+
+def test_positional_counterexample_is_exact_and_matches_numpy():
+    cx = positional_counterexample()
+    assert cx["squared_gap"] == sp.Rational(225, 289)  # (1 - 32/17)^2, every weight rational
+    assert cx["left_value"] != cx["right_value"]
+    a = np.array(cx["P"] * cx["X"] + cx["E"], dtype=float)
+    b = np.array(cx["X"] + cx["E"], dtype=float)
+    log2 = np.log(2.0)
+    left = attention(a * log2, a, a, scale=1.0)
+    right = np.array(cx["P"], dtype=float) @ attention(b * log2, b, b, scale=1.0)
+    assert np.allclose(left, np.array(cx["left_value"], dtype=float))
+    assert np.allclose(right, np.array(cx["right_value"], dtype=float))
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5])
+def test_the_witness_breaks_equivariance_at_every_length(size):
+    cx = positional_counterexample(size)
+    assert cx["squared_gap"] > 0 and cx["squared_gap"].is_Rational
+
+
+def test_without_positional_encodings_the_same_inputs_are_equivariant():
+    cx = positional_counterexample()
+    Pm, x = cx["P"], cx["X"]
+    assert attention_explicit(Pm * x, Pm * x, Pm * x) == Pm * attention_explicit(x, x, x)
+
+
+def test_causal_attention_is_not_permutation_equivariant():
+    x, Pm = sp.Matrix([[1], [0]]), _swap(2)
+    left = attention_explicit(Pm * x, Pm * x, Pm * x, causal=True)  # token 1 of P X sees only itself: 0
+    right = Pm * attention_explicit(x, x, x, causal=True)  # row 2 of the original output: 1/2
+    assert left[0, 0] == 0 and right[0, 0] == sp.Rational(1, 2)
+
+    def build(size):
+        xs = sp.Matrix(sp.symbols(f"x1:{size + 1}", real=True))
+        Ps = _swap(size)
+        return Statement(attention_explicit(Ps * xs, Ps * xs, Ps * xs, causal=True),
+                         Ps * attention_explicit(xs, xs, xs, causal=True))
+
+    thm = Theorem(id="false_causal_attention_equivariant", title="(false) causal attention is equivariant",
+                  statement=Statement(0, 0), source="extension", instances=Instances(build, (2,)))
+    assert Checker(numeric=False).check(thm).verdict is Verdict.REFUTED
+
+
+def test_reindexing_along_a_map_not_declared_a_permutation_does_not_prove_the_softmax_lemma():
+    # the same proof as softmax_rows_permutation_conjugate, but sigma is only assumed to map
+    # 1..n into 1..n (no Permutation hypothesis): the re-indexing step must fail
+    S = sp.MatrixSymbol("S", n, n)
+    s = sp.IndexedBase("S")
+    sigma = P.sigma
+    k1 = sp.Symbol("k_1", integer=True, positive=True)
+    lhs, rhs = SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T
+    proof = (
+        Derivation(entry(lhs, i, j))
+        .eq(sp.exp(s[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s[sigma(i), sigma(k1)]), (k1, 1, n)), "definition",
+            name="softmax")
+        .eq(sp.exp(s[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s[sigma(i), k1]), (k1, 1, n)), "sum_reindex_bijection")
+        .eq(Softmax(sp.Lambda(k1, s[sigma(i), k1]), sigma(j), n), "definition", name="softmax")
+    )
+
+    def build(hyps):
+        return Theorem(id="softmax_conjugate_unchecked_sigma", title="t", statement=Statement(lhs, rhs),
+                       source="extension", hypotheses=hyps, dimensions=(n,),
+                       derivation=lambda: Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof))
+
+    assert Checker(numeric=False).check(build(())).levels["symbolic"].status is Level.FAIL
+    good = Checker(numeric=False).check(build((Permutation("sigma_perm", sigma="sigma", n=n),)))
+    assert good.verdict is Verdict.PROVED
+
+
+def test_false_claim_attention_is_invariant_is_refuted():
+    # equivariant, not invariant: Attention(PX...) = Attention(X...) is false
+    def build(size):
+        xs = sp.Matrix(sp.symbols(f"x1:{size + 1}", real=True))
+        Ps = _swap(size)
+        return Statement(attention_explicit(Ps * xs, Ps * xs, Ps * xs), attention_explicit(xs, xs, xs))
+
+    thm = Theorem(id="false_attention_invariant", title="(false) attention is permutation invariant",
+                  statement=Statement(Attention(P * X, P * X, P * X), Attention(X, X, X)), source="extension",
+                  instances=Instances(build, (2,)))
+    assert Checker(numeric=False).check(thm).verdict is Verdict.REFUTED
