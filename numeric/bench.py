@@ -42,6 +42,7 @@ __all__ = [
     "format_table",
     "matmul_gflops",
     "median_time",
+    "timings",
     "memory_profile",
     "naive_bytes",
     "peak_memory",
@@ -71,25 +72,35 @@ def naive_bytes(n_q: int, n_k: int, *, batch: int = 1, itemsize: int = 4, backwa
     return (5 if backward else 3) * n_q * n_k * batch * itemsize
 
 
-def median_time(fn: Callable[[], object], *, repeats: int = 5, budget: float = 10.0) -> tuple[float, int]:
-    """Median wall time of ``fn()`` over up to ``repeats`` calls, after one warm-up call.
+def timings(fn: Callable[[], object], *, repeats: int = 5, budget: float = 10.0) -> list[float]:
+    """Wall times of up to ``repeats`` calls of ``fn()``, after one warm-up call.
 
-    Stops early once ``budget`` seconds have been spent (at least one timed call). The warm-up
-    is skipped when it alone exceeds the budget (its time is then the single sample). Returns
-    ``(median seconds, number of timed calls)``.
+    Stops early once ``budget`` seconds have been spent (at least one timed call). When the
+    warm-up alone exceeds the budget its time is the single sample.
     """
     t0 = time.perf_counter()
     fn()
     first = time.perf_counter() - t0
     if first > budget:
-        return first, 1
-    times = []
+        return [first]
+    times: list[float] = []
     spent = first
     while len(times) < repeats and (not times or spent < budget):
         t0 = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t0)
         spent += times[-1]
+    return times
+
+
+def median_time(fn: Callable[[], object], *, repeats: int = 5, budget: float = 10.0) -> tuple[float, int]:
+    """``(median seconds, number of timed calls)`` of :func:`timings`.
+
+    >>> seconds, runs = median_time(lambda: None, repeats=3)
+    >>> runs, seconds < 1.0
+    (3, True)
+    """
+    times = timings(fn, repeats=repeats, budget=budget)
     return statistics.median(times), len(times)
 
 
@@ -138,6 +149,74 @@ def _inputs(n: int, d: int, batch: int, dtype, seed: int = 0):
     return q, k, v, d_out
 
 
+def _wall(fn: Callable[[], object]) -> Callable[[], float]:
+    def timed() -> float:
+        t0 = time.perf_counter()
+        fn()
+        return time.perf_counter() - t0
+
+    return timed
+
+
+def _torch_runs(torch, q, k, v, d_out, causal, backward) -> dict[str, Callable[[], float]]:
+    tq, tk, tv, tdo = (torch.from_numpy(x) for x in (q, k, v, d_out))
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def forward():
+        with torch.no_grad():
+            sdpa(tq, tk, tv, is_causal=causal)
+
+    runs = {"torch_fwd": _wall(forward)}
+    if backward:
+        leaves = [x.clone().requires_grad_() for x in (tq, tk, tv)]
+
+        def backward_only() -> float:
+            for x in leaves:
+                x.grad = None
+            o = sdpa(*leaves, is_causal=causal)  # builds the graph, untimed
+            t0 = time.perf_counter()
+            o.backward(tdo)
+            return time.perf_counter() - t0
+
+        runs["torch_bwd"] = backward_only
+    return runs
+
+
+def _round_robin(runs: dict[str, Callable[[], float]], *, repeats: int, budget: float) -> dict[str, list[float]]:
+    """Time every measurement once per round (after one warm-up each), so that a noisy machine
+    slows all of them alike; stop after ``repeats`` rounds or once a round has pushed the total
+    past ``budget`` seconds per measurement (at least one timed round)."""
+    first = {key: fn() for key, fn in runs.items()}  # warm-up
+    if max(first.values()) > budget:  # too slow to repeat: the warm-up is the sample
+        return {key: [t] for key, t in first.items()}
+    times: dict[str, list[float]] = {key: [] for key in runs}
+    for _ in range(repeats):
+        for key, fn in runs.items():
+            times[key].append(fn())
+        spent = sum(first.values()) + sum(map(sum, times.values()))
+        if spent > budget * len(runs):
+            break
+    return times
+
+
+def _load() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:  # pragma: no cover - platform without getloadavg
+        return None
+
+
+def _cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:  # pragma: no cover
+        pass
+    return platform.processor() or platform.machine()
+
+
 def run_bench(
     sizes: Sequence[int] = DEFAULT_SIZES,
     *,
@@ -153,6 +232,7 @@ def run_bench(
     memory: bool = True,
     block_q: int | None = None,
     block_k: int | None = None,
+    matmul_n: int = 2048,
     progress: Callable[[str], None] | None = None,
 ) -> dict:
     """Run the benchmark; returns a JSON-ready dict ``{"machine": ..., "config": ..., "rows": [...]}``.
@@ -167,12 +247,14 @@ def run_bench(
     say("measuring the float32 matmul rate")
     machine = {
         "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
+        "processor": _cpu_name(),
         "cpus": os.cpu_count(),
         "numpy": np.__version__,
         "torch": getattr(torch, "__version__", None),
         "torch_threads": torch.get_num_threads() if torch is not None else None,
-        "matmul_gflops": matmul_gflops(),
+        "load_average_before": _load(),
+        "matmul_n": matmul_n,
+        "matmul_gflops": matmul_gflops(matmul_n),
     }
     config = dict(
         sizes=list(sizes), d=d, batch=batch, dtype=np.dtype(dtype).name, causal=causal,
@@ -180,85 +262,58 @@ def run_bench(
         block_q=block_q or DEFAULT_BLOCK_Q, block_k=block_k or DEFAULT_BLOCK_K,
     )  # fmt: skip
     blocks = dict(block_q=block_q, block_k=block_k)
+    itemsize = np.dtype(dtype).itemsize
     rows = []
     for n in sizes:
         row: dict = {"n": n, "notes": []}
         q, k, v, d_out = _inputs(n, d, batch, dtype)
         flops = attention_flops(n, n, d, batch=batch, causal=causal)
-
-        say(f"n={n}: tiled forward")
-        row["tiled_fwd_s"], row["tiled_fwd_runs"] = median_time(
-            lambda: tiled_attention(q, k, v, causal=causal, **blocks), repeats=repeats, budget=budget
-        )
         out, lse = tiled_attention(q, k, v, causal=causal, **blocks)
+
+        # Each measurement is a callable returning the seconds it took (so that torch's
+        # backward can exclude the forward that builds its graph).
+        runs: dict[str, Callable[[], float]] = {
+            "tiled_fwd": _wall(lambda: tiled_attention(q, k, v, causal=causal, **blocks)),
+        }
         if backward:
-            say(f"n={n}: tiled backward")
-            row["tiled_bwd_s"], row["tiled_bwd_runs"] = median_time(
-                lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks),
-                repeats=repeats, budget=budget,
-            )  # fmt: skip
+            runs["tiled_bwd"] = _wall(
+                lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks)
+            )
+        naive_fwd = naive_bytes(n, n, batch=batch, itemsize=itemsize) <= naive_cap_mib * MIB
+        naive_bwd = backward and naive_bytes(n, n, batch=batch, itemsize=itemsize, backward=True) <= naive_cap_mib * MIB
+        if naive_fwd:
+            runs["naive_fwd"] = _wall(lambda: attention(q, k, v, causal=causal))
+        else:
+            row["notes"].append(
+                f"naive skipped at n={n}: its n x n matrices need ~"
+                f"{naive_bytes(n, n, batch=batch, itemsize=itemsize) / MIB:.0f} MiB > cap {naive_cap_mib:.0f} MiB"
+            )
+        if naive_bwd:
+            runs["naive_bwd"] = _wall(lambda: attention_backward(q, k, v, d_out, causal=causal))
+        elif backward and naive_fwd:
+            row["notes"].append(f"naive backward skipped at n={n}: over the memory cap")
+        if torch is not None:
+            runs.update(_torch_runs(torch, q, k, v, d_out, causal, backward))
+        else:
+            row["notes"].append("torch not importable: torch peer skipped")
+
+        say(f"n={n}: timing {', '.join(runs)}")
+        for key, times in _round_robin(runs, repeats=repeats, budget=budget).items():
+            row[f"{key}_s"] = statistics.median(times)
+            row[f"{key}_min_s"] = min(times)
+            row[f"{key}_runs"] = len(times)
+
         if memory:
-            say(f"n={n}: tiled peak memory")
+            say(f"n={n}: peak memory (tracemalloc)")
             row["tiled_fwd_peak_mib"] = peak_memory(lambda: tiled_attention(q, k, v, causal=causal, **blocks))[0] / MIB
             if backward:
                 row["tiled_bwd_peak_mib"] = peak_memory(
                     lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks)
                 )[0] / MIB  # fmt: skip
-
-        itemsize = np.dtype(dtype).itemsize
-        if naive_bytes(n, n, batch=batch, itemsize=itemsize) > naive_cap_mib * MIB:
-            row["notes"].append(
-                f"naive skipped at n={n}: its n x n matrices need ~"
-                f"{naive_bytes(n, n, batch=batch, itemsize=itemsize) / MIB:.0f} MiB > cap {naive_cap_mib:.0f} MiB"
-            )
-        else:
-            say(f"n={n}: naive forward")
-            row["naive_fwd_s"], row["naive_fwd_runs"] = median_time(
-                lambda: attention(q, k, v, causal=causal), repeats=repeats, budget=budget
-            )
-            if memory:
+            if naive_fwd:
                 row["naive_fwd_peak_mib"] = peak_memory(lambda: attention(q, k, v, causal=causal))[0] / MIB
-            if backward and naive_bytes(n, n, batch=batch, itemsize=itemsize, backward=True) <= naive_cap_mib * MIB:
-                say(f"n={n}: naive backward")
-                row["naive_bwd_s"], row["naive_bwd_runs"] = median_time(
-                    lambda: attention_backward(q, k, v, d_out, causal=causal), repeats=repeats, budget=budget
-                )
-                if memory:
-                    row["naive_bwd_peak_mib"] = peak_memory(
-                        lambda: attention_backward(q, k, v, d_out, causal=causal)
-                    )[0] / MIB  # fmt: skip
-            elif backward:
-                row["notes"].append(f"naive backward skipped at n={n}: over the memory cap")
-
-        if torch is not None:
-            say(f"n={n}: torch")
-            tq, tk, tv, tdo = (torch.from_numpy(x) for x in (q, k, v, d_out))
-            sdpa = torch.nn.functional.scaled_dot_product_attention
-
-            def torch_fwd():
-                with torch.no_grad():
-                    return sdpa(tq, tk, tv, is_causal=causal)
-
-            row["torch_fwd_s"], row["torch_fwd_runs"] = median_time(torch_fwd, repeats=repeats, budget=budget)
-            if backward:
-                leaves = [x.clone().requires_grad_() for x in (tq, tk, tv)]
-                samples = []
-                spent = 0.0
-                for attempt in range(repeats + 1):  # the first is a warm-up
-                    for x in leaves:
-                        x.grad = None
-                    o = sdpa(*leaves, is_causal=causal)
-                    t0 = time.perf_counter()
-                    o.backward(tdo)
-                    elapsed = time.perf_counter() - t0
-                    spent += elapsed
-                    if attempt:
-                        samples.append(elapsed)
-                    if samples and spent > budget:
-                        break
-                row["torch_bwd_s"], row["torch_bwd_runs"] = statistics.median(samples), len(samples)
-        else:
-            row["notes"].append("torch not importable: torch peer skipped")
+            if naive_bwd:
+                row["naive_bwd_peak_mib"] = peak_memory(lambda: attention_backward(q, k, v, d_out, causal=causal))[0] / MIB
 
         for impl in ("tiled", "naive", "torch"):
             t = row.get(f"{impl}_fwd_s")
@@ -274,11 +329,13 @@ def run_bench(
         rows.append(row)
         del q, k, v, d_out, out, lse
         gc.collect()
+    machine["load_average_after"] = _load()
     return {"machine": machine, "config": config, "rows": rows}
 
 
 def _fmt(x, spec: str) -> str:
-    return "-" if x is None else format(x, spec)
+    width = int("".join(c for c in spec.split(".")[0] if c.isdigit()) or 0)
+    return "-".rjust(width) if x is None else format(x, spec)
 
 
 def format_table(result: dict) -> str:
@@ -289,7 +346,9 @@ def format_table(result: dict) -> str:
         f"causal={c['causal']}, blocks {c['block_q']}x{c['block_k']}",
         f"machine: {m['processor']}, {m['cpus']} CPUs, numpy {m['numpy']}, torch {m['torch'] or 'absent'}"
         + (f" ({m['torch_threads']} threads)" if m["torch"] else ""),
-        f"float32 matmul rate (2048^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s",
+        f"float32 matmul rate ({m['matmul_n']}^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s; "
+        f"load average before {m['load_average_before']}, after {m.get('load_average_after')}",
+        "times are medians over the rounds (min in --json); GF/s = 4 n^2 d (x2.5 backward) / time",
         "",
     ]
     head = (

@@ -36,6 +36,8 @@ def add_arguments(parser) -> None:
                         help="skip naive attention where its n x n matrices would exceed this (default 4096)")
     parser.add_argument("--block-q", type=int, default=None, help="tiled query block (default: tuned)")
     parser.add_argument("--block-k", type=int, default=None, help="tiled key block (default: tuned)")
+    parser.add_argument("--matmul-n", type=int, default=2048, metavar="N",
+                        help="size of the square float32 matmul that calibrates GFLOP/s (default 2048)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -47,7 +49,7 @@ def run(args) -> int:
     except ValueError:
         print(f"symattn bench: --sizes must be positive integers, got {args.sizes!r}", file=sys.stderr)
         return 2
-    for name in ("d", "batch", "repeats", "block_q", "block_k"):
+    for name in ("d", "batch", "repeats", "block_q", "block_k", "matmul_n"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             print(f"symattn bench: --{name.replace('_', '-')} must be positive, got {value}", file=sys.stderr)
@@ -56,7 +58,7 @@ def run(args) -> int:
     result = run_bench(
         sizes, d=args.d, batch=args.batch, dtype=args.dtype, causal=args.causal, repeats=args.repeats,
         budget=args.budget, backward=args.backward, naive_cap_mib=args.naive_cap, use_torch=args.torch,
-        memory=args.memory, block_q=args.block_q, block_k=args.block_k, progress=progress,
+        memory=args.memory, block_q=args.block_q, block_k=args.block_k, matmul_n=args.matmul_n, progress=progress,
     )  # fmt: skip
     print(json.dumps(result, indent=2) if args.json else format_table(result))
     return 0
