@@ -387,22 +387,22 @@ scaled_logit_std = register(
             "d_k = 64, sigma = 1), large enough to push the softmax towards one-hot outputs."
         ),
         notes=(
-            "Seed 000 states it exactly (standard deviation sigma^2 sqrt(d_k) before, sigma^2 after). "
-            "Seed 002 says dividing 'rescales the variance back to approximately 1' and 'keeps the score "
-            "variance at approximately 1': under its own hypotheses (unit variance) the variance is "
-            "exactly 1, not approximately; the approximation is only in whether real queries and keys "
-            "satisfy the hypotheses. Seed 004 ('brings the standard deviation back to 1') is exact under "
-            "its hypotheses; its Key Takeaway 'Scaling by sqrt(d_k) keeps scores at unit variance so softmax does "
-            "not saturate' needs unit-variance entries and holds at initialisation only, and unit variance "
-            "alone does not rule saturation out. Seed 002 also calls the factor 'a numerical-stability "
-            "fix, not a modeling choice with a deep theoretical motivation'. What is proved is a "
-            "statement about the second moment of one logit at initialisation; it does not say how "
-            "often the softmax saturates (that needs the distribution, not just the variance), nor "
-            "anything after training. Since W_Q is learned, the constant can be absorbed into W_Q, so "
-            "it does not change the set of functions the model can represent; its effect is on the scale of the logits at "
-            "initialisation and hence on optimisation (softmax saturation and vanishing gradients, seed "
-            "000's 'Key idea'). It is not a floating-point fix: overflow is handled by subtracting the row "
-            "maximum, which leaves the softmax unchanged (softmax_add_const). " + _INIT_ONLY
+            "Seed 000 states it exactly (standard deviation sigma^2 sqrt(d_k) before, sigma^2 after). Seed "
+            "002 says dividing 'rescales the variance back to approximately 1' and 'keeps the score variance "
+            "at approximately 1': under its own hypotheses (unit variance) the variance is exactly 1, not "
+            "approximately; the approximation is only in whether real queries and keys satisfy the "
+            "hypotheses. Seed 004 ('brings the standard deviation back to 1') is exact under its hypotheses; "
+            "its Key Takeaway 'Scaling by sqrt(d_k) keeps scores at unit variance so softmax does not "
+            "saturate' needs unit-variance entries and holds at initialisation only, and unit variance alone "
+            "does not rule saturation out. Seed 002 also calls the factor 'a numerical-stability fix, not a "
+            "modeling choice with a deep theoretical motivation'. What is proved is a statement about the "
+            "second moment of one logit at initialisation; it does not say how often the softmax saturates "
+            "(that needs the distribution, not just the variance), nor anything after training. Since W_Q is "
+            "learned, the constant can be absorbed into W_Q, so it does not change the set of functions the "
+            "model can represent; its effect is on the scale of the logits at initialisation and hence on "
+            "optimisation (softmax saturation and vanishing gradients, seed 000's 'Key idea'). It is not a "
+            "floating-point fix: overflow is handled by subtracting the row maximum, which leaves the softmax"
+            " unchanged (softmax_add_const). " + _INIT_ONLY
         ),
     )
 )
