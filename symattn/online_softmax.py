@@ -40,6 +40,8 @@ Dao et al., "FlashAttention", NeurIPS 2022, Algorithm 1 (lines 9-12).
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -129,7 +131,8 @@ def state(scores: Any, values: Any, m: Any = None, *, index: tuple | None = None
         raise ValueError("a block needs at least one key")
     m = sp.Max(*scores) if m is None else _expr(m, "m")
     weights = [sp.exp(x - m) for x in scores]
-    return SoftmaxState(m, sp.Add(*weights), sum((w * x for w, x in zip(weights, values)), sp.S.Zero))
+    terms = [w * x for w, x in zip(weights, values)]
+    return SoftmaxState(m, sp.Add(*weights), functools.reduce(operator.add, terms))
 
 
 def merge(a: SoftmaxState, b: SoftmaxState, m: Any = None) -> SoftmaxState:
