@@ -1,0 +1,148 @@
+"""derivations.softmax: the theorems reach their targets, and wrong claims with plausible proofs do not."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import derivations.softmax as sm
+from symattn.checker import Checker
+from symattn.derivation import Derivation
+from symattn.softmax import Softmax
+from symattn.statement import Statement
+from symattn.theorem import Instances, Theorem, registry
+from symattn.verdict import Level, Verdict
+
+KD = sp.KroneckerDelta
+n, i, j, k, m = sm.n, sm.i, sm.j, sm.k, sm.m
+a, s, v = sm.a, sm.s, sm.v
+
+PROVED = [
+    "softmax_jacobian",
+    "softmax_jacobian_quadratic_form",
+    "softmax_jacobian_symmetric",
+    "softmax_jacobian_mul_ones_eq_zero",
+    "softmax_jacobian_psd",
+    "softmax_jacobian_trace",
+    "softmax_jacobian_trace_le",
+]
+
+
+@pytest.fixture(scope="module")
+def checker():
+    return Checker()
+
+
+@pytest.mark.parametrize("theorem_id", PROVED)
+def test_general_results_are_proved_with_every_level_passing(checker, theorem_id):
+    out = checker.check(registry.get(theorem_id))
+    assert out.verdict is Verdict.PROVED, out.how
+    assert out.levels["numeric"].status is Level.PASS, out.levels["numeric"].detail
+    assert out.levels["instances"].status in (Level.PASS, Level.NA)
+
+
+def test_saturation_bound_is_capped_by_the_cited_spectral_step(checker):
+    out = checker.check(registry.get("softmax_saturation_bound"))
+    assert out.levels["symbolic"].status is Level.PASS
+    assert out.verdict is Verdict.NUMERICALLY_CONSISTENT
+    assert "softmax_jacobian_spectral_norm_le_trace" in out.levels["symbolic"].data["used"]
+    assert checker.check(registry.get("softmax_jacobian_spectral_norm_le_trace")).verdict is Verdict.NUMERICALLY_CONSISTENT
+    assert registry.get("softmax_saturation_bound").figures == ("softmax_saturation",)
+
+
+def test_sum_of_squares_certificate_is_exact_for_small_n_only(checker):
+    out = checker.check(registry.get("softmax_jacobian_trace_gap_sum_of_squares"))
+    assert out.verdict is Verdict.PROVED_FOR_INSTANCES
+    assert out.levels["probabilistic"].status is Level.PASS
+
+
+def test_near_one_hot_heuristic_reports_the_measured_weights():
+    study = sm.near_one_hot_study(seed=3, trials=1500)
+    means = [study[size]["mean_max"] for size in (16, 128, 1024)]
+    assert means[0] > means[1] > means[2] > 0.5  # peaked, less so for longer rows
+    assert all(study[size]["mean_trace"] < study[size]["mean_trace_sigma1"] for size in study)
+    assert registry.get("unscaled_logits_softmax_near_one_hot").kind == "heuristic"
+
+
+def test_every_theorem_here_cites_seed_000():
+    for thm in registry:
+        if thm.topic == "softmax":
+            assert "000_ccf06b253f58a07c.txt" in thm.source
+
+
+# ------------------------------------------------------------------ false claims, plausible proofs
+def _unregistered(theorem_id, statement, derivation, hypotheses=sm.PROBABILITY, instances=None, numeric=None):
+    return Theorem(id=theorem_id, title="false claim", statement=statement, source="extension",
+                   hypotheses=hypotheses, derivation=derivation, dimensions=(n,), instances=instances,
+                   numeric=numeric)
+
+
+def test_jacobian_with_a_sign_error_is_not_proved(checker):
+    f = sp.Lambda(k, s[k])
+    wrong = Softmax(f, i, n) * (Softmax(f, j, n) - KD(i, j))
+    Z = sm._Z
+
+    def proof():
+        return (
+            Derivation(sp.Derivative(Softmax(f, i, n), s[j]))
+            .eq(sp.Derivative(sp.exp(s[i]) / Z, s[j]), "definition", name="softmax")
+            .eq(sp.exp(s[i]) * sp.exp(s[j]) / Z**2 - sp.exp(s[i]) * KD(i, j) / Z, "differentiate")
+            .eq(wrong, "definition", name="softmax")
+        )
+
+    thm = _unregistered("false_softmax_jacobian", Statement(sp.Derivative(Softmax(f, i, n), s[j]), wrong), proof,
+                        hypotheses=(sm.I_RANGE, sm.J_RANGE),
+                        instances=Instances(lambda size: Statement(
+                            sm._softmax_jacobian_instance(size).lhs, -sm._softmax_jacobian_instance(size).rhs),
+                            (2, 3)))
+    out = checker.check(thm)
+    assert out.verdict is Verdict.REFUTED, out.how
+    assert "step 2" in out.levels["symbolic"].detail
+
+
+def test_quadratic_form_without_the_mean_term_is_not_proved(checker):
+    # claims v^T J v = sum_j a_j v_j^2, "forgetting" the (sum a v)^2 term in the linearity step
+    def proof():
+        return (
+            Derivation(sm._quadratic_form(v, v))
+            .eq(sm._sum(v[i] * sm._sum(a[i] * (KD(i, j) - a[j]) * v[j], j), i), "definition", name="softmax_jacobian")
+            .eq(sm._sum(v[i] * (a[i] * v[i] - sm._sum(a[i] * a[j] * v[j], j)), i), "kronecker_delta_contraction")
+            .eq(sm._sum(a[i] * v[i] ** 2, i), "sum_linearity")
+        )
+
+    thm = _unregistered("false_quadratic_form", Statement(sm._quadratic_form(v, v), sm._sum(a[i] * v[i] ** 2, i)),
+                        proof)
+    out = checker.check(thm)
+    assert out.verdict < Verdict.PROVED_FOR_INSTANCES, out.how
+
+
+def test_trace_bound_with_a_dropped_factor_two_is_not_proved(checker):
+    # 1 - |a|^2 <= 1 - a_m is false (a = (0.6, 0.4), m = 1: 0.48 > 0.4)
+    def proof():
+        return (
+            Derivation(sm._one_minus_sq)
+            .eq(1 - a[m] ** 2 - sm._sum(a[j] ** 2 * (1 - KD(j, m)), j), "kronecker_delta_contraction")
+            .le(1 - a[m] ** 2, "nonnegative_terms")
+            .le(1 - a[m], "nonnegative_terms")
+        )
+
+    def numeric(seed):
+        from symattn.theorem import NumericResult
+
+        p = np.array([0.6, 0.4])
+        gap = (1 - p @ p) - (1 - p.max())
+        return NumericResult(gap <= 0, 1, seed, gap, 0.0, "a = (0.6, 0.4)")
+
+    thm = _unregistered("false_trace_bound", Statement(sm._one_minus_sq, 1 - a[m], "<="), proof,
+                        hypotheses=(sm.M_RANGE, sm.A_NONNEGATIVE), numeric=numeric)
+    out = checker.check(thm)
+    assert out.verdict is Verdict.REFUTED
+    assert out.levels["symbolic"].status is Level.FAIL
+
+
+def test_variance_identity_without_the_normalisation_hypothesis_is_not_proved(checker):
+    thm_true = registry.get("softmax_jacobian_quadratic_form")
+    thm = _unregistered("quadratic_form_no_sum_one", thm_true.statement, thm_true.derivation,
+                        hypotheses=(sm.A_NONNEGATIVE, sm.I_RANGE))
+    out = checker.check(thm)
+    assert out.levels["symbolic"].status is Level.FAIL
+    assert "a_sums_to_one" in out.levels["symbolic"].detail
