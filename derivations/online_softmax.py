@@ -156,9 +156,11 @@ online_softmax_merge = register(
         statement=Statement(_merged(m_A, m_B, m, a, b).as_matrix(), _union_state(m, a + b)),
         source=_SOURCE,
         kind="theorem",
+        # a, b are declared nonnegative integers (empty blocks allowed): apply_theorem checks that
+        # every instance keeps those assumptions
         hypotheses=(
-            Assumption("block_sizes", text="a, b are nonnegative integers (empty blocks allowed)"),
-            Assumption("references_real", text="m_A, m_B, m are arbitrary real numbers"),
+            Assumption("references_real", condition=sp.Q.real(m) & sp.Q.real(m_A) & sp.Q.real(m_B),
+                       text="m_A, m_B, m are arbitrary real numbers"),
         ),
         derivation=_merge_derivation,
         dimensions=(a, b),
@@ -236,7 +238,7 @@ register(
         title="The normalised state o / l is the softmax-weighted average of the values, for any reference m",
         statement=Statement(_output_lhs(m, n), _attention(n)),
         source=_SOURCE,
-        hypotheses=(Assumption("reference_real", text="m is an arbitrary real number"),),
+        hypotheses=(Assumption("reference_real", condition=sp.Q.real(m), text="m is an arbitrary real number"),),
         derivation=_output_derivation,
         dimensions=(n,),
         instances=Instances(_output_instance, tuple(range(1, 8)), label="n"),
