@@ -85,29 +85,26 @@ OTHER_CASES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("kernel", sorted(KERNELS))
-@pytest.mark.parametrize(("call", "exc", "match"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_invalid_attention_arguments_raise_a_message_naming_them(kernel, call, exc, match):
-    with pytest.raises(exc, match=match):
-        call(KERNELS[kernel])
+def _table():
+    """Every case as (id, zero-argument call, exception, message pattern)."""
+    for kernel_name, kernel in KERNELS.items():
+        for name, call, exc, match in CASES:
+            yield f"{kernel_name}: {name}", (lambda call=call, kernel=kernel: call(kernel)), exc, match
+    for name, kwargs, match in TILED_CASES:
+        yield f"forward: {name}", (lambda kw=kwargs: tiled_attention(Q, K, V, **kw)), ValueError, match
+        yield (f"backward: {name}", (lambda kw=kwargs: tiled_attention_backward(Q, K, V, OUT, LSE, OUT, **kw)),
+               ValueError, match)  # fmt: skip
+    for name, kwargs, match in BACKWARD_CASES:
+        saved = dict(out=OUT, lse=LSE, d_out=OUT) | kwargs
+        yield (f"backward: {name}", (lambda s=saved: tiled_attention_backward(Q, K, V, s["out"], s["lse"], s["d_out"])),
+               ValueError, match)  # fmt: skip
+    yield from OTHER_CASES
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [c[1:] for c in TILED_CASES], ids=[c[0] for c in TILED_CASES])
-def test_invalid_block_sizes_raise_in_forward_and_backward(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        tiled_attention(Q, K, V, **kwargs)
-    with pytest.raises(ValueError, match=match):
-        tiled_attention_backward(Q, K, V, OUT, LSE, OUT, **kwargs)
+TABLE = list(_table())
 
 
-@pytest.mark.parametrize(("kwargs", "match"), [c[1:] for c in BACKWARD_CASES], ids=[c[0] for c in BACKWARD_CASES])
-def test_backward_rejects_saved_tensors_of_the_wrong_shape(kwargs, match):
-    args = dict(out=OUT, lse=LSE, d_out=OUT) | kwargs
-    with pytest.raises(ValueError, match=match):
-        tiled_attention_backward(Q, K, V, args["out"], args["lse"], args["d_out"])
-
-
-@pytest.mark.parametrize(("call", "exc", "match"), [c[1:] for c in OTHER_CASES], ids=[c[0] for c in OTHER_CASES])
-def test_invalid_arguments_to_the_other_references_raise_a_message_naming_them(call, exc, match):
+@pytest.mark.parametrize(("call", "exc", "match"), [c[1:] for c in TABLE], ids=[c[0] for c in TABLE])
+def test_invalid_arguments_raise_an_error_whose_message_names_them(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
