@@ -17,7 +17,7 @@ from symattn.derivation import relation_implies
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.rules.substitution import rewrite
-from symattn.statement import Equation, Independent, IndexRange, RandomFamily
+from symattn.statement import Assumption, Equation, Independent, IndexRange, RandomFamily
 
 __all__ = ["instantiate"]
 
@@ -47,7 +47,24 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
     return sub(thm.statement.lhs), sub(thm.statement.rhs), hyps
 
 
-def _hypothesis_holds(h, ctx) -> bool:
+def _family_key(f, hypotheses) -> Any:
+    """A random family named by its IndexedBase, its RandomFamily object, or its hypothesis name."""
+    if isinstance(f, RandomFamily):
+        return f.base
+    if isinstance(f, str):
+        for h in hypotheses:
+            if isinstance(h, RandomFamily) and h.name == f:
+                return h.base
+    return f
+
+
+def _moments_agree(g: RandomFamily, h: RandomFamily) -> bool:
+    needed = dict(h.moments or ())
+    have = dict(g.moments or ())
+    return all(order in have and equal(have[order], value) for order, value in needed.items())
+
+
+def _hypothesis_holds(h, ctx, used_hyps=()) -> bool:
     from symattn.rules.sums import index_in_range
 
     if isinstance(h, Equation):
@@ -63,11 +80,32 @@ def _hypothesis_holds(h, ctx) -> bool:
             and equal(g.dim, h.dim)
             and equal(g.mean, h.mean)
             and equal(g.variance, h.variance)
+            and _moments_agree(g, h)
             for g in ctx.hypotheses
         )
     if isinstance(h, Independent):
-        return any(isinstance(g, Independent) and set(h.families) <= set(g.families) for g in ctx.hypotheses)
-    return True  # assumptions on symbols are carried by the symbols and checked in instantiate
+        want = {_family_key(f, used_hyps) for f in h.families}
+        return any(
+            isinstance(g, Independent) and want <= {_family_key(f, ctx.hypotheses) for f in g.families}
+            for g in ctx.hypotheses
+        )
+    if isinstance(h, Assumption):
+        cond = h.condition
+        if cond is None or isinstance(cond, str):
+            return any(isinstance(g, Assumption) and g.text == h.text for g in ctx.hypotheses)
+        if cond is sp.true or cond is True:
+            return True
+        try:
+            if sp.ask(cond) is True:  # implied by the symbols' own assumptions (e.g. Q.real(c) for real c)
+                return True
+        except (TypeError, ValueError, AttributeError, NotImplementedError):
+            pass
+        return any(isinstance(g, Assumption) and g.condition == cond for g in ctx.hypotheses)
+    # any other kind of hypothesis: the user must state the same one (same fields, any name)
+    fields = {k: v for k, v in vars(h).items() if k != "name"}
+    return any(
+        type(g) is type(h) and {k: v for k, v in vars(g).items() if k != "name"} == fields for g in ctx.hypotheses
+    )
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -96,7 +134,7 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
     except KeyError as exc:
         raise RuleError(str(exc)) from None
     L, R, hyps = instantiate(thm, dict(mapping or {}))
-    missing = [h.name for h in hyps if not _hypothesis_holds(h, ctx)]
+    missing = [h.name for h in hyps if not _hypothesis_holds(h, ctx, hyps)]
     if missing:
         return failed(f"hypotheses of {theorem} not available here: {missing}")
     if ctx.verdict_of is not None:
