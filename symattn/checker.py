@@ -130,7 +130,7 @@ class Checker:
                 problems.append(f"the chain proves {chain!r}, the statement claims {st.relation!r}")
         except ValueError as exc:
             problems.append(str(exc))
-        lost = [s for s in thm.dimensions if s not in st.free_symbols]
+        lost = [s for s in thm.dimensions if s not in _symbols_with_shapes(st)]
         if lost:
             problems.append(f"dimensions {lost} are not free in the statement: not a general proof")
         data = {"steps": len(d.steps), "used": sorted(ctx.used)}
@@ -256,6 +256,18 @@ class Checker:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _symbols_with_shapes(st: Statement) -> set:
+    """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
+    ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
+    out = set(st.free_symbols)
+    for side in (st.lhs, st.rhs):
+        if isinstance(side, sp.Basic):
+            for m in side.atoms(sp.MatrixSymbol) | ({side} if isinstance(side, sp.MatrixExpr) else set()):
+                for dim in m.shape:
+                    out |= set(getattr(dim, "free_symbols", set()))
+    return out
+
+
 def _limited_equal(a: Any, b: Any, seconds: float) -> bool | None:
     try:
         with time_limit(seconds):

@@ -119,6 +119,8 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         return failed(f"{rule_name}: {exc}")
     except RecursionError:
         return RuleResult(Level.UNDECIDED, f"{rule_name}: expression too deep for SymPy")
+    except StopIteration:  # raised by some SymPy simplifications of sums; a rule that did not finish
+        return failed(f"{rule_name}: SymPy could not complete the check (StopIteration inside SymPy)")
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc) or "missing" in str(exc):
             return failed(f"{rule_name}: bad arguments: {exc}")

@@ -41,8 +41,34 @@ def _scalar_zero(expr: sp.Expr) -> bool:
     return False
 
 
+def _height(s: sp.Sum) -> int:
+    inner = [e for e in s.function.atoms(sp.Sum)]
+    return 1 + max((_height(e) for e in inner), default=-1)
+
+
+def canonical_bounds(expr: Any) -> Any:
+    """Rename summation indices canonically (by nesting height), so that sums differing only in
+    the name of their bound variable compare equal: ``Sum(f(j), (j, 1, n))`` and
+    ``Sum(f(k), (k, 1, n))`` both become ``Sum(f(_b0), (_b0, 1, n))``. Renaming a bound variable
+    never changes a sum's value."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
+        return expr
+
+    def rename(s: sp.Sum):
+        h = _height(s)
+        body, limits = s.function, []
+        for depth, (k, lo, hi) in enumerate(s.limits):
+            new = sp.Symbol(f"_b{h}_{depth}", integer=True)
+            body = body.xreplace({k: new})
+            limits.append((new, lo, hi))
+        return sp.Sum(body, *limits)
+
+    return expr.replace(lambda e: isinstance(e, sp.Sum), rename)
+
+
 _TRANSFORMS = (
     sp.expand,
+    lambda e: sp.expand(canonical_bounds(e)),
     lambda e: sp.cancel(sp.together(e)),
     lambda e: sp.expand(sp.powsimp(sp.expand(e, power_exp=True, power_base=True, log=False), combine="exp")),
     lambda e: sp.cancel(sp.together(sp.expand(sp.powsimp(e, combine="exp"), power_exp=True))),
@@ -105,8 +131,46 @@ def check_algebra(lhs, rhs, relation, ctx):
     return failed(f"lhs - rhs does not reduce to 0; residual: {_show(sp.simplify(residual(lhs, rhs)))}")
 
 
+class _UnknownRange(Exception):
+    pass
+
+
+def _range_honest(expr: Any) -> Any:
+    """Rename every summation index to a fresh integer symbol whose assumptions come from its
+    range alone (``>= 1`` -> positive, ``>= 0`` -> nonnegative), so that SymPy cannot read a sign
+    from an index's own assumptions that its range contradicts (``Sum(j - 1, (j, 0, n))`` with
+    ``j`` declared positive is not nonnegative). A range not known to be well formed
+    (``hi >= lo - 1``) makes the sign unknown."""
+
+    def fresh(s: sp.Sum):
+        body = s.function
+        limits = []
+        for (k, lo, hi) in s.limits:
+            gap = sp.simplify(hi - lo + 1)
+            if not (gap == 0 or gap.is_nonnegative):
+                raise _UnknownRange
+            lo_pos = lo.is_positive or (lo - 1).is_nonnegative
+            lo_nonneg = lo.is_nonnegative
+            new = sp.Dummy(str(k), integer=True, positive=True) if lo_pos else (
+                sp.Dummy(str(k), integer=True, nonnegative=True) if lo_nonneg else sp.Dummy(str(k), integer=True))
+            body = body.xreplace({k: new})
+            limits.append((new, lo, hi))
+        return sp.Sum(body, *limits)
+
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Sum), fresh)
+
+
 def sign_of(expr: Any) -> str | None:
-    """'positive', 'nonnegative' or None, as SymPy's assumptions decide (after simplification)."""
+    """'positive', 'nonnegative' or None, as SymPy's assumptions decide (after simplification).
+
+    Summation indices are first given the assumptions their ranges justify, and nothing more.
+    """
+    try:
+        expr = _range_honest(sp.sympify(expr, strict=True))
+    except _UnknownRange:
+        return None
     for e in (expr, sp.expand(expr), sp.factor(expr), sp.simplify(expr)):
         if e.is_positive:
             return "positive"

@@ -140,7 +140,7 @@ def check_sum_split(lhs, rhs, relation, ctx, at=None):
         return failed("no sum on the left side to split")
     for s in sums:
         (k, a, b) = s.limits[0]
-        if not (_provably_le(a - 1, m) and _provably_le(m, b)):
+        if not index_in_range(m, a - 1, b, ctx.hypotheses):  # a-1 <= m <= b, directly or by an IndexRange
             continue
         pieces = sp.Sum(s.function, (k, a, m)) + sp.Sum(s.function, (k, m + 1, b))
         candidate = lhs.xreplace({s: pieces})

@@ -77,3 +77,26 @@ def test_unknown_rule_and_bad_arguments_fail_with_a_reason():
     assert r.status is Level.FAIL and "unknown rule" in r.reason
     r = check_step(x, x, "=", "inequality", {"bogus": 1}, ctx)
     assert r.status is Level.FAIL and "bogus" in r.reason
+
+
+def test_inequality_reads_summation_signs_from_ranges_not_index_assumptions():
+    j = sp.Symbol("j", integer=True, positive=True)  # declared positive, but the range starts at 0
+    n = sp.Symbol("n", integer=True, positive=True)
+    assert status(sp.S(0), sp.Sum(j - 1, (j, 0, n)), "inequality", "<=") is Level.FAIL  # n = 1 gives -1
+    assert status(sp.S(0), sp.Sum(j - 1, (j, 1, n)), "inequality", "<=") is Level.PASS
+    # a range not known to be well formed (n may be 1: Karr's convention makes the sum negative)
+    assert status(sp.S(0), sp.Sum(j, (j, 3, n)), "inequality", "<=") is Level.FAIL
+
+
+def test_algebra_sees_through_bound_variable_names_but_not_bounds():
+    j, k = sp.symbols("j k", integer=True, positive=True)
+    f = sp.IndexedBase("f")
+    assert status(sp.Sum(f[j], (j, 1, n)), sp.Sum(f[k], (k, 1, n))) is Level.PASS
+    assert status(sp.Sum(f[j], (j, 1, n)), sp.Sum(f[k], (k, 1, n + 1))) is Level.FAIL
+    assert status(sp.Sum(f[j], (j, 1, n)), sp.Sum(f[k], (k, 0, n))) is Level.FAIL
+    # capture: the outer index must not be confused with the inner one
+    outer = sp.Sum(sp.Sum(j * f[k], (k, 1, n)), (j, 1, n))  # = n(n+1)/2 * sum_k f_k
+    inner = sp.Sum(sp.Sum(k * f[k], (k, 1, n)), (j, 1, n))  # = n * sum_k k f_k
+    assert status(outer, inner) is Level.FAIL
+    renamed = sp.Sum(sp.Sum(k * f[j], (j, 1, n)), (k, 1, n))  # outer renamed consistently
+    assert status(outer, renamed) is Level.PASS

@@ -83,3 +83,10 @@ def test_delta_contraction_rejects_wrong_result():
     assert st(lhs, f[k], "kronecker_delta_contraction", in_range) is Level.FAIL
     assert st(lhs, 2 * f[j], "kronecker_delta_contraction", in_range) is Level.FAIL
     assert st(S(f[k]), f[j], "kronecker_delta_contraction", in_range) is Level.FAIL  # no delta at all
+
+
+def test_sum_split_uses_index_range_hypotheses_for_the_split_point():
+    ctx = ProofContext(hypotheses=(IndexRange("m_range", index=m, lower=1, upper=n),))
+    assert st(S(f[k]), S(f[k], 1, m) + S(f[k], m + 1, n), "sum_split", ctx, at=m) is Level.PASS
+    wide = ProofContext(hypotheses=(IndexRange("m_range", index=m, lower=1, upper=n + 1),))
+    assert st(S(f[k]), S(f[k], 1, m) + S(f[k], m + 1, n), "sum_split", wide, at=m) is Level.FAIL
