@@ -107,6 +107,8 @@ def run(args) -> int:
             print(f"figure {name} not drawn: {err}")
     if result.mathml_fallbacks:
         print(f"{len(result.mathml_fallbacks)} formulas shown as LaTeX source (MathML conversion failed)")
+    for name, err in sorted(result.latex_errors.items()):
+        print(f"warning: tex/{name}.tex could not be typeset and was replaced by a notice in the PDF: {err}")
     if result.pdf == "missing":
         print(result.pdf_message, file=sys.stderr)
     out = result.out

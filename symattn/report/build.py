@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -114,6 +115,8 @@ class ReportResult:
     mathml_fallbacks: list = field(default_factory=list)
     figure_errors: dict = field(default_factory=dict)
     audit_counts: dict = field(default_factory=dict)
+    #: fragments (theorem ids, ``section-<id>``) that pdflatex could not typeset -> the error
+    latex_errors: dict = field(default_factory=dict)
     seconds: float = 0.0
 
     @property
@@ -309,7 +312,8 @@ def build_report(
         if "pdf" in options.formats:
             if progress:
                 progress("pdf", "symattn.pdf", None)
-            pdf = tex_out.compile_pdf(stage)
+            titles = {e.id: e.title for e in entries} | {f"section-{x.id}": x.title for x in sections}
+            pdf = _compile_with_quarantine(stage, titles, result.latex_errors, env)
             result.pdf, result.pdf_message = pdf.status, pdf.message
             if pdf.status == "error":
                 raise ReportError("pdflatex failed on symattn.tex:\n" + pdf.message)
@@ -325,6 +329,30 @@ def build_report(
     result.files = sorted(written)
     result.seconds = time.perf_counter() - t0
     return result
+
+
+_FRAGMENT_ERROR = re.compile(r"^(?:\./)?tex/([A-Za-z0-9_\-]+)\.tex:\d+: (.*)$", re.M)
+
+
+def _compile_with_quarantine(stage: Path, titles: dict, errors: dict, env):
+    """Compile the PDF; when pdflatex stops in one fragment (a theorem whose LaTeX is broken),
+    replace that fragment by a notice naming the error and compile again. The other sections
+    still make it into the PDF, and ``errors`` records what was left out (the HTML shows it)."""
+    from symattn.report import tex as tex_out
+
+    while True:
+        pdf = tex_out.compile_pdf(stage)
+        if pdf.status != "error":
+            return pdf
+        m = _FRAGMENT_ERROR.search(pdf.message)
+        if m is None or m.group(1) in errors or m.group(1) not in titles:
+            return pdf  # an error in the document itself, or one we already quarantined
+        name, message = m.group(1), m.group(2).strip()
+        errors[name] = message
+        notice = env.get_template("broken.tex.j2").render(
+            id=name.removeprefix("section-"), title=titles[name], message=message,
+            is_section=name.startswith("section-"))
+        (stage / "tex" / f"{name}.tex").write_text(notice, encoding="utf-8", newline="\n")
 
 
 def _write(path: Path, data, written: list, root: Path) -> None:

@@ -49,6 +49,8 @@ __all__ = [
     "audit_section",
     "problems_section",
     "text_with_math",
+    "expand_macros",
+    "SEED_MACROS",
 ]
 
 #: The order in which topics (``derivations`` module names) appear; others follow alphabetically.
@@ -88,9 +90,26 @@ def tex_of(expr: Any) -> str:
     """LaTeX of ``expr`` through :func:`symattn.printing.latex`, under a time limit."""
     try:
         with time_limit(PRINT_SECONDS):
-            return _latex(expr)
+            return sanitize_math(_latex(expr))
     except TimeLimitExceeded:
         return r"\text{(expression too large to print)}"
+
+
+_TEXT_GROUP = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def sanitize_math(latex: str) -> str:
+    """Repair LaTeX that TeX rejects but lenient converters accept: ``\\text{QK^\\top}`` (a
+    superscript or a command inside ``\\text``) becomes ``\\mathrm{QK^\\top}``.
+
+    >>> print(sanitize_math(r"\\operatorname{MAC}_{\\text{QK^\\top}} + \\text{ if } x"))
+    \\operatorname{MAC}_{\\mathrm{QK^\\top}} + \\text{ if } x
+    """
+    def fix(m):
+        body = m.group(1)
+        return r"\mathrm{%s}" % body if re.search(r"(?<!\\)[\^_]|\\[A-Za-z]", body) else m.group(0)
+
+    return _TEXT_GROUP.sub(fix, latex)
 
 
 @dataclass
@@ -122,7 +141,7 @@ class TheoremEntry:
     notes: str
     target: str
     statement: str  # LaTeX
-    hypotheses: list  # [(name, LaTeX, words)]
+    hypotheses: list  # [(name, LaTeX or None, words)]
     start: str | None  # LaTeX of the derivation's first expression
     steps: list  # [StepEntry]
     derivation_note: str
@@ -194,7 +213,7 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         plain=thm.plain,
         notes=thm.notes,
         target=thm.target.value,
-        statement=thm.statement.latex(),
+        statement=sanitize_math(thm.statement.latex()),
         hypotheses=hyps,
         start=start,
         steps=steps,
@@ -212,17 +231,34 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
     )
 
 
-def _hyp_latex(h) -> str:
+def _hyp_latex(h) -> str | None:
+    """LaTeX of a hypothesis stated as a formula; None for one stated in words (the templates
+    then show the words as text: wrapping prose in ``\\text{}`` breaks on ``^``, ``&``, ``%``)."""
+    from symattn.statement import Assumption, Hypothesis
+
+    if type(h).latex is Hypothesis.latex:
+        return None
+    if isinstance(h, Assumption) and (h.condition is None or isinstance(h.condition, str)):
+        return None
     try:
         with time_limit(PRINT_SECONDS):
-            return h.latex()
+            return sanitize_math(h.latex())
     except Exception as exc:
         return r"\text{(could not print: %s)}" % type(exc).__name__
 
 
 def _hyp_words(h) -> str:
-    # words only where they add to the formula: an assumption stated in prose
-    return str(getattr(h, "text", "") or "")
+    """Prose for a hypothesis: the assumption's text, or the description of a hypothesis that
+    has no formula."""
+    from symattn.statement import Hypothesis
+
+    text = str(getattr(h, "text", "") or "")
+    if not text and type(h).latex is Hypothesis.latex:
+        try:
+            text = h.describe()
+        except Exception:
+            text = h.name
+    return text
 
 
 def undecided_outcome(theorem_id: str, reason: str) -> Outcome:
@@ -337,8 +373,8 @@ def audit_section() -> tuple[ReportSection, list]:
         verdicts.append(verdict if isinstance(verdict, str) else "")
         rows.append([
             str(getattr(a, "id", "")),
-            _cell(getattr(a, "claim", "")),
-            _cell(getattr(a, "stated", "")),
+            _claim_cell(getattr(a, "claim", "")),
+            _claim_cell(getattr(a, "stated", "")),
             _cell(getattr(a, "computed", "")),
             verdict,
             _cell(getattr(a, "note", "")),
@@ -404,25 +440,104 @@ def _links(ids: list, known_ids: set) -> Links:
 
 
 # ---------------------------------------------------------------------------------------------- text
+#: Macros of the source texts (seed 000 writes \\E, \\Var, \\ip{q}{k}, \\R, \\diag) as standard LaTeX,
+#: so that quotations of the texts render in both formats. The LaTeX preamble defines the same.
+SEED_MACROS = {
+    "R": r"\mathbb{R}",
+    "E": r"\mathbb{E}",
+    "Var": r"\operatorname{Var}",
+    "Cov": r"\operatorname{Cov}",
+    "diag": r"\operatorname{diag}",
+    "tr": r"\operatorname{tr}",
+}
+_MACRO = re.compile(r"\\(%s)(?![A-Za-z])" % "|".join(sorted(SEED_MACROS, key=len, reverse=True)))
+_IP = re.compile(r"\\ip(?![A-Za-z])\s*")
+
+
+def _braced(text: str, k: int) -> tuple[str, int]:
+    """The balanced ``{...}`` group starting at ``text[k]`` (or one token), and the index after it."""
+    while k < len(text) and text[k] == " ":
+        k += 1
+    if k >= len(text):
+        raise ValueError("missing argument")
+    if text[k] != "{":
+        return text[k], k + 1
+    depth = 0
+    for m in range(k, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[m], 0)
+        if depth == 0:
+            return text[k + 1:m], m + 1
+    raise ValueError("unbalanced braces")
+
+
+def expand_macros(latex: str) -> str:
+    """Rewrite the source texts' macros as standard LaTeX.
+
+    >>> print(expand_macros(r"\\E\\ip{q_i}{k_j} = 0, \\Var(x), x \\in \\R^n, \\Rightarrow"))
+    \\mathbb{E}\\left\\langle q_i, k_j\\right\\rangle = 0, \\operatorname{Var}(x), x \\in \\mathbb{R}^n, \\Rightarrow
+    """
+    if "\\" not in latex:
+        return latex
+    out, k = [], 0
+    for m in _IP.finditer(latex):
+        if m.start() < k:
+            continue
+        try:
+            a, j = _braced(latex, m.end())
+            b, j = _braced(latex, j)
+        except ValueError:
+            continue
+        out.append(latex[k:m.start()])
+        out.append(r"\left\langle %s, %s\right\rangle" % (expand_macros(a), expand_macros(b)))
+        k = j
+    out.append(latex[k:])
+    return _MACRO.sub(lambda m: SEED_MACROS[m.group(1)], "".join(out))
+
+
+_BARE_LATEX = re.compile(r"\\[A-Za-z]+")
+
+
+def _claim_cell(value) -> object:
+    """A quotation of the texts: displayed maths there has no ``$`` delimiters, so a quotation
+    that contains LaTeX commands but no ``$`` is shown as a formula."""
+    cell = _cell(value)
+    if isinstance(cell, str) and not has_math_delimiters(cell) and _BARE_LATEX.search(cell):
+        return Math(cell)
+    return cell
+
+
 _DOLLAR = re.compile(r"(?<!\\)\$")
 
 
-def text_with_math(text: str) -> list:
-    """Split ``text`` into ``("text", s)`` and ``("math", latex)`` parts at unescaped ``$``.
+_PAREN_MATH = r"\\\((.+?)\\\)|\\\[(.+?)\\\]"
+_WITH_DOLLARS = re.compile(r"(?<!\\)\$(.+?)(?<!\\)\$|" + _PAREN_MATH, re.S)
+_WITHOUT_DOLLARS = re.compile(_PAREN_MATH, re.S)
 
-    An odd number of dollars means they are not maths delimiters: the whole string is text.
+
+def text_with_math(text: str) -> list:
+    """Split ``text`` into ``("text", s)`` and ``("math", latex)`` parts. Maths is delimited by
+    ``$...$``, ``\\(...\\)`` or ``\\[...\\]``; an odd number of (unescaped) dollars means the dollars
+    are not delimiters, and ``\\$`` is a dollar sign.
 
     >>> text_with_math("variance $d_k \\\\sigma^4$ grows")
     [('text', 'variance '), ('math', 'd_k \\\\sigma^4'), ('text', ' grows')]
-    >>> text_with_math("costs $5")
-    [('text', 'costs $5')]
+    >>> text_with_math("costs $5, or \\\\(x^2\\\\)")
+    [('text', 'costs $5, or '), ('math', 'x^2')]
     """
-    parts = _DOLLAR.split(text or "")
-    if len(parts) % 2 == 0:
-        return [("text", text)] if text else []
-    out = []
-    for k, part in enumerate(parts):
-        if not part:
-            continue
-        out.append(("math" if k % 2 else "text", part.replace(r"\$", "$") if k % 2 == 0 else part))
-    return out
+    if not text:
+        return []
+    rx = _WITH_DOLLARS if len(_DOLLAR.findall(text)) % 2 == 0 else _WITHOUT_DOLLARS
+    out, k = [], 0
+    for m in rx.finditer(text):
+        if m.start() > k:
+            out.append(("text", text[k:m.start()]))
+        out.append(("math", next(g for g in m.groups() if g is not None).strip()))
+        k = m.end()
+    if k < len(text):
+        out.append(("text", text[k:]))
+    return [(kind, part.replace(r"\$", "$") if kind == "text" else part) for kind, part in out]
+
+
+def has_math_delimiters(text: str) -> bool:
+    """Whether ``text`` contains maths delimited as :func:`text_with_math` understands."""
+    return any(kind == "math" for kind, _ in text_with_math(text))

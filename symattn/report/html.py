@@ -15,14 +15,18 @@ string the converter cannot handle is shown as escaped LaTeX in ``<code>`` and c
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup, escape
 
-from symattn.report.content import Links, Math, Paragraph, Table, text_with_math
+from symattn.report.content import Links, Math, Paragraph, Table, expand_macros, text_with_math
 
 __all__ = ["MathML", "environment"]
+
+# an unknown command passed through as text, or TeX syntax left inside an <mtext>
+_UNKNOWN = re.compile(r">(\\[A-Za-z]+)<|<mtext>([^<]*[\\^][^<]*)</mtext>")
 
 
 class MathML:
@@ -44,7 +48,11 @@ class MathML:
         from latex2mathml.converter import convert
 
         try:
-            mathml = convert(latex, display="block" if display else "inline")
+            mathml = convert(expand_macros(latex), display="block" if display else "inline")
+            # latex2mathml passes unknown commands through as text (<mi>\foo</mi>): a failure too
+            unknown = _UNKNOWN.search(mathml)
+            if unknown:
+                raise ValueError(f"not converted: {unknown.group(1) or unknown.group(2)}")
         except Exception as exc:  # the converter raises many types; any failure falls back
             self.fallbacks.append((latex, f"{type(exc).__name__}: {exc}"))
             return Markup('<code class="tex-fallback" title="MathML conversion failed">') + escape(latex) + \

@@ -23,6 +23,7 @@ from pathlib import Path
 import jinja2
 
 from symattn.report.content import Links, Math, Paragraph, Table, text_with_math
+from symattn.verdict import Verdict
 
 __all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]
 
@@ -123,6 +124,15 @@ def tex_breakable(text: object) -> str:
     return "".join(out)
 
 
+_BADGES = {v.value for v in Verdict} | {"unchecked"}
+
+
+def badge_key(verdict: object) -> str:
+    """The colour key of a verdict badge: the verdict itself, or ``other`` for labels that are not
+    verdicts (an audit may say ``ambiguous``)."""
+    return str(verdict) if str(verdict) in _BADGES else "other"
+
+
 def _fit(latex: str, reserve: str = "0pt") -> str:
     return r"\symattnfit[%s]{%s}" % (reserve, latex)
 
@@ -149,7 +159,8 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, brk=tex_breakable, fit=_fit)
+    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, brk=tex_breakable, fit=_fit,
+                       badgekey=badge_key)
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
                      table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
     return env
