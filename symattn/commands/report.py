@@ -34,6 +34,8 @@ def add_arguments(parser) -> None:
                         help="draw all registered figures (default), only those the theorems name, or none")
     parser.add_argument("--sections", action=argparse.BooleanOptionalAction, default=None,
                         help="include the claim audit and the problems (default: only without -k)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="render the theorems without checking them (a fast preview of the layout)")
     parser.add_argument("--timings", action="store_true",
                         help="put check durations in the report and write timings.json "
                              "(the report is then not byte-for-byte reproducible)")
@@ -76,7 +78,8 @@ def run(args) -> int:
         options = ReportOptions(out=args.out, formats=args.formats, pattern=args.pattern,
                                 templates=args.templates, jobs=args.jobs, time_limit=args.time_limit,
                                 numeric=not args.no_numeric, timings=args.timings, timestamp=args.timestamp,
-                                figures=args.figures, sections=args.sections)
+                                figures=args.figures, sections=args.sections,
+                                check=not args.no_check)
     except ValueError as exc:
         print(f"symattn report: {exc}", file=sys.stderr)
         return 2
@@ -94,7 +97,7 @@ def run(args) -> int:
         return 1
     progress.close()
 
-    counts = ", ".join(f"{result.counts[v.value]} {v.value}" for v in reversed(Verdict) if v.value in result.counts)
+    counts = ", ".join(f"{n} {v}" for v, n in result.counts.items())
     print(f"{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {counts}")
     slow = sorted(result.outcomes.items(), key=lambda kv: -kv[1].seconds)[:5]
     print("slowest checks: " + ", ".join(f"{i} {o.seconds:.1f}s" for i, o in slow))

@@ -83,6 +83,8 @@ class ReportOptions:
     figures: str = "all"
     #: include the claim audit and the problems; None: only for the full report (no pattern)
     sections: bool | None = None
+    #: check the theorems; False renders them unchecked (a fast preview of the layout)
+    check: bool = True
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -217,9 +219,12 @@ def build_report(
     out = options.out.resolve()
     _refuse_dangerous_target(out)
 
-    outcomes = check_theorems(theorems, jobs=options.jobs, time_limit=options.time_limit,
-                              numeric=options.numeric, progress=progress)
-    by_id = {t.id: o for t, o in zip(theorems, outcomes)}
+    if options.check:
+        outcomes = check_theorems(theorems, jobs=options.jobs, time_limit=options.time_limit,
+                                  numeric=options.numeric, progress=progress)
+    else:
+        outcomes = [None] * len(theorems)
+    by_id = {t.id: o for t, o in zip(theorems, outcomes) if o is not None}
     entries = []
     for t, o in zip(theorems, outcomes):
         try:
@@ -244,13 +249,14 @@ def build_report(
 
     counts: dict[str, int] = {}
     for o in outcomes:
-        counts[o.verdict.value] = counts.get(o.verdict.value, 0) + 1
+        key = o.verdict.value if o is not None else "unchecked"
+        counts[key] = counts.get(key, 0) + 1
     audit_counts: dict[str, int] = {}
     for v in audit_verdicts:
         if v:
             audit_counts[v] = audit_counts.get(v, 0) + 1
-    bad = [t.id for t, o in zip(theorems, outcomes) if not o.reaches(t.target)]
-    ordered = [v.value for v in reversed(Verdict)]
+    bad = [t.id for t, o in zip(theorems, outcomes) if o is not None and not o.reaches(t.target)]
+    ordered = [v.value for v in reversed(Verdict)] + ["unchecked"]
     context = dict(
         title=TITLE,
         subtitle=SUBTITLE,
@@ -307,7 +313,7 @@ def build_report(
             for name, fig in sorted(figures.items()):
                 _write(stage / "figures" / f"{name}.svg", fig["svg"], written, stage)
         if options.timings:
-            timings = {t.id: round(o.seconds, 3) for t, o in zip(theorems, outcomes)}
+            timings = {t.id: round(o.seconds, 3) for t, o in zip(theorems, outcomes) if o is not None}
             _write(stage / "timings.json", json.dumps(timings, indent=2) + "\n", written, stage)
         if "pdf" in options.formats:
             if progress:

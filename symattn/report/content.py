@@ -281,9 +281,26 @@ def topic_key(topic: str) -> tuple:
     return (1, 0, topic)
 
 
+TOPIC_TITLES = {
+    "attention": "Attention",
+    "scaling": "Why the scaling is 1/sqrt(d_k)",
+    "softmax": "The softmax and its Jacobian",
+    "equivariance": "Permutation equivariance",
+    "multihead": "Multi-head attention",
+    "positional": "Sinusoidal positional encoding",
+    "rope": "Rotary embeddings (RoPE)",
+    "residual": "Residual stream and normalisation",
+    "kernel_smoother": "Attention as a kernel smoother",
+    "online_softmax": "Online softmax and tiled attention",
+    "complexity": "Complexity",
+    "problems": "Problems, solved",
+}
+
+
 def topic_title(topic: str) -> str:
-    """``kernel_smoother`` -> ``Kernel smoother``."""
-    return topic.replace("_", " ").capitalize()
+    """A heading for a topic: ``rope`` -> ``Rotary embeddings (RoPE)``; unknown topics
+    ``kernel_smoother`` -> ``Kernel smoother``."""
+    return TOPIC_TITLES.get(topic) or topic.replace("_", " ").capitalize()
 
 
 def group_by_topic(entries: Iterable[TheoremEntry], order: dict[str, int] | None = None) -> list:
@@ -384,7 +401,7 @@ def audit_section() -> tuple[ReportSection, list]:
         "Every numerical or quantitative claim of the source texts, recomputed. 'stated' is what the "
         "text says, 'computed' what symattn finds."),
         Table(["id", "claim", "stated", "computed", "verdict", "note", "source"], rows,
-              widths=[0.12, 0.2, 0.11, 0.11, 0.1, 0.2, 0.16])]
+              widths=[0.15, 0.24, 0.12, 0.12, 0.1, 0.18, 0.09])]
     return ReportSection("claim-audit", "Claim audit", blocks, summary=f"{len(rows)} claims"), verdicts
 
 
@@ -394,13 +411,13 @@ def problems_section(known_ids: set) -> ReportSection:
         from symattn.problems import all_problems
     except ModuleNotFoundError as exc:
         if exc.name in ("symattn.problems",):
-            return ReportSection("problems", "Problems", [Paragraph(
+            return ReportSection("problems", "Problem statements", [Paragraph(
                 "Problems not available: the module symattn.problems is not installed.")])
         raise
     try:
         problems = list(all_problems())
     except Exception as exc:
-        return ReportSection("problems", "Problems", [Paragraph(
+        return ReportSection("problems", "Problem statements", [Paragraph(
             f"Problems not available: all_problems() raised {type(exc).__name__}: {exc}")])
     blocks: list = []
     for p in problems:
@@ -423,7 +440,7 @@ def problems_section(known_ids: set) -> ReportSection:
             blocks.append(_links(ids, known_ids))
     if not problems:
         blocks.append(Paragraph("No problems are registered."))
-    return ReportSection("problems", "Problems", blocks, summary=f"{len(problems)} problems")
+    return ReportSection("problems", "Problem statements", blocks, summary=f"{len(problems)} problems")
 
 
 @dataclass

@@ -99,6 +99,12 @@ def tex_text(text: object) -> str:
     return "".join(tex_escape(s) if kind == "text" else f"${s}$" for kind, s in text_with_math(str(text or "")))
 
 
+def tex_cell(text: object) -> str:
+    """Like :func:`tex_text`, with breaks allowed after ``_ , . /`` in the text (narrow columns)."""
+    return "".join(tex_breakable(s) if kind == "text" else f"${s}$"
+                   for kind, s in text_with_math(str(text or "")))
+
+
 def tex_verb(text: object) -> str:
     """Machine text (justifications, reasons) in typewriter type. Long identifiers have no
     spaces to break at, so a break is allowed after ``_ , ( = / . :``.
@@ -124,7 +130,7 @@ def tex_breakable(text: object) -> str:
     return "".join(out)
 
 
-_BADGES = {v.value for v in Verdict} | {"unchecked"}
+_BADGES = {v.value for v in Verdict} | {"unchecked", "holds", "holds-to-stated-rounding", "ambiguous", "does-not-hold"}
 
 
 def badge_key(verdict: object) -> str:
@@ -159,7 +165,7 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, brk=tex_breakable, fit=_fit,
+    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, brk=tex_breakable, cell=tex_cell, fit=_fit,
                        badgekey=badge_key)
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
                      table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))

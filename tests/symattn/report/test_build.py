@@ -19,7 +19,7 @@ import sympy as sp
 from symattn.checker import Checker
 from symattn.derivation import Derivation
 from symattn.report.build import ReportError, ReportOptions, build_report
-from symattn.statement import Statement
+from symattn.statement import Hypothesis, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, registry
 from symattn.verdict import Verdict
 
@@ -253,7 +253,8 @@ def test_a_latex_error_fails_the_build_and_keeps_the_old_report(built, tmp_path)
     before = (out / "index.html").read_bytes()
     templates = tmp_path / "templates"
     templates.mkdir()
-    (templates / "theorem.tex.j2").write_text(r"\undefinedmacroforthetest" + "\n")
+    # an error in the document itself (not in one theorem's fragment, which would be quarantined)
+    (templates / "preamble.tex.j2").write_text(r"\undefinedmacroforthetest" + "\n")
     with pytest.raises(ReportError, match="pdflatex failed"):
         build_report(ReportOptions(out=out, templates=templates, **OPTIONS), theorems=test_theorems()[:1])
     assert (out / "index.html").read_bytes() == before
@@ -305,3 +306,33 @@ def test_the_html_renders_in_chromium_with_mathml(built, tmp_path):
     assert shot.returncode == 0, shot.stderr[-2000:]
     data = png.read_bytes()
     assert data.startswith(b"\x89PNG") and len(data) > 50_000  # a blank page compresses to a few kB
+
+
+class _BrokenTex(Hypothesis):
+    """A hypothesis whose LaTeX pdflatex rejects (latex2mathml accepts it)."""
+
+    def latex(self) -> str:
+        return r"x \undefinedmacroinhypothesis"
+
+
+def test_a_fragment_pdflatex_rejects_is_replaced_by_a_notice(tmp_path):
+    broken = Theorem("broken_latex_is_quarantined", "Broken LaTeX", Statement(x, x), source="extension",
+                     hypotheses=(_BrokenTex("h"),), derivation=lambda: Derivation(x).eq(x, "algebra"))
+    out = tmp_path / "r"
+    result = build_report(ReportOptions(out=out, **{**OPTIONS, "formats": ("latex", "pdf")}),
+                          theorems=[test_theorems()[0], broken])
+    assert result.pdf == "ok" and set(result.latex_errors) == {"broken_latex_is_quarantined"}
+    assert "Undefined control sequence" in result.latex_errors["broken_latex_is_quarantined"]
+    assert (out / "symattn.pdf").is_file()
+
+
+def test_every_registered_theorem_typesets_with_pdflatex(tmp_path):
+    # the whole registry, unchecked (checking is the registry test's job): no fragment may need
+    # quarantining, and the PDF must compile
+    from symattn.theorem import load_all
+
+    out = tmp_path / "r"
+    result = build_report(ReportOptions(out=out, formats=("latex", "pdf"), figures="none", sections=True,
+                                        check=False), theorems=list(load_all()))
+    assert result.pdf == "ok" and result.latex_errors == {}
+    assert set(result.counts) == {"unchecked"}
