@@ -1,6 +1,27 @@
-"""symattn: machine-checked mathematics of transformer attention."""
+"""symattn: machine-checked mathematics of transformer attention.
 
+The kernel (statements, derivations, rules, verdicts) and the symbolic helpers users import:
+
+>>> import sympy as sp
+>>> from symattn import gaussian_vector, dot, Var
+>>> d_k = sp.Symbol("d_k", integer=True, positive=True)
+>>> sigma = sp.Symbol("sigma", positive=True)
+>>> q, k = gaussian_vector("q", d_k, sigma), gaussian_vector("k", d_k, sigma)
+>>> Var(dot(q, k))
+d_k*sigma**4
+"""
+
+from symattn.complexity import activation_memory, attention_mlp_ratio, crossover, layer_costs, mha_param_count, model_costs
+from symattn.conformance import check as check_conformance
 from symattn.derivation import Derivation, Step
+from symattn.moments import Cov, E, Var, dot, gaussian_vector, iid_vector
+from symattn.multihead import head_blocks, mha_sum_form
+from symattn.online_softmax import SoftmaxState
+from symattn.online_softmax import merge as online_softmax_merge
+from symattn.online_softmax import state as online_softmax_state
+from symattn.permutation import permutation_matrix
+from symattn.rope import rope_matrix, rope_permutation, rotation, sinusoidal_vector
+from symattn.softmax import Softmax, softmax, softmax_jacobian, softmax_jacobian_entry
 from symattn.statement import (
     Assumption,
     Equation,
@@ -15,6 +36,7 @@ from symattn.verdict import Level, Outcome, Verdict
 __version__ = "0.1.0"
 
 __all__ = [
+    # kernel
     "Assumption",
     "Derivation",
     "Equation",
@@ -33,4 +55,38 @@ __all__ = [
     "load_all",
     "register",
     "registry",
+    # moments
+    "Cov",
+    "E",
+    "Var",
+    "dot",
+    "gaussian_vector",
+    "iid_vector",
+    # softmax
+    "Softmax",
+    "softmax",
+    "softmax_jacobian",
+    "softmax_jacobian_entry",
+    # rotary and sinusoidal encodings
+    "rope_matrix",
+    "rope_permutation",
+    "rotation",
+    "sinusoidal_vector",
+    # multi-head attention and permutations
+    "head_blocks",
+    "mha_sum_form",
+    "permutation_matrix",
+    # online softmax
+    "SoftmaxState",
+    "online_softmax_merge",
+    "online_softmax_state",
+    # complexity
+    "activation_memory",
+    "attention_mlp_ratio",
+    "crossover",
+    "layer_costs",
+    "mha_param_count",
+    "model_costs",
+    # conformance
+    "check_conformance",
 ]

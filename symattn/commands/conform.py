@@ -26,6 +26,12 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    try:
+        import hypothesis  # noqa: F401
+    except ImportError:
+        print("symattn conform: needs Hypothesis, which drives the property search: "
+              "pip install 'symattn[conform]'", file=sys.stderr)
+        return 2
     if args.examples < 1:
         print(f"symattn conform: --examples must be >= 1, got {args.examples}", file=sys.stderr)
         return 2
