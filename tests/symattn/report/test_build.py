@@ -336,3 +336,23 @@ def test_every_registered_theorem_typesets_with_pdflatex(tmp_path):
                                         check=False), theorems=list(load_all()))
     assert result.pdf == "ok" and result.latex_errors == {}
     assert set(result.counts) == {"unchecked"}
+
+
+@pytest.mark.slow
+def test_the_full_report_builds_with_every_theorem_and_figure(tmp_path):
+    # end to end over the whole registry (about a minute on two cores)
+    from symattn.report.figures import FIGURES
+    from symattn.theorem import load_all
+
+    theorems = list(load_all())
+    out = tmp_path / "reports"
+    result = build_report(ReportOptions(out=out, jobs=os.cpu_count() or 1), theorems=theorems)
+    assert result.pdf == "ok" and result.latex_errors == {} and result.mathml_fallbacks == []
+    assert result.figure_errors == {}
+    assert result.below_target == [], result.below_target
+    page = _page(out)
+    for t in theorems:
+        assert f'id="thm-{t.id}"' in page and (out / "tex" / f"{t.id}.tex").is_file()
+    for name in FIGURES:
+        assert (out / "figures" / f"{name}.pdf").is_file()
+    assert 'id="claim-audit"' in page and 'id="problems"' in page
