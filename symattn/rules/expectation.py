@@ -319,7 +319,7 @@ class RandomSetting:
 def _bound_inside(expr: Any) -> set:
     out = set()
     if isinstance(expr, sp.Basic):
-        for s in expr.atoms(sp.Sum):
+        for s in sorted(expr.atoms(sp.Sum), key=sp.default_sort_key):
             out |= {lim[0] for lim in s.limits}
     return out
 

@@ -570,7 +570,7 @@ def _reindexings(expr, ctx) -> list:
     if not isinstance(expr, sp.Basic):
         return out
     perms = ctx.of_type(Permutation)
-    for s in expr.atoms(sp.Sum):
+    for s in sorted(expr.atoms(sp.Sum), key=sp.default_sort_key):
         if len(s.limits) != 1:
             continue
         (k, lo, hi) = s.limits[0]

@@ -154,7 +154,7 @@ def interchange_sites(expr: Any) -> list:
     if not isinstance(expr, sp.Basic):
         return []
     out = []
-    for s in expr.atoms(sp.Sum):
+    for s in sorted(expr.atoms(sp.Sum), key=sp.default_sort_key):
         if len(s.limits) < 2 or len(s.limits) > 4 or not _rectangular(s):
             continue
         for order in permutations(s.limits):
