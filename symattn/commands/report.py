@@ -40,6 +40,9 @@ def add_arguments(parser) -> None:
                         help="put check durations in the report and write timings.json "
                              "(the report is then not byte-for-byte reproducible)")
     parser.add_argument("--timestamp", action="store_true", help="date the report (not reproducible)")
+    parser.add_argument("--conform", action="append", default=[], metavar="MODULE:FUNCTION",
+                        help="add a section checking this attention implementation against the theorems' "
+                             "properties (see `symattn conform`); may be repeated")
 
 
 class Progress:
@@ -87,10 +90,22 @@ def run(args) -> int:
     if not theorems:
         print(f"symattn report: no theorem matches {args.pattern!r}", file=sys.stderr)
         return 2
+    extra = []
+    for spec in args.conform:
+        from symattn import conformance
+        from symattn.report.content import conformance_section
+
+        try:
+            fn = conformance.load_callable(spec)
+        except (ValueError, TypeError, ImportError) as exc:
+            print(f"symattn report: --conform {spec}: {exc}", file=sys.stderr)
+            return 2
+        print(f"checking conformance of {spec}", file=sys.stderr)
+        extra.append(conformance_section(conformance.check(fn, target=spec)))
     progress = Progress(len(theorems))
     t0 = time.perf_counter()
     try:
-        result = build_report(options, theorems=theorems, progress=progress)
+        result = build_report(options, theorems=theorems, progress=progress, extra_sections=extra)
     except ReportError as exc:
         progress.close()
         print(f"symattn report: {exc}\nThe previous report in {options.out} was left unchanged.", file=sys.stderr)

@@ -558,3 +558,19 @@ def text_with_math(text: str) -> list:
 def has_math_delimiters(text: str) -> bool:
     """Whether ``text`` contains maths delimited as :func:`text_with_math` understands."""
     return any(kind == "math" for kind, _ in text_with_math(text))
+
+
+def conformance_section(result) -> ReportSection:
+    """A :class:`~symattn.conformance.ConformanceResult` as a report section: one row per property,
+    with the theorem it comes from, its verdict and the shrunk counterexample."""
+    options = ", ".join(f"{k} {v}" for k, v in result.options.items())
+    rows = [[p.name, p.basis, p.status, p.detail, p.counterexample or ""] for p in result.properties]
+    verdict = "passes every property" if result.passed else "fails: " + ", ".join(result.failed())
+    blocks = [
+        Paragraph(f"Implementation {result.target} ({options}) {verdict}. Each property is searched with "
+                  "Hypothesis; a failure shows the minimal (shrunk) input found."),
+        Table(["property", "from", "result", "detail", "counterexample"], rows, widths=[0.16, 0.2, 0.08, 0.28, 0.28]),
+    ]
+    anchor = "conformance-" + "".join(c if c.isalnum() else "-" for c in result.target).strip("-")
+    return ReportSection(anchor, f"Conformance of {result.target}", blocks,
+                         summary="pass" if result.passed else "fail")
