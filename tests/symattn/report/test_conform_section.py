@@ -14,7 +14,7 @@ def test_report_with_conform_adds_a_section_per_implementation(tmp_path, capsys)
     assert "Conformance of tests.symattn.broken_attention:no_scaling" in html
     assert "passes every property" in html and "fails: agrees_with_reference, default_scale" in html
     tex = (out / "tex" / "section-conformance-numeric-attention.tex").read_text()
-    assert "default\\_scale" in tex
+    assert "scaled\\_\\allowbreak{}logit" in tex and "longtable" in tex
 
 
 def test_report_with_a_bad_conform_target_is_a_usage_error(tmp_path, capsys):
