@@ -181,7 +181,7 @@ class LayerCost(sp.Function):
 
     def _latex(self, printer):
         args = ", ".join(printer._print(a) for a in self.args)
-        return r"\operatorname{MAC}_{\text{%s}}\left(%s\right)" % (self._tex, args)
+        return r"\operatorname{MAC}_{\mathrm{%s}}\left(%s\right)" % (self._tex, args)
 
 
 class QKVProjectionMACs(LayerCost):
