@@ -395,7 +395,7 @@ def format_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def memory_profile(sizes: Sequence[int] = (256, 512, 1024, 2048), *, d: int = 64, dtype=np.float32) -> list[dict]:
+def memory_profile(sizes: Sequence[int] = (512, 1024, 2048, 4096), *, d: int = 64, dtype=np.float32) -> list[dict]:
     """Peak extra memory and time of the tiled and naive forward at small sizes (a few seconds).
 
     Returns one dict per size: ``n``, ``tiled_peak_bytes``, ``naive_peak_bytes``, ``tiled_s``,
