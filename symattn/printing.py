@@ -28,7 +28,33 @@ from typing import Any
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-__all__ = ["SymattnLatexPrinter", "latex"]
+__all__ = ["SymattnLatexPrinter", "latex", "text_to_tex", "TEX_SPECIALS"]
+
+#: Characters that are special in TeX text mode, and what stands for each.
+TEX_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+
+
+def text_to_tex(text: str) -> str:
+    r"""Escape plain text for TeX text mode (e.g. inside ``\text{...}``).
+
+    >>> print(text_to_tex("a_i^2 & 100%"))
+    a\_i\textasciicircum{}2 \& 100\%
+    """
+    return "".join(TEX_SPECIALS.get(ch, ch) for ch in text)
 
 # Q.<name>(x) as "x <relation or membership>"; the names are SymPy's predicate names.
 _PREDICATES = {

@@ -90,6 +90,8 @@ class Hypothesis:
         return self.name
 
     def latex(self) -> str:
+        from symattn.printing import text_to_tex
+
         return r"\text{" + text_to_tex(self.describe()) + "}"
 
 
@@ -193,29 +195,6 @@ class Independent(Hypothesis):
         from symattn.printing import latex
 
         return ", ".join(latex(f) for f in self.families) + r" \text{ mutually independent}"
-
-
-_TEX_SPECIALS = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def text_to_tex(text: str) -> str:
-    r"""Escape plain text for use inside ``\text{...}``.
-
-    >>> print(text_to_tex("a_i^2 & 100%"))
-    a\_i\textasciicircum{}2 \& 100\%
-    """
-    return "".join(_TEX_SPECIALS.get(ch, ch) for ch in text)
 
 
 def hypotheses_of(kind: type, hypotheses: Iterable[Hypothesis]) -> list:

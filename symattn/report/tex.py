@@ -23,25 +23,12 @@ from pathlib import Path
 import jinja2
 
 from symattn.report.content import Links, Math, Paragraph, Table, text_with_math
+from symattn.printing import TEX_SPECIALS
 from symattn.verdict import Verdict
 
 __all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]
 
-_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
+_SPECIAL = TEX_SPECIALS
 
 # Unicode that shows up in mathematical prose, as TeX. Latin letters with accents are left to
 # inputenc (utf8 is LaTeX's default input encoding) and fontenc T1.
