@@ -196,20 +196,28 @@ def _torch_runs(torch, q, k, v, d_out, causal, backward) -> dict[str, Callable[[
     return runs
 
 
-def _round_robin(runs: dict[str, Callable[[], float]], *, repeats: int, budget: float) -> dict[str, list[float]]:
-    """Time every measurement once per round (after one warm-up each), so that a noisy machine
-    slows all of them alike; stop after ``repeats`` rounds or once a round has pushed the total
-    past ``budget`` seconds per measurement (at least one timed round)."""
-    first = {key: fn() for key, fn in runs.items()}  # warm-up
-    if max(first.values()) > budget:  # too slow to repeat: the warm-up is the sample
-        return {key: [t] for key, t in first.items()}
-    times: dict[str, list[float]] = {key: [] for key in runs}
-    for _ in range(repeats):
-        for key, fn in runs.items():
-            times[key].append(fn())
-        spent = sum(first.values()) + sum(map(sum, times.values()))
-        if spent > budget * len(runs):
-            break
+def _grouped(runs: dict[str, Callable[[], float]], *, repeats: int, budget: float,
+             pause: float = 0.25) -> dict[str, list[float]]:  # fmt: skip
+    """Time each measurement in its own group: one warm-up, then up to ``repeats`` calls, stopping
+    once ``budget`` seconds are spent (at least one timed call; a warm-up slower than the budget
+    is the single sample).
+
+    Groups, not rounds: interleaving torch (OpenMP worker threads) with numpy (OpenBLAS worker
+    threads) call by call made both libraries' spinning workers fight over the 2 cores, slowing
+    torch's backward tenfold. ``pause`` seconds between groups let the previous library's
+    workers go to sleep.
+    """
+    times: dict[str, list[float]] = {}
+    for key, fn in runs.items():
+        time.sleep(pause)
+        first = fn()
+        if first > budget:
+            times[key] = [first]
+            continue
+        samples: list[float] = []
+        while len(samples) < repeats and (not samples or first + sum(samples) < budget):
+            samples.append(fn())
+        times[key] = samples
     return times
 
 
@@ -285,7 +293,7 @@ def run_bench(
         out, lse = tiled_attention(q, k, v, causal=causal, **blocks)
 
         # Each measurement is a callable returning the seconds it took (so that torch's
-        # backward can exclude the forward that builds its graph).
+        # backward can exclude the forward that builds its graph); all run on the same inputs.
         runs: dict[str, Callable[[], float]] = {
             "tiled_fwd": _wall(lambda: tiled_attention(q, k, v, causal=causal, **blocks)),
         }
@@ -317,7 +325,7 @@ def run_bench(
             row["notes"].append("torch not importable: torch peer skipped")
 
         say(f"n={n}: timing {', '.join(runs)}")
-        for key, times in _round_robin(runs, repeats=repeats, budget=budget).items():
+        for key, times in _grouped(runs, repeats=repeats, budget=budget).items():
             row[f"{key}_s"] = statistics.median(times)
             row[f"{key}_min_s"] = min(times)
             row[f"{key}_runs"] = len(times)
@@ -367,7 +375,7 @@ def format_table(result: dict) -> str:
         + (f" ({m['torch_threads']} threads)" if m["torch"] else ""),
         f"float32 matmul rate ({m['matmul_n']}^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s; "
         f"load average before {m['load_average_before']}, after {m.get('load_average_after')}",
-        "times are medians over the rounds (min in --json); GF/s = 4 n^2 d (x2.5 backward) / time",
+        "times are medians of up to --repeats calls after a warm-up (min in --json); GF/s = 4 n^2 d (x2.5 backward) / time",
         "",
     ]
     head = (
