@@ -19,8 +19,10 @@ Conventions
   log-sum-exp ``-inf``: the softmax of an all ``-inf`` row is defined here as the zero vector,
   never NaN. :func:`numeric.tiled.tiled_attention` follows the same convention.
 * **Ignored keys** (masked for every query) never reach the output, even if they hold NaN or
-  inf (see :func:`numeric.validation.zero_ignored_keys`). Non-finite values elsewhere propagate
-  as IEEE arithmetic does; they are not rejected.
+  inf (see :func:`numeric.validation.zero_ignored_keys`). Non-finite values elsewhere are not
+  rejected; they propagate as IEEE arithmetic does: a NaN in query ``i`` makes row ``i`` NaN, and a
+  NaN in a key or value that some query may see can reach every row (``0 * nan = nan`` inside
+  :math:`PV`). Checking would cost a pass over the inputs and hide bugs upstream.
 * float16 inputs are computed in float32 and the result returned in float16.
 
 References

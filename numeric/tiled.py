@@ -40,7 +40,7 @@ Conventions
 -----------
 Those of :func:`numeric.reference.attention`: fully masked rows give output 0, log-sum-exp
 ``-inf`` and gradient 0 (no NaN, no warnings); keys masked for every query are ignored even if
-they hold NaN/inf; non-finite values elsewhere propagate. float16 inputs are computed in float32;
+they hold NaN/inf; non-finite values elsewhere propagate (not rejected). float16 inputs are computed in float32;
 the output and gradients are returned in float16, the log-sum-exp in float32.
 
 References
