@@ -75,12 +75,20 @@ def index_in_range(j: Any, lo: Any, hi: Any, hypotheses) -> bool:
 
 
 def contract_deltas(expr: Any, hypotheses) -> Any:
-    """Contract ``sum_k f(k) delta(j, k)`` to ``f(j)``, checking that ``j`` lies in the range."""
+    """Contract ``sum_k f(k) delta(j, k)`` to ``f(j)``, checking that ``j`` lies in the range.
 
-    def contract(s: sp.Sum):
-        if len(s.limits) != 1:
-            return s
-        (k, lo, hi) = s.limits[0]
+    Where ``j`` is itself the index of an enclosing sum, its range is that sum's range, whatever
+    the hypotheses say about a free symbol of the same name.
+    """
+
+    def contract(s: sp.Sum, bound: dict):
+        # Contract along the innermost index (the first limit); further limits enclose it.
+        (k, lo, hi), outer = s.limits[0], s.limits[1:]
+        bound = dict(bound)
+        for (v, a, b) in outer:
+            bound[v] = (a, b)
+        hyps = [h for h in hypotheses if not (isinstance(h, IndexRange) and h.index in bound)]
+        hyps += [IndexRange(f"bound_{v}", index=v, lower=a, upper=b) for v, (a, b) in bound.items()]
         rest = sp.S.Zero
         out = sp.S.Zero
         for term in sp.Add.make_args(sp.expand(s.function)):
@@ -97,15 +105,33 @@ def contract_deltas(expr: Any, hypotheses) -> Any:
             if k in getattr(j, "free_symbols", set()):
                 rest += term
                 continue
-            if not index_in_range(j, lo, hi, hypotheses):
+            if not index_in_range(j, lo, hi, hyps):
                 raise RuleError(
                     f"cannot contract delta({a}, {b}) in a sum over {k} = {lo}..{hi}: "
                     f"{j} is not known to lie in that range"
                 )
             out += (term / delta).xreplace({k: j})
-        return out + (sp.Sum(rest, (k, lo, hi)) if rest != 0 else 0)
+        if out == 0:
+            return s
+        contracted = sp.Sum(out, *outer) if outer else out
+        return contracted + (sp.Sum(rest, (k, lo, hi), *outer) if rest != 0 else 0)
 
-    return _map_sums(expr, contract)
+    def walk(e: Any, bound: dict) -> Any:
+        if isinstance(e, sp.Sum):
+            inner = dict(bound)
+            for (v, lo, hi) in e.limits:  # every index of this sum encloses its body
+                inner[v] = (lo, hi)
+            body = walk(e.function, inner)
+            return contract(sp.Sum(body, *e.limits) if body is not e.function else e, bound)
+        if isinstance(e, sp.Basic) and e.args and e.has(sp.Sum):
+            args = [walk(a, bound) for a in e.args]
+            if any(x is not y for x, y in zip(args, e.args)):
+                return e.func(*args)
+        return e
+
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: walk(e, {}))
+    return walk(expr, {})
 
 
 @rule(

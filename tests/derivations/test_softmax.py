@@ -24,6 +24,9 @@ PROVED = [
     "softmax_jacobian_psd",
     "softmax_jacobian_trace",
     "softmax_jacobian_trace_le",
+    "softmax_jacobian_frobenius_sq",
+    "softmax_jacobian_frobenius_le",
+    "softmax_saturation_bound",
 ]
 
 
@@ -40,11 +43,12 @@ def test_general_results_are_proved_with_every_level_passing(checker, theorem_id
     assert out.levels["instances"].status in (Level.PASS, Level.NA)
 
 
-def test_saturation_bound_is_capped_by_the_cited_spectral_step(checker):
+def test_saturation_bound_is_proved_without_the_cited_spectral_step(checker):
     out = checker.check(registry.get("softmax_saturation_bound"))
     assert out.levels["symbolic"].status is Level.PASS
-    assert out.verdict is Verdict.NUMERICALLY_CONSISTENT
-    assert "softmax_jacobian_spectral_norm_le_trace" in out.levels["symbolic"].data["used"]
+    assert out.verdict is Verdict.PROVED
+    assert "softmax_jacobian_spectral_norm_le_trace" not in out.levels["symbolic"].data["used"]
+    # the eigenvalue route stays what it is: a cited fact with numeric evidence only
     assert checker.check(registry.get("softmax_jacobian_spectral_norm_le_trace")).verdict is Verdict.NUMERICALLY_CONSISTENT
     assert registry.get("softmax_saturation_bound").figures == ("softmax_saturation",)
 

@@ -90,3 +90,12 @@ def test_sum_split_uses_index_range_hypotheses_for_the_split_point():
     assert st(S(f[k]), S(f[k], 1, m) + S(f[k], m + 1, n), "sum_split", ctx, at=m) is Level.PASS
     wide = ProofContext(hypotheses=(IndexRange("m_range", index=m, lower=1, upper=n + 1),))
     assert st(S(f[k]), S(f[k], 1, m) + S(f[k], m + 1, n), "sum_split", wide, at=m) is Level.FAIL
+
+
+def test_delta_contraction_reads_the_range_of_an_enclosing_sum_not_a_hypothesis():
+    # j is bound by the outer sum over 1..n+1; a hypothesis about a free j (1..n) must not be used
+    inner = S(f[k] * sp.KroneckerDelta(j, k))
+    outer = sp.Sum(inner, (j, 1, n + 1))
+    assert st(outer, sp.Sum(f[j], (j, 1, n + 1)), "kronecker_delta_contraction", in_range) is Level.FAIL
+    good = sp.Sum(inner, (j, 1, n))
+    assert st(good, sp.Sum(f[j], (j, 1, n)), "kronecker_delta_contraction", no_range) is Level.PASS
