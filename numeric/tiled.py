@@ -65,6 +65,7 @@ from .validation import (
 __all__ = [
     "DEFAULT_BLOCK_K",
     "DEFAULT_BLOCK_Q",
+    "SAFE_LOGIT",
     "tiled_attention",
     "tiled_attention_backward",
 ]
@@ -78,6 +79,10 @@ __all__ = [
 # 256x1024, 512x512, 512x1024, 1024x512, 1024x1024, 2048x256, 512x2048, 256x2048.
 DEFAULT_BLOCK_Q = 1024
 DEFAULT_BLOCK_K = 512
+
+# Scores bounded by this in absolute value (Cauchy-Schwarz, per tile) are exponentiated without
+# the max shift: e^20 ~ 5e8 is far from overflow in float32 and e^-20 far from underflow.
+SAFE_LOGIT = 20.0
 
 
 class _TileMasks:
@@ -116,6 +121,39 @@ class _TileMasks:
                 with np.errstate(invalid="ignore"):  # inf - inf at masked entries: reset below
                     s += m
                 np.copyto(s, -np.inf, where=m == -np.inf)
+
+
+class _ScoreBound:
+    """Cauchy-Schwarz bound on a tile's scores: :math:`|S_{ij}| \\le \\text{scale}\\,|q_i|\\,|k_j|`.
+
+    ``small(i0, i1, j0)`` is True when the bound is at most :data:`SAFE_LOGIT` for the whole tile,
+    so that its exponentials lie in ``[e^-20, e^20]``. Additive masks (which may add anything)
+    and values so large that ``e^20 * block_k * max|v|`` could overflow disable the shortcut.
+    """
+
+    def __init__(self, args, q, k, v, bk):
+        self.bk = bk
+        ct = q.dtype
+        finite_v = np.isfinite(v).all()
+        v_max = float(np.abs(v).max(initial=0.0)) if finite_v else np.inf
+        self.enabled = (
+            (args.mask is None or args.mask.dtype == np.bool_)
+            and v_max * bk * np.exp(SAFE_LOGIT) < np.finfo(ct).max / 16
+        )
+        if self.enabled:
+            # one number per block: the largest |q_i| (times scale) and |k_j| over batch dims too
+            with np.errstate(over="ignore", invalid="ignore"):
+                q_norm = np.sqrt(np.einsum("...d,...d->...", q, q)) * abs(args.scale)  # (..., n_q)
+                k_norm = np.sqrt(np.einsum("...d,...d->...", k, k))  # (..., n_k)
+            self.q_norm = q_norm.reshape(-1, q_norm.shape[-1]).max(axis=0)  # (n_q,)
+            k_norm = k_norm.reshape(-1, k_norm.shape[-1]).max(axis=0)  # (n_k,)
+            self.k_block_max = [float(k_norm[j0 : j0 + bk].max()) for j0 in range(0, len(k_norm), bk)]
+
+    def small(self, i0: int, i1: int, j0: int) -> bool:
+        if not self.enabled:
+            return False
+        # NaN norms (non-finite inputs) compare False: the exact path then propagates them.
+        return bool(float(self.q_norm[i0:i1].max()) * self.k_block_max[j0 // self.bk] <= SAFE_LOGIT)
 
 
 def _prepare(args, block_q, block_k):
@@ -167,11 +205,12 @@ def tiled_attention(
     out = np.empty((*batch, n_q, d_v), ct)  # (..., n_q, d_v)
     lse = np.empty((*batch, n_q), ct)  # (..., n_q)
     s_full = np.empty((*batch, bq, bk), ct) if n_q >= bq and n_k >= bk else None
+    bounded = _ScoreBound(args, q, k, v, bk)
 
     for i0 in range(0, n_q, bq):
         i1 = min(i0 + bq, n_q)
         q_i = q[..., i0:i1, :] * ct.type(args.scale)  # (..., bq, d)  scale folded into Q
-        m = np.full((*batch, i1 - i0, 1), neg_inf, ct)  # (..., bq, 1)  running max
+        m = np.full((*batch, i1 - i0, 1), neg_inf, ct)  # (..., bq, 1)  running shift (max)
         acc = np.zeros((*batch, i1 - i0, d_v + 1), ct)  # (..., bq, d_v + 1)  [P V | rowsum P]
         for j0 in range(0, tiles.key_end(i1), bk):
             j1 = min(j0 + bk, tiles.key_end(i1))
@@ -180,6 +219,17 @@ def tiled_attention(
             else:
                 s = np.matmul(q_i, k_t[..., :, j0:j1])  # (..., bq, bk)  an edge tile
             tiles.apply(s, i0, i1, j0, j1)
+            if bounded.small(i0, i1, j0):
+                # Every |S_ij| <= SAFE_LOGIT: exp(S) can neither overflow nor underflow, so
+                # the tile is shifted by 0 instead of its row max, which saves the max and
+                # subtract passes; the shift is applied to the (bq, d_v + 1) product instead:
+                # exp(S - m') V = exp(-m') (exp(S) V), with m' = max(m, 0).
+                np.exp(s, out=s)  # (..., bq, bk)  exp(S)
+                m_new = np.maximum(m, 0)  # (..., bq, 1)
+                acc *= np.exp(m - m_new)  # (..., bq, d_v + 1)  rescale the old statistics
+                acc += np.matmul(s, v1[..., j0:j1, :]) * np.exp(-m_new)  # (..., bq, d_v + 1)
+                m = m_new
+                continue
             m_new = np.maximum(m, s.max(axis=-1, keepdims=True))  # (..., bq, 1)
             # Rows that have seen no visible key yet keep m = -inf; shift them by 0 instead,
             # so that exp(S - m') is exp(-inf) = 0 and never exp(-inf + inf) = nan.

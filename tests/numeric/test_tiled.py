@@ -344,3 +344,48 @@ def test_tiled_accepts_inputs_it_does_not_modify():
                              causal=True, block_q=3, block_k=5)  # fmt: skip
     for name, x in before.items():
         np.testing.assert_array_equal(p[name], x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("mask_kind", [None, "bool", "causal"])
+def test_rows_mixing_bounded_and_unbounded_tiles_equal_the_reference(dtype, mask_kind):
+    # Key blocks alternate between small norms (|S| <= SAFE_LOGIT: exponentiated without the
+    # max shift) and large ones (the exact max-shift path), so every row's running statistics
+    # switch between the two shifts several times, in both directions.
+    rng = np.random.default_rng(20)
+    n_q, n_k, bk = 40, 96, 16
+    q = rng.normal(size=(2, n_q, 8))
+    k = rng.normal(size=(2, n_k, 8))
+    v = rng.normal(size=(2, n_k, 3))
+    big = (np.arange(n_k) // bk) % 2 == 1  # blocks 1, 3, 5
+    k[:, big] *= 30.0  # scores up to ~ +-300: exp would overflow without the shift
+    k[:, :bk] *= 0.05  # the first block: scores ~ 0, far below the later maxima
+    mask = rng.random((n_q, n_k)) < 0.8 if mask_kind == "bool" else None
+    causal = mask_kind == "causal"
+    args = dict(mask=mask, causal=causal)
+    out, lse = tiled_attention(q.astype(dtype), k.astype(dtype), v.astype(dtype), block_q=8, block_k=bk, **args)
+    ref64 = attention(q, k, v, **args)
+    if dtype == np.float64:
+        _assert_close(out, ref64)
+        _lse_close(lse, logsumexp(attention_scores(q, k, **args)))
+    else:
+        ref32 = attention(q.astype(dtype), k.astype(dtype), v.astype(dtype), **args)
+        _assert_low_precision_ok(out, ref32, ref64, allowance=1e-6)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_scores_at_the_edge_of_the_shortcut_bound_keep_full_relative_precision(sign):
+    # Every score within 10% of +-SAFE_LOGIT (exp(S) ~ 5e8 or ~ 2e-9): the shortcut applies
+    # and must still match the reference to float64 precision.
+    from numeric.tiled import SAFE_LOGIT
+
+    rng = np.random.default_rng(21)
+    u = rng.normal(size=4)
+    u /= np.linalg.norm(u)
+    q = np.tile(u, (30, 1))  # (30, 4)  unit queries, all along u
+    k = sign * rng.uniform(0.9, 0.999, size=(50, 1)) * SAFE_LOGIT * u  # (50, 4)  S = +-(0.9..0.999) T
+    v = rng.normal(size=(50, 2))
+    out, lse = tiled_attention(q, k, v, scale=1.0, block_q=7, block_k=9)
+    _assert_close(out, attention(q, k, v, scale=1.0))
+    _lse_close(lse, logsumexp(attention_scores(q, k, scale=1.0)))
+    assert np.all(np.abs(lse - sign * SAFE_LOGIT) < 0.1 * SAFE_LOGIT + np.log(50))
