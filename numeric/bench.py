@@ -321,8 +321,10 @@ def run_bench(
                 runs.update(torch_runs)
             except (ImportError, RuntimeError) as exc:
                 row["notes"].append(f"torch fused attention unavailable, torch peer skipped: {exc}")
-        else:
+        elif use_torch:
             row["notes"].append("torch not importable: torch peer skipped")
+        else:
+            row["notes"].append("torch peer disabled")
 
         say(f"n={n}: timing {', '.join(runs)}")
         for key, times in _grouped(runs, repeats=repeats, budget=budget).items():
@@ -371,7 +373,7 @@ def format_table(result: dict) -> str:
     lines = [
         f"attention benchmark: d={c['d']}, batch*heads={c['batch']}, {c['dtype']}, "
         f"causal={c['causal']}, blocks {c['block_q']}x{c['block_k']}",
-        f"machine: {m['processor']}, {m['cpus']} CPUs, numpy {m['numpy']}, torch {m['torch'] or 'absent'}"
+        f"machine: {m['processor']}, {m['cpus']} CPUs, numpy {m['numpy']}, torch {m['torch'] or 'not used'}"
         + (f" ({m['torch_threads']} threads)" if m["torch"] else ""),
         f"float32 matmul rate ({m['matmul_n']}^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s; "
         f"load average before {m['load_average_before']}, after {m.get('load_average_after')}",

@@ -134,8 +134,8 @@ class _ScoreBound:
     def __init__(self, args, q, k, v, bk):
         self.bk = bk
         ct = q.dtype
-        finite_v = np.isfinite(v).all()
-        v_max = float(np.abs(v).max(initial=0.0)) if finite_v else np.inf
+        # max |v| without an |v|-sized temporary; NaN/inf make the comparison below False
+        v_max = max(float(v.max(initial=0.0)), -float(v.min(initial=0.0)))
         self.enabled = (
             (args.mask is None or args.mask.dtype == np.bool_)
             and v_max * bk * np.exp(SAFE_LOGIT) < np.finfo(ct).max / 16

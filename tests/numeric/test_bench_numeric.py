@@ -20,7 +20,7 @@ def test_run_bench_reports_every_implementation_ratio_and_memory_at_toy_sizes():
             assert row[f"{key}_s"] > 0 and row[f"{key}_min_s"] <= row[f"{key}_s"]
             assert row[f"{key}_peak_mib"] > 0
         assert row["ratios"]["naive/tiled_fwd"] > 0 and row["ratios"]["tiled/torch_fwd"] is None
-        assert "torch not importable: torch peer skipped" in row["notes"]
+        assert "torch peer disabled" in row["notes"]
     assert result["machine"]["matmul_gflops"] > 0
     table = format_table(result)
     assert "tiled/torch" in table and "     32   fwd" in table
