@@ -86,6 +86,20 @@ class SymattnLatexPrinter(LatexPrinter):
         base.update(settings or {})
         super().__init__(base)
 
+    def _print(self, expr, **kwargs):
+        # Our classes define ``_latex(printer)``; SymPy passes ``exp=`` when the object is the base
+        # of a power (``J_{ij}^2``). Objects that do not take it are printed and then raised, in
+        # parentheses, so that a power of any of our objects prints instead of crashing.
+        method = getattr(type(expr), self.printmethod, None)
+        if kwargs.get("exp") is not None and method is not None and not isinstance(expr, type):
+            try:
+                return method(expr, self, **kwargs)
+            except TypeError as exc:
+                if "exp" not in str(exc):
+                    raise
+                return r"\left(%s\right)^{%s}" % (method(expr, self), kwargs["exp"])
+        return super()._print(expr, **kwargs)
+
     def _print_KroneckerDelta(self, expr, exp=None):
         i, j = (self._print(a) for a in expr.args[:2])
         tex = r"\delta_{%s %s}" % (i, j)

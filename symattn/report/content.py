@@ -93,6 +93,10 @@ def tex_of(expr: Any) -> str:
             return sanitize_math(_latex(expr))
     except TimeLimitExceeded:
         return r"\text{(expression too large to print)}"
+    except Exception as exc:  # a printer bug in one object must not take the whole report down
+        from symattn.printing import text_to_tex
+
+        return r"\text{(could not print: %s: %s)}" % (type(exc).__name__, text_to_tex(str(exc))[:200])
 
 
 _TEXT_GROUP = re.compile(r"\\text\{([^{}]*)\}")

@@ -72,3 +72,29 @@ def test_unknown_predicates_print_as_named_operators():
 def test_printer_settings_are_passed_through():
     assert latex(sp.Rational(1, 2) * x, fold_short_frac=True) == r"x / 2"
     assert isinstance(SymattnLatexPrinter(), LatexPrinter)
+
+
+def test_a_power_of_an_object_whose_latex_takes_no_exp_still_prints():
+    import sympy as sp
+
+    from symattn.printing import latex
+
+    class Thing(sp.Function):
+        def _latex(self, printer):  # no exp= parameter, as many hand-written printers
+            return r"T_{%s}" % printer._print(self.args[0])
+
+    x = sp.Symbol("x")
+    assert latex(Thing(x) ** 2) == r"\left(T_{x}\right)^{2}"
+    assert latex(Thing(x)) == "T_{x}"
+
+
+def test_report_tex_of_survives_a_printer_that_raises():
+    import sympy as sp
+
+    from symattn.report.content import tex_of
+
+    class Broken(sp.Function):
+        def _latex(self, printer):
+            raise ValueError("boom")
+
+    assert "could not print: ValueError: boom" in tex_of(Broken(sp.Symbol("x")))
