@@ -576,6 +576,8 @@ def _causal_no_future(runner: _Runner) -> PropertyResult:
         return PropertyResult("causal_no_future", "causal mask (004 'The Complete Transformer Block')", "skipped",
                               "run with --causal to test")
 
+    eps = _EPS[runner.dtype.name]
+
     def fails(case: Case):
         q, k, v = (a.astype(runner.dtype) for a in case.arrays())
         out = runner.call(q, k, v, **runner.options(case)).astype(np.float64)
@@ -592,7 +594,10 @@ def _causal_no_future(runner: _Runner) -> PropertyResult:
             k2[..., hidden, :] = rng.standard_normal(k2[..., hidden, :].shape).astype(runner.dtype) * 5
             v2[..., hidden, :] = rng.standard_normal(v2[..., hidden, :].shape).astype(runner.dtype) * 5
             out2 = runner.call(q, k2, v2, **runner.options(case)).astype(np.float64)
-            if not np.array_equal(out[..., i, :], out2[..., i, :]):
+            # a correct kernel may round differently when hidden keys change (e.g. a tile-level
+            # choice of shift depends on them), so allow rounding; a leak moves the row by O(1)
+            tol = 64 * eps * (1.0 + float(np.abs(v).max()))
+            if not np.allclose(out[..., i, :], out2[..., i, :], rtol=tol, atol=tol):
                 return True
         del future
         return False
