@@ -56,7 +56,7 @@ class Checker:
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
             outcome = self._check(thm)
-        except Exception as exc:  # a broken theorem definition must not take the run down
+        except (Exception, TimeLimitExceeded) as exc:  # a broken theorem must not take the run down
             outcome = Outcome(
                 thm.id,
                 Verdict.UNDECIDED,

@@ -37,8 +37,12 @@ T = TypeVar("T")
 DEFAULT_SECONDS = float(os.environ.get("SYMATTN_TIME_LIMIT", "8"))
 
 
-class TimeLimitExceeded(Exception):
-    """A SymPy call ran past its time limit."""
+class TimeLimitExceeded(BaseException):
+    """A SymPy call ran past its time limit.
+
+    A :class:`BaseException`, like :class:`KeyboardInterrupt`, so that the ``except Exception``
+    clauses inside SymPy cannot swallow it and carry on computing past the limit.
+    """
 
 
 class TimeLimitUnavailable(RuntimeError):
@@ -46,45 +50,54 @@ class TimeLimitUnavailable(RuntimeError):
 
 
 _deadlines: list[float] = []  # stack of absolute deadlines (monotonic clock)
+_limits: list[float] = []  # the limit in seconds that each deadline enforces, for messages
+
+# While a limit is exceeded the alarm keeps firing at this interval, in case something caught
+# the first exception (a bare ``except:``) and went on.
+_REFIRE_SECONDS = 0.05
 
 
 def _handler(signum, frame):  # pragma: no cover - exercised through time_limit
-    raise TimeLimitExceeded(f"time limit of {_current_limit[0]:g} s exceeded")
+    # A stale alarm (delivered after its block ended) is ignored: raise only if the innermost
+    # active deadline has really passed.
+    if _deadlines and time.monotonic() >= _deadlines[-1] - 1e-3:
+        raise TimeLimitExceeded(f"time limit of {_limits[-1]:g} s exceeded")
 
 
-_current_limit = [0.0]
+def _arm(deadline: float) -> None:
+    signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 1e-4), _REFIRE_SECONDS)
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None = None) -> Iterator[None]:
     """Run the body with a wall-clock limit of ``seconds`` (default :data:`DEFAULT_SECONDS`)."""
     seconds = DEFAULT_SECONDS if seconds is None else float(seconds)
-    if seconds <= 0:
+    if not seconds > 0:
         raise ValueError(f"time limit must be positive, got {seconds}")
     if threading.current_thread() is not threading.main_thread():
         raise TimeLimitUnavailable("SymPy checks must run on the main thread so that they can be time-limited")
     now = time.monotonic()
-    deadline = now + seconds
-    outer = _deadlines[-1] if _deadlines else None
-    if outer is not None and outer < deadline:
-        deadline = outer  # an inner limit never extends the outer one
+    deadline, limit = now + seconds, seconds
+    if _deadlines and _deadlines[-1] < deadline:  # an inner limit never extends the outer one
+        deadline, limit = _deadlines[-1], _limits[-1]
     previous_handler = signal.signal(signal.SIGALRM, _handler)
     _deadlines.append(deadline)
-    saved_limit = _current_limit[0]
-    _current_limit[0] = seconds if outer is None or outer >= now + seconds else saved_limit
+    _limits.append(limit)
     try:
-        signal.setitimer(signal.ITIMER_REAL, max(deadline - now, 1e-4))
+        _arm(deadline)
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _deadlines.pop()
-        _current_limit[0] = saved_limit
-        signal.signal(signal.SIGALRM, previous_handler)
-        if _deadlines:  # re-arm the outer limit with what is left of it
-            remaining = _deadlines[-1] - time.monotonic()
-            if remaining <= 0:
-                raise TimeLimitExceeded(f"time limit of {saved_limit:g} s exceeded")
-            signal.setitimer(signal.ITIMER_REAL, remaining)
+        # No alarm may interrupt the bookkeeping below (it would leave a stale deadline behind).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            _deadlines.pop()
+            _limits.pop()
+            signal.signal(signal.SIGALRM, previous_handler)
+            if _deadlines:  # re-arm the outer limit with what is left of it (it fires at once if passed)
+                _arm(_deadlines[-1])
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
 
 
 def limited(fn: Callable[[], T], seconds: float | None = None) -> T:

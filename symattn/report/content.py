@@ -185,7 +185,7 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
     try:
         with time_limit(PRINT_SECONDS):
             d = thm.get_derivation()
-    except Exception as exc:  # rendered as text: the check reports the same failure
+    except (Exception, TimeLimitExceeded) as exc:  # rendered as text: the check reports the same failure
         d, derr = None, f"building the derivation raised {type(exc).__name__}: {exc}"
     if d is not None:
         start, dnote = tex_of(d.start), d.note
@@ -247,7 +247,7 @@ def _hyp_latex(h) -> str | None:
     try:
         with time_limit(PRINT_SECONDS):
             return sanitize_math(h.latex())
-    except Exception as exc:
+    except (Exception, TimeLimitExceeded) as exc:
         return r"\text{(could not print: %s)}" % type(exc).__name__
 
 

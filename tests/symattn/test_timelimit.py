@@ -54,3 +54,38 @@ def test_off_main_thread_refuses_rather_than_running_unbounded():
     t.start()
     t.join()
     assert errors
+
+
+def test_except_exception_inside_sympy_cannot_swallow_the_limit():
+    t0 = time.perf_counter()
+    with pytest.raises(TimeLimitExceeded):
+        with time_limit(0.2):
+            while True:
+                try:
+                    time.sleep(0.01)
+                except Exception:  # what SymPy's internals do in places
+                    pass
+    assert time.perf_counter() - t0 < 3
+
+
+def test_the_alarm_fires_again_if_something_swallows_it_entirely():
+    swallowed = 0
+    with pytest.raises(TimeLimitExceeded):
+        with time_limit(0.1):
+            while True:
+                try:
+                    time.sleep(0.01)
+                except BaseException:
+                    swallowed += 1
+                    if swallowed >= 3:
+                        raise
+    assert swallowed == 3
+
+
+def test_no_stale_alarm_after_a_block_ends():
+    for _ in range(50):
+        with time_limit(0.001 + 1e-4):
+            pass
+    time.sleep(0.05)  # an alarm delivered now would raise here
+    with time_limit(1):
+        time.sleep(0.05)
