@@ -1,6 +1,7 @@
 """symattn.audit and ``symattn audit``: verdicts, schema, verbatim quotes, independent recomputation."""
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,9 @@ from symattn import audit
 from symattn.audit import AUDIT_VERDICTS, AuditEntry, grade_number, grade_numbers, run_audit
 from symattn.cli import main
 
-SEEDS = Path("/work/shared/seeds")
+# The source texts are not part of the repository: they sit in shared/ beside the checkout (as on
+# the developers' and CI machines); SYMATTN_SEEDS points elsewhere.
+SEEDS = Path(os.environ.get("SYMATTN_SEEDS", Path(__file__).resolve().parents[3] / "shared" / "seeds"))
 ENTRIES = run_audit()
 BY_ID = {e.id: e for e in ENTRIES}
 
