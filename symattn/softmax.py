@@ -22,7 +22,7 @@ import sympy as sp
 
 from symattn.rules.definitions import define
 
-__all__ = ["Softmax", "softmax_component"]
+__all__ = ["Softmax"]
 
 
 class Softmax(sp.Function):
@@ -63,11 +63,6 @@ class Softmax(sp.Function):
             printer._print(n),
             printer._print(i),
         )
-
-
-def softmax_component(f: sp.Lambda, i, n) -> Softmax:
-    """``Softmax(f, i, n)``: component ``i`` of the softmax of ``f(1..n)``."""
-    return Softmax(f, i, n)
 
 
 define(

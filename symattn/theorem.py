@@ -17,7 +17,7 @@ import importlib
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from symattn.derivation import Derivation
 from symattn.statement import Statement
@@ -228,8 +228,3 @@ def load_all() -> Registry:
 def all_theorems(pattern: str | None = None) -> list[Theorem]:
     load_all()
     return registry.select(pattern)
-
-
-def theorems_in(ids: Iterable[str]) -> list[Theorem]:
-    load_all()
-    return [registry.get(i) for i in ids]

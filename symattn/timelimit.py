@@ -5,9 +5,8 @@ Exceeding the limit raises :class:`TimeLimitExceeded`, which the kernel turns in
 ``undecided`` -- never a hang.
 
 The limit uses ``SIGALRM`` (POSIX, main thread). Limits nest: an inner limit never extends an
-outer one. Off the main thread, where signals cannot be delivered, the call runs in the main
-thread's budget only if one is active; otherwise it raises :class:`TimeLimitUnavailable` so
-that no unbounded SymPy call is ever made silently.
+outer one. Off the main thread, where the signal cannot be delivered, :func:`time_limit` raises
+:class:`TimeLimitUnavailable`, so that no unbounded SymPy call is ever made silently.
 
 >>> with time_limit(1.0):
 ...     x = 1 + 1
@@ -27,11 +26,9 @@ import os
 import signal
 import threading
 import time
-from typing import Callable, Iterator, TypeVar
+from typing import Iterator
 
-__all__ = ["time_limit", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS", "limited"]
-
-T = TypeVar("T")
+__all__ = ["time_limit", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS"]
 
 #: Default limit for one rule check, configurable with ``SYMATTN_TIME_LIMIT`` (seconds).
 DEFAULT_SECONDS = float(os.environ.get("SYMATTN_TIME_LIMIT", "8"))
@@ -98,9 +95,3 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
                 _arm(_deadlines[-1])
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
-
-
-def limited(fn: Callable[[], T], seconds: float | None = None) -> T:
-    """Call ``fn()`` under :func:`time_limit`."""
-    with time_limit(seconds):
-        return fn()
