@@ -291,32 +291,42 @@ def _entries(x: Any) -> list:
     return list(x) if isinstance(x, sp.MatrixBase) else [x]
 
 
+def _sample_value(sym: Any, rng: random.Random) -> sp.Rational:
+    """A small random value that respects the symbol's assumptions (integer, positive,
+    nonnegative), so that a counterexample is never outside the statement's domain."""
+    value = sp.Integer(rng.randint(-9, 9)) if sym.is_integer else sp.Rational(rng.randint(-9, 9), rng.randint(1, 5))
+    if sym.is_positive:
+        value = abs(value) + 1
+    elif sym.is_nonnegative:
+        value = abs(value)
+    return value
+
+
+# A difference this small at 50 significant digits is not taken as a counterexample (it may be
+# evaluation error on an identity that holds).
+_NOISE = sp.Float("1e-30", 50)
+
+
+def _violates(gap: sp.Float, relation: str) -> bool:
+    """Whether ``left - right = gap`` clearly contradicts ``left relation right``."""
+    if abs(gap) <= _NOISE:
+        return False
+    return {"=": True, "<=": gap > 0, "<": gap > 0, ">=": gap < 0, ">": gap < 0}[relation]
+
+
 def _find_counterexample(st: Statement, seed: int, seconds: float) -> str | None:
     """Concrete values at which the statement fails, evaluated to 50 digits, or None."""
     rng = random.Random(seed)
     syms = sorted(st.free_symbols, key=str)
     for _ in range(5):
-        point = {s: sp.Rational(rng.randint(-9, 9), rng.randint(1, 5)) for s in syms}
-        if any(getattr(s, "is_positive", None) for s in syms):
-            point = {s: (abs(v) + 1 if getattr(s, "is_positive", None) else v) for s, v in point.items()}
+        point = {s: _sample_value(s, rng) for s in syms}
         try:
             with time_limit(seconds):
-                lhs = st.lhs.xreplace(point) if hasattr(st.lhs, "xreplace") else st.lhs
-                rhs = st.rhs.xreplace(point) if hasattr(st.rhs, "xreplace") else st.rhs
-                for a, b in zip(_entries(sp.Matrix(lhs) if isinstance(lhs, sp.MatrixBase) else lhs),
-                                _entries(sp.Matrix(rhs) if isinstance(rhs, sp.MatrixBase) else rhs)):
+                lhs, rhs = (side.xreplace(point) if hasattr(side, "xreplace") else side for side in (st.lhs, st.rhs))
+                for a, b in zip(_entries(lhs), _entries(rhs)):
                     da = sp.N(sp.sympify(a).doit(), 50)
                     db = sp.N(sp.sympify(b).doit(), 50)
-                    if not (da.is_number and db.is_number):
-                        continue
-                    gap = da - db
-                    bad = (
-                        abs(gap) > sp.Float("1e-30", 50)
-                        if st.relation == "="
-                        else (gap > 0 if st.relation in ("<=",) else gap >= 0 if st.relation == "<" else
-                              gap < 0 if st.relation == ">=" else gap <= 0)
-                    )
-                    if bad:
+                    if da.is_number and db.is_number and _violates(da - db, st.relation):
                         where = ", ".join(f"{s} = {v}" for s, v in point.items()) or "no free symbols"
                         return f"at {where}: left = {sp.N(da, 12)}, right = {sp.N(db, 12)}"
         except (TimeLimitExceeded, TypeError, ValueError, AttributeError):
