@@ -38,24 +38,13 @@ from typing import Any
 import sympy as sp
 
 from symattn.rules import RuleError, failed, passed, rule
-from symattn.rules.algebra import equal as _kernel_equal
-from symattn.rules.algebra import sign_of
+from symattn.rules.algebra import equal, sign_of
 from symattn.statement import IndexRange
 
 __all__ = ["evaluate_derivatives", "is_nonnegative_term", "range_not_reversed"]
 
 
 # ------------------------------------------------------------------------------ differentiate
-
-
-def equal(lhs: Any, rhs: Any) -> bool:
-    """The kernel's exact equality, with SymPy's internal StopIteration (raised by ``simplify`` on
-    some sums of Kronecker deltas) read as "not shown equal" rather than escaping the rule."""
-    try:
-        return _kernel_equal(lhs, rhs)
-    except StopIteration:
-        return False
-
 
 
 def _definition_classes() -> tuple:
