@@ -23,10 +23,11 @@ Main results
 * ``softmax_jacobian_trace``: ``tr J = 1 - sum_j a_j^2``.
 * ``softmax_jacobian_trace_le``: ``1 - sum_j a_j^2 <= 2 (1 - a_m)`` for every position ``m``.
 * ``softmax_jacobian_trace_gap_sum_of_squares``: ``tr(J)|v|^2 - v^T J v`` is an explicit sum of
-  squares with nonnegative weights (the certificate behind ``||J||_2 <= tr J``), exact for small n.
+  squares with nonnegative weights (a second certificate for ``||J||_2 <= tr J``), exact for small n.
 * ``softmax_jacobian_frobenius_sq``: ``sum_ij J_ij^2 = |a|^2 - 2 sum_j a_j^3 + |a|^4``.
 * ``softmax_jacobian_frobenius_le``: ``||J||_F^2 <= 4 (1 - a_m)^2`` for every position ``m``.
-* ``softmax_jacobian_spectral_norm_le_trace``: ``||J||_2 <= tr J`` (J is PSD; cited, numeric evidence).
+* ``softmax_jacobian_frobenius_le_trace``: ``||J||_F^2 <= (tr J)^2``, the gap being ``6 e_3(a) >= 0``.
+* ``softmax_jacobian_spectral_norm_le_trace``: ``||J v|| <= tr(J) ||v||``, i.e. ``||J||_2 <= tr J`` (no eigenvalues).
 * ``softmax_saturation_bound``: ``||J v|| <= 2 (1 - a_m) ||v||`` for all ``v`` and every ``m``, i.e.
   ``||J||_2 <= 2 (1 - max_j a_j)`` (Cauchy-Schwarz and the Frobenius bound; no eigenvalues).
 * ``unscaled_logits_softmax_near_one_hot`` (heuristic): logits of standard deviation 8 give a
@@ -51,10 +52,8 @@ from symattn.softmax import (
     CategoricalVariance,
     Softmax,
     SoftmaxJacobian,
-    SpectralNorm,
     softmax,
     softmax_jacobian,
-    softmax_jacobian_matrix,
 )
 from symattn.statement import Assumption, Equation, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem, register
@@ -424,7 +423,6 @@ def _trace_instance(size: int) -> Statement:
 
 
 def _trace_numeric(seed: int) -> NumericResult:
-    rng = np.random.default_rng(seed)
     worst, samples = 0.0, 0
     for x, jac in _psd_numeric_checks(seed):
         p = _softmax_np(x)
@@ -749,49 +747,6 @@ register(
 )
 
 
-def _spectral_numeric(seed: int) -> NumericResult:
-    rng = np.random.default_rng(seed)
-    worst, samples = -np.inf, 0
-    for size in (2, 3, 8, 32, 96):
-        for conc in (0.05, 0.5, 5.0):
-            for p in rng.dirichlet(np.full(size, conc), 8):
-                jac = _jacobian_np(p)
-                worst = max(worst, np.linalg.norm(jac, 2) - np.trace(jac))
-                samples += 1
-    tol = 1e-12
-    return NumericResult(worst <= tol, samples, seed, max(worst, 0.0), tol,
-                         "max of ||J||_2 - tr J over Dirichlet probability vectors; must be <= 0")
-
-
-_J = softmax_jacobian_matrix(a, n)
-
-register(
-    Theorem(
-        id="softmax_jacobian_spectral_norm_le_trace",
-        title="||J||_2 <= tr J for the softmax Jacobian",
-        statement=Statement(SpectralNorm(_J), _trace, "<="),
-        source=f"extension of {_SEED_000}; a standard linear-algebra fact for PSD matrices",
-        target="numerically-consistent",
-        hypotheses=PROBABILITY,
-        dimensions=(n,),
-        numeric=_spectral_numeric,
-        plain=(
-            "The spectral norm of the Jacobian (its largest stretch factor) is at most its trace. For a "
-            "symmetric positive semidefinite matrix the norm is the largest eigenvalue, and the trace is the "
-            "sum of all eigenvalues, none negative."
-        ),
-        notes=(
-            "Not proved by the kernel: the step ||J||_2 = lambda_max(J) <= sum of eigenvalues = tr J rests on "
-            "the cited facts that a symmetric PSD matrix has real nonnegative eigenvalues and spectral norm "
-            "equal to the largest (Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5 and Sec. 5.6). J is "
-            "symmetric and PSD by softmax_jacobian_symmetric and softmax_jacobian_psd (proved); the explicit "
-            "certificate v^T J v <= tr(J)|v|^2 is softmax_jacobian_trace_gap_sum_of_squares (exact for n <= 7). "
-            "The kernel has no rule for eigenvalues with symbolic n, so this stays numerically-consistent."
-        ),
-    )
-)
-
-
 _Jv_sq = _sum(_sum(SoftmaxJacobian(a, i, j) * v[j], j) ** 2, i)  # ||J v||^2 = sum_i (sum_j J_ij v_j)^2
 _v_sq = _sum(v[j] ** 2, j)
 
@@ -858,9 +813,158 @@ register(
             "jumps from the quadratic form v^T J v = Var_{j~a}(v_j) to the size of J; that step needs J "
             "symmetric positive semidefinite (||J||_2 = max_v v^T J v / |v|^2), which the seed does not say; "
             "the proof here bounds ||J v|| directly instead. The sharper ||J||_2 <= tr J = 1 - |a|^2 "
-            "(softmax_jacobian_spectral_norm_le_trace) remains numerically-consistent only: it rests on an "
-            "eigenvalue fact the kernel cannot check for symbolic n. No instance level: for explicit n the gap "
+            "(softmax_jacobian_spectral_norm_le_trace) is proved the same way, through ||J||_F <= tr J. "
+            "No instance level: for explicit n the gap "
             "is a quadratic form in v whose sign SymPy cannot read."
+        ),
+    )
+)
+
+
+# -- ||J||_F <= tr J, hence ||J||_2 <= tr J: the sharper saturation bound, without eigenvalues -------
+#
+# (tr J)^2 - ||J||_F^2 = (1 - S2)^2 - (S2 - 2 S3 + S2^2) = 1 - 3 S2 + 2 S3 = S1^3 - 3 S1 S2 + 2 S3
+# (with S1 = 1), which is T = sum over triples of distinct positions of a_i a_j a_k = 6 e_3(a) >= 0:
+# expanding the three factors 1 - delta in T gives S1^3 - 3 S1 S2 + 3 S3 - S3.
+
+_S1, _S1_k = _sum(a[j], j), _sum(a[k], k)  # the same sum; _S1_k nests inside sums over i and j
+_distinct_triples = _sum(a[i] * _sum(a[j] * (1 - KD(i, j)) * _sum(a[k] * (1 - KD(j, k)) * (1 - KD(i, k)), k), j), i)
+_triples_contracted = _sum(a[i] * (2 * a[i] ** 2 - a[i] * _S1_k + _sum(a[j] * (_S1_k - a[i] - a[j]), j)), i)
+
+
+def _frobenius_trace_steps(d: Derivation, weight, *, first_note: str) -> Derivation:
+    """Append to ``d`` (which ends at ``weight * sum_j sum_i J_ij^2``) the steps up to
+    ``weight * (tr J)^2``; ``weight`` is 1 or the nonnegative |v|^2."""
+    w = weight
+    return (
+        d
+        .eq(w * _frobenius_closed_form, "apply_theorem", theorem="softmax_jacobian_frobenius_sq", note=first_note)
+        .le(w * (_frobenius_closed_form + _distinct_triples), "nonnegative_terms", witness=w * _distinct_triples,
+            note="add T = sum_i sum_j sum_k a_i a_j a_k (1 - d_ij)(1 - d_jk)(1 - d_ik) >= 0, the sum over "
+                 "triples of distinct positions")
+        .eq(w * (_frobenius_closed_form + _triples_contracted), "kronecker_delta_contraction",
+            note="expand the factors 1 - delta and contract (every index ranges over 1..n)")
+        .eq(w * (_frobenius_closed_form + _S1 ** 3 - 3 * _S1 * _S2 + 2 * _S3), "sum_linearity",
+            note="T = S1^3 - 3 S1 S2 + 2 S3 with S_p = sum_j a_j^p (Newton's identity for 6 e_3)")
+        .eq(w * (_frobenius_closed_form + 1 - 3 * _S2 + 2 * _S3), "substitute", using="a_sums_to_one")
+        .eq(w * _one_minus_sq ** 2, "algebra", note="S2 - 2 S3 + S2^2 + 1 - 3 S2 + 2 S3 = (1 - S2)^2")
+        .eq(w * _trace ** 2, "apply_theorem", theorem="softmax_jacobian_trace",
+            note="1 - sum_j a_j^2 = tr J (read right to left)")
+    )
+
+
+def _frobenius_trace_instance(size: int) -> Statement:
+    """At a = b / sum(b), b_1..b_n > 0, multiplied through by (sum b)^4 > 0: polynomials in b."""
+    b = sp.symbols(f"b1:{size + 1}", positive=True)
+    total = sp.Add(*b)
+    scaled = [[total * b[r] * (1 if r == c else 0) - b[r] * b[c] for c in range(size)] for r in range(size)]
+    trace = sp.Add(*[scaled[r][r] for r in range(size)])
+    return Statement(sp.Add(*[e ** 2 for row in scaled for e in row]), trace ** 2, "<=")
+
+
+def _frobenius_trace_numeric(seed: int) -> NumericResult:
+    """||J||_F^2 <= (tr J)^2 over Dirichlet probability vectors, and the gap against 6 e_3(a)
+    computed by brute force over triples of distinct positions (small n)."""
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    for p in _dirichlet_rows(rng):
+        jac = _jacobian_np(p)
+        gap = np.trace(jac) ** 2 - (jac ** 2).sum()
+        worst, samples = max(worst, -gap), samples + 1
+        if p.size <= 8:
+            e3 = sum(p[r] * p[c] * p[t] for r in range(p.size) for c in range(r + 1, p.size)
+                     for t in range(c + 1, p.size))
+            worst = max(worst, abs(gap - 6 * e3))
+    tol = 1e-12
+    return NumericResult(worst <= tol, samples, seed, max(worst, 0.0), tol,
+                         "max over Dirichlet probability vectors of ||J||_F^2 - (tr J)^2 (must be <= 0) and, "
+                         "for n <= 8, of |(tr J)^2 - ||J||_F^2 - 6 e_3(a)|")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_frobenius_le_trace",
+        title="||J||_F^2 <= (tr J)^2: the gap is six times the third elementary symmetric polynomial of a",
+        statement=Statement(_col_frobenius_sq, _trace ** 2, "<="),
+        source=f"extension of {_SEED_000}",
+        hypotheses=PROBABILITY,
+        derivation=lambda: _frobenius_trace_steps(
+            Derivation(_col_frobenius_sq), sp.Integer(1), first_note="the closed form of ||J||_F^2"),
+        dimensions=(n,),
+        instances=Instances(_frobenius_trace_instance, tuple(range(1, 6)), label="n"),
+        numeric=_frobenius_trace_numeric,
+        plain=(
+            "The squares of all entries of the Jacobian add up to at most the square of its trace. The "
+            "difference is exactly the sum of a_i a_j a_k over all ordered triples of distinct positions, "
+            "which is zero precisely when at most two positions carry weight."
+        ),
+        notes=(
+            "For any symmetric PSD matrix ||J||_F^2 = sum of squared eigenvalues <= (sum of eigenvalues)^2; "
+            "the proof here needs no eigenvalues: (tr J)^2 - ||J||_F^2 = 1 - 3 S2 + 2 S3 with S_p = "
+            "sum_j a_j^p, and with S1 = sum_j a_j = 1 this is S1^3 - 3 S1 S2 + 2 S3 = 6 e_3(a) >= 0, written "
+            "as a triple sum with factors 1 - delta whose expansion the kernel contracts. The instance level "
+            "checks the bound exactly for n <= 5 on the interior of the simplex (a = b / sum b, b > 0), "
+            "multiplied by (sum b)^4."
+        ),
+    )
+)
+
+
+def _spectral_derivation() -> Derivation:
+    d = (
+        Derivation(_Jv_sq)
+        .le(_sum(_sum(SoftmaxJacobian(a, i, j) ** 2, j) * _v_sq, i), "cauchy_schwarz",
+            note="(sum_j J_ij v_j)^2 <= (sum_j J_ij^2)(sum_j v_j^2) for every row i")
+        .eq(_v_sq * sp.Sum(SoftmaxJacobian(a, i, j) ** 2, (j, 1, n), (i, 1, n)), "sum_linearity",
+            note="|v|^2 leaves the sum over rows")
+        .eq(_v_sq * _col_frobenius_sq, "sum_interchange", note="sum_i sum_j = sum_j sum_i (finite sums)")
+    )
+    return _frobenius_trace_steps(d, _v_sq, first_note="|v|^2 times the closed form of ||J||_F^2")
+
+
+def _spectral_numeric(seed: int) -> NumericResult:
+    """||J||_2 (numpy's SVD) against tr J over Dirichlet probability vectors of several
+    concentrations, and the statement itself, ||J v||^2 <= (tr J)^2 |v|^2, for random v."""
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    for size in (2, 3, 8, 32, 96):
+        for conc in (0.05, 0.5, 5.0):
+            for p in rng.dirichlet(np.full(size, conc), 8):
+                jac = _jacobian_np(p)
+                w = rng.normal(size=size)
+                tr = np.trace(jac)
+                worst = max(worst, np.linalg.norm(jac, 2) - tr, (jac @ w) @ (jac @ w) - tr ** 2 * (w @ w))
+                samples += 1
+    tol = 1e-12
+    return NumericResult(worst <= tol, samples, seed, max(worst, 0.0), tol,
+                         "max of ||J||_2 - tr J (SVD) and of ||J v||^2 - (tr J)^2 |v|^2 over Dirichlet "
+                         "probability vectors and random v; must be <= 0")
+
+
+register(
+    Theorem(
+        id="softmax_jacobian_spectral_norm_le_trace",
+        title="||J v|| <= tr(J) ||v|| for every v, i.e. ||J||_2 <= tr J = 1 - |a|^2",
+        statement=Statement(_Jv_sq, _trace ** 2 * _v_sq, "<="),
+        source=f"extension of {_SEED_000}",
+        hypotheses=PROBABILITY,
+        derivation=_spectral_derivation,
+        dimensions=(n,),
+        numeric=_spectral_numeric,
+        figures=("softmax_saturation",),
+        plain=(
+            "The largest stretch factor of the Jacobian is at most its trace, 1 - sum_j a_j^2: for every "
+            "vector v, ||J v|| <= (1 - |a|^2) ||v||. With softmax_jacobian_trace_le this gives the chain "
+            "||J||_2 <= tr J = 1 - |a|^2 <= 2 (1 - max_j a_j)."
+        ),
+        notes=(
+            "Proved for symbolic n without eigenvalues: Cauchy-Schwarz row by row gives ||J v||^2 <= "
+            "||J||_F^2 |v|^2, and ||J||_F^2 <= (tr J)^2 (softmax_jacobian_frobenius_le_trace, whose steps are "
+            "repeated here multiplied by |v|^2). The usual argument (J symmetric PSD, so ||J||_2 = "
+            "lambda_max <= sum of eigenvalues = tr J; Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5) "
+            "is not needed. The statement for all real v is, by the definition of the operator norm, "
+            "||J||_2 <= tr J, since tr J >= 0. No instance level: for explicit n the gap is a form in v whose "
+            "sign SymPy cannot read."
         ),
     )
 )

@@ -1,5 +1,6 @@
-"""derivations.softmax, saturation: ||J||_F <= 2(1 - a_m) and ||J v|| <= 2(1 - a_m)||v|| are proved for
-symbolic n, without the cited eigenvalue fact; wrong constants and missing hypotheses do not prove."""
+"""derivations.softmax, saturation: ||J||_F <= 2(1 - a_m), ||J v|| <= 2(1 - a_m)||v||, ||J||_F <= tr J and
+||J v|| <= tr(J)||v|| are proved for symbolic n without eigenvalues; wrong constants, wrong
+certificates and missing hypotheses do not prove."""
 
 import dataclasses
 
@@ -16,7 +17,13 @@ from symattn.verdict import Level, Verdict
 
 a, m, n = sm.a, sm.m, sm.n
 
-SATURATION = ["softmax_jacobian_frobenius_sq", "softmax_jacobian_frobenius_le", "softmax_saturation_bound"]
+SATURATION = [
+    "softmax_jacobian_frobenius_sq",
+    "softmax_jacobian_frobenius_le",
+    "softmax_saturation_bound",
+    "softmax_jacobian_frobenius_le_trace",
+    "softmax_jacobian_spectral_norm_le_trace",
+]
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +47,95 @@ def test_saturation_bound_does_not_rest_on_the_cited_spectral_step(checker):
     assert "softmax_jacobian_spectral_norm_le_trace" not in used
     assert "cauchy_schwarz" in [s.rule for s in registry.get("softmax_saturation_bound").get_derivation().steps]
     assert registry.get("softmax_saturation_bound").figures == ("softmax_saturation",)
-    # the eigenvalue route stays honest: numeric evidence only
-    assert checker.check(registry.get("softmax_jacobian_spectral_norm_le_trace")).verdict is (
-        Verdict.NUMERICALLY_CONSISTENT
-    )
+
+
+def test_trace_bound_rests_on_the_frobenius_closed_form_and_the_trace_not_on_eigenvalues(checker):
+    out = checker.check(registry.get("softmax_jacobian_spectral_norm_le_trace"))
+    used = out.levels["symbolic"].data["used"]
+    assert {"softmax_jacobian_frobenius_sq", "softmax_jacobian_trace"} <= set(used)
+    rules = [s.rule for s in registry.get("softmax_jacobian_spectral_norm_le_trace").get_derivation().steps]
+    assert rules[0] == "cauchy_schwarz" and "nonnegative_terms" in rules
+
+
+def test_trace_gap_is_six_times_the_third_elementary_symmetric_polynomial():
+    # (tr J)^2 - ||J||_F^2 = sum over ordered triples of distinct positions of a_i a_j a_k: computed
+    # here from the matrix, not from the closed forms the proof uses
+    rng = np.random.default_rng(11)
+    for size in (1, 2, 3, 4, 7):
+        for p in rng.dirichlet(np.full(size, 0.7), 20):
+            jac = np.diag(p) - np.outer(p, p)
+            triples = sum(p[r] * p[c] * p[t] for r in range(size) for c in range(size) for t in range(size)
+                          if len({r, c, t}) == 3)
+            assert np.isclose(np.trace(jac) ** 2 - (jac ** 2).sum(), triples, rtol=1e-12, atol=1e-15)
+    # equality exactly when at most two positions carry weight: the bound is sharp
+    jac = np.diag([0.3, 0.7]) - np.outer([0.3, 0.7], [0.3, 0.7])
+    assert np.isclose(np.trace(jac) ** 2, (jac ** 2).sum())
+
+
+def _frobenius_trace_with(step_index, expr, rule, **kw):
+    """The registered theorem with one step of its derivation replaced."""
+    good = registry.get("softmax_jacobian_frobenius_le_trace")
+    chain = good.get_derivation()
+    bad = Derivation(chain.start)
+    bad.steps = list(chain.steps)
+    step = chain.steps[step_index]
+    bad.steps[step_index] = dataclasses.replace(step, expr=expr, rule=rule, args=kw or step.args)
+    return dataclasses.replace(good, derivation=lambda: bad, instances=None, numeric=None)
+
+
+def test_a_certificate_over_pairs_instead_of_triples_does_not_prove():
+    """Dropping the factor 1 - delta_ik keeps the added sum nonnegative but changes its value
+    (S1^3 - 2 S1 S2 + S3, not S1^3 - 3 S1 S2 + 2 S3): the contraction step must fail."""
+    i, j, k, KD = sm.i, sm.j, sm.k, sp.KroneckerDelta
+    pairs = sm._sum(a[i] * sm._sum(a[j] * (1 - KD(i, j)) * sm._sum(a[k] * (1 - KD(j, k)), k), j), i)
+    thm = _frobenius_trace_with(1, sm._frobenius_closed_form + pairs, "nonnegative_terms", witness=pairs)
+    out = Checker().check(thm)  # a fresh checker: outcomes are memoised by theorem id
+    assert out.verdict is not Verdict.PROVED
+    assert "step 3" in out.how
+
+
+def test_a_nonpositive_certificate_is_rejected():
+    """Adding -T (a sum of nonpositive terms) is not an upper-bound step."""
+    neg = -sm._distinct_triples
+    thm = _frobenius_trace_with(1, sm._frobenius_closed_form + neg, "nonnegative_terms", witness=neg)
+    out = Checker().check(thm)
+    assert out.verdict is not Verdict.PROVED
+    assert "step 2" in out.how
+
+
+@pytest.mark.parametrize("theorem_id", ["softmax_jacobian_frobenius_le_trace", "softmax_jacobian_spectral_norm_le_trace"])
+def test_trace_bound_is_not_proved_without_sum_one(theorem_id):
+    assert Checker().check(_without(registry.get(theorem_id), "a_sums_to_one")).verdict is not Verdict.PROVED
+
+
+def test_trace_bound_is_not_proved_for_real_weights():
+    """Nonnegativity is carried by the symbol (a is declared nonnegative, as the Assumption records):
+    the same derivation over a real-valued b must fail at the certificate step."""
+    b = sp.IndexedBase("b", real=True)
+    swap = {a: b}
+    good = registry.get("softmax_jacobian_frobenius_le_trace")
+    chain = good.get_derivation()
+    bad = Derivation(chain.start.xreplace(swap))
+    bad.steps = [dataclasses.replace(st, expr=st.expr.xreplace(swap),
+                                     args={k_: (x.xreplace(swap) if isinstance(x, sp.Basic) else x)
+                                           for k_, x in st.args.items()})
+                 for st in chain.steps]
+    hyps = tuple(dataclasses.replace(h, lhs=h.lhs.xreplace(swap)) if h.name == "a_sums_to_one" else h
+                 for h in good.hypotheses if h.name != "a_nonnegative")
+    thm = dataclasses.replace(good, statement=Statement(good.statement.lhs.xreplace(swap),
+                                                        good.statement.rhs.xreplace(swap), "<="),
+                              hypotheses=hyps, derivation=lambda: bad, instances=None, numeric=None)
+    out = Checker().check(thm)
+    assert out.verdict is not Verdict.PROVED
+    assert "step 2" in out.how
+
+
+def test_trace_bound_is_false_for_vectors_off_the_simplex():
+    # without the hypotheses the bound is false: a = (1, 1, 1) does not sum to 1; a = (-1, 1, 1)
+    # sums to 1 but has a negative entry
+    for p in (np.array([1.0, 1.0, 1.0]), np.array([-1.0, 1.0, 1.0])):
+        jac = np.diag(p) - np.outer(p, p)
+        assert (jac ** 2).sum() > np.trace(jac) ** 2
 
 
 def test_frobenius_bound_instances_are_exact_for_small_n(checker):
