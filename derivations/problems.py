@@ -12,8 +12,8 @@ Main results
   ``(1, 1, e^{1/2}) / (2 + e^{1/2})`` and the output is ``(1 + e^{1/2}) / (2 + e^{1/2}) (1, 1)``.
 * ``identical_key_weight_lt_half``: the identical key gets the largest weight, ``0.452``, but
   less than one half: it does not dominate in the sense of a majority.
-* ``attention_grad_q_chain``: ``d<G, Attention(Q, K, V)>/dQ = (A o (G V^T - rowsum(A o G V^T))) K / sqrt(d_k)``
-  (exact for every ``n, d_k, d_v <= 3`` by SymPy differentiation).
+* ``attention_grad_q_chain``: ``d<G, Attention(Q, K, V)>/dQ = (A o (G V^T - rowsum(A o G V^T))) K / sqrt(d_k)``,
+  proved entry by entry for symbolic ``n, d_k, d_v``.
 
 References
 ----------
@@ -31,7 +31,8 @@ import sympy as sp
 from symattn.complexity import attention_mlp_ratio, crossover, layer_costs
 from symattn.derivation import Derivation
 from symattn.problems import Problem, register_problem
-from symattn.statement import Assumption, Statement
+from symattn.softmax import Softmax
+from symattn.statement import Assumption, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
 SEED000 = "000_ccf06b253f58a07c.txt"
@@ -136,32 +137,7 @@ identical_key_weight_lt_half = register(Theorem(
 
 
 # ================================================================ Exercise 3: dAttention / dQ
-class AttentionGradQ(sp.Function):
-    r"""``\partial \langle G, \operatorname{Attention}(Q, K, V)\rangle / \partial Q`` (unevaluated)."""
-
-    nargs = 4
-
-    @classmethod
-    def eval(cls, *args):
-        return None
-
-    def _latex(self, printer):
-        q, k, v, g = (printer._print(a) for a in self.args)
-        return (r"\frac{\partial \langle %s, \operatorname{Attention}(%s, %s, %s)\rangle}{\partial %s}"
-                % (g, q, k, v, q))
-
-
 _n, _dk, _dv = sp.symbols("n d_k d_v", integer=True, positive=True)
-_Q, _K = sp.MatrixSymbol("Q", _n, _dk), sp.MatrixSymbol("K", _n, _dk)
-_V, _G = sp.MatrixSymbol("V", _n, _dv), sp.MatrixSymbol("G", _n, _dv)
-_A = sp.MatrixSymbol("A", _n, _n)
-
-
-def _chain_rhs():
-    dA = _G * _V.T  # (n, n): gradient with respect to the weights A
-    rowsum = sp.HadamardProduct(dA, _A) * sp.OneMatrix(_n, 1) * sp.OneMatrix(1, _n)  # (n, n)
-    return sp.HadamardProduct(_A, dA - rowsum) * _K / sp.sqrt(_dk)  # (n, d_k)
-
 
 _GRAD_CASES = {1: (1, 1, 1), 2: (2, 2, 2), 3: (2, 3, 1), 4: (3, 2, 2), 5: (3, 1, 3), 6: (3, 3, 3)}
 
@@ -216,17 +192,114 @@ def _grad_numeric(seed: int) -> NumericResult:
                          detail="central finite differences (step 1e-6) and numeric.attention_backward vs the chain formula")
 
 
+# -- the general derivation, entry by entry, for symbolic n, d_k, d_v --------------------------------
+#
+# L = sum_i sum_c G_ic sum_j A_ij V_jc with A_ij = softmax_j(S_i.), S_ij = sum_t Q_it K_jt / sqrt(d_k).
+# For p in 1..n, q in 1..d_k:  dL/dQ_pq = (1/sqrt(d_k)) sum_l A_pl (dA_pl - sum_j A_pj dA_pj) K_lq,
+# dA_pl = sum_c G_pc V_lc (the entries of G V^T): the (p, q) entry of the matrix statement.
+
+KD = sp.KroneckerDelta
+_i, _j, _l, _t, _c, _p, _q, _r = sp.symbols("i j l t c p q r", integer=True, positive=True)
+_Qi, _Ki, _Vi, _Gi = (sp.IndexedBase(x, real=True) for x in "QKVG")
+_rt = sp.sqrt(_dk)
+
+
+def _score(x, y):
+    return sp.Sum(_Qi[x, _t] * _Ki[y, _t], (_t, 1, _dk)) / _rt
+
+
+def _normaliser(x):
+    return sp.Sum(sp.exp(_score(x, _r)), (_r, 1, _n))
+
+
+def _weight(x, y):
+    """A_xy as the registered softmax (unfolded by a 'definition' step)."""
+    return Softmax(sp.Lambda(_r, _score(x, _r)), y, _n)
+
+
+def _weight_explicit(x, y):
+    return sp.exp(_score(x, y)) / _normaliser(x)
+
+
+def _upstream(x, y):
+    """(G V^T)_xy = dL/dA_xy."""
+    return sp.Sum(_Gi[x, _c] * _Vi[y, _c], (_c, 1, _dv))
+
+
+def _loss(w):
+    return sp.Sum(_Gi[_i, _c] * sp.Sum(w(_i, _j) * _Vi[_j, _c], (_j, 1, _n)), (_c, 1, _dv), (_i, 1, _n))
+
+
+def _dscore(x, y):
+    """d S_xy / d Q_pq as SymPy writes it: sum_t delta_xp delta_qt K_yt."""
+    return sp.Sum(KD(x, _p) * KD(_q, _t) * _Ki[y, _t], (_t, 1, _dk))
+
+
+def _chain(w):
+    """The derivative after the quotient rule, with the weights written through ``w``."""
+    return sp.Sum(_Gi[_i, _c] * sp.Sum(
+        _Vi[_j, _c] * w(_i, _j) * (_dscore(_i, _j) - sp.Sum(w(_i, _l) * _dscore(_i, _l), (_l, 1, _n))) / _rt,
+        (_j, 1, _n)), (_c, 1, _dv), (_i, 1, _n))
+
+
+_AK = sp.Sum(_weight(_p, _l) * _Ki[_l, _q], (_l, 1, _n))  # (A K)_pq
+_mean_up = sp.Sum(_weight(_p, _j) * _upstream(_p, _j), (_j, 1, _n))  # rowsum(A o G V^T)_p
+_grad_lhs = sp.Derivative(_loss(_weight), _Qi[_p, _q])
+_grad_rhs = sp.Sum(_weight(_p, _l) * (_upstream(_p, _l) - _mean_up) * _Ki[_l, _q], (_l, 1, _n)) / _rt
+
+
+def _grad_derivation() -> Derivation:
+    e = lambda x, y: sp.exp(_score(x, y))  # noqa: E731
+    quotient = sp.Sum(_Gi[_i, _c] * sp.Sum(
+        e(_i, _j) * _Vi[_j, _c] * _dscore(_i, _j) / (_rt * _normaliser(_i))
+        - e(_i, _j) * _Vi[_j, _c] * sp.Sum(e(_i, _r) * _dscore(_i, _r) / _rt, (_r, 1, _n)) / _normaliser(_i) ** 2,
+        (_j, 1, _n)), (_c, 1, _dv), (_i, 1, _n))
+    w = _weight
+    contracted_t = sp.Sum(_Gi[_i, _c] * sp.Sum(
+        _Vi[_j, _c] * w(_i, _j) * (KD(_i, _p) * _Ki[_j, _q] - sp.Sum(w(_i, _l) * KD(_i, _p) * _Ki[_l, _q], (_l, 1, _n)))
+        / _rt, (_j, 1, _n)), (_c, 1, _dv), (_i, 1, _n))
+    delta_out = sp.Sum(KD(_i, _p) * sp.Sum(_Gi[_i, _c] * sp.Sum(
+        _Vi[_j, _c] * w(_i, _j) * (_Ki[_j, _q] - sp.Sum(w(_i, _l) * _Ki[_l, _q], (_l, 1, _n))), (_j, 1, _n)),
+        (_c, 1, _dv)), (_i, 1, _n)) / _rt
+    row_p = sp.Sum(_Gi[_p, _c] * sp.Sum(
+        _Vi[_j, _c] * w(_p, _j) * (_Ki[_j, _q] - _AK), (_j, 1, _n)), (_c, 1, _dv)) / _rt
+    gv_sums = lambda body: sp.Sum(_Gi[_p, _c] * sp.Sum(_Vi[_j, _c] * body, (_j, 1, _n)), (_c, 1, _dv))  # noqa: E731
+    distributed = (gv_sums(w(_p, _j) * _Ki[_j, _q]) - _AK * gv_sums(w(_p, _j))) / _rt
+    first_swapped = (sp.Sum(w(_p, _j) * _Ki[_j, _q] * _upstream(_p, _j), (_j, 1, _n)) - _AK * gv_sums(w(_p, _j))) / _rt
+    both_swapped = (sp.Sum(w(_p, _j) * _Ki[_j, _q] * _upstream(_p, _j), (_j, 1, _n)) - _AK * _mean_up) / _rt
+    return (
+        Derivation(_grad_lhs)
+        .eq(sp.Derivative(_loss(_weight_explicit), _Qi[_p, _q]), "definition", name="softmax",
+            note="unfold A_ij = exp(S_ij) / sum_r exp(S_ir)")
+        .eq(quotient, "differentiate",
+            note="quotient rule; d S_ir / d Q_pq = sum_t delta_ip delta_qt K_rt / sqrt(d_k) (SymPy's derivative)")
+        .eq(_chain(_weight_explicit), "sum_linearity", note="1/Z_i and 1/sqrt(d_k) move into the sum over r")
+        .eq(_chain(_weight), "definition", name="softmax",
+            note="fold exp(S_ij)/Z_i back to A_ij: the softmax Jacobian A_ij (delta_jl - A_il) appears")
+        .eq(contracted_t, "kronecker_delta_contraction", note="the sum over t: q lies in 1..d_k")
+        .eq(delta_out, "sum_linearity", note="delta_ip and 1/sqrt(d_k) leave the sums over c, j, l")
+        .eq(row_p, "kronecker_delta_contraction", note="the sum over i: p lies in 1..n; only row p of Q matters")
+        .eq(distributed, "sum_linearity", note="(A K)_pq leaves the sums over c and j")
+        .eq(first_swapped, "sum_interchange", note="sum_c sum_j = sum_j sum_c: (G V^T)_pj appears")
+        .eq(both_swapped, "sum_interchange", note="the same in the second term: rowsum(A o G V^T)_p appears")
+        .eq(_grad_rhs, "sum_linearity", note="collect: sum_l A_pl ((G V^T)_pl - rowsum_p) K_lq")
+    )
+
+
 attention_grad_q_chain = register(Theorem(
     id="attention_grad_q_chain",
     title="The gradient of attention with respect to Q is the softmax Jacobian composed with matrix-product gradients",
-    statement=Statement(AttentionGradQ(_Q, _K, _V, _G), _chain_rhs()),
+    statement=Statement(_grad_lhs, _grad_rhs),
     source=f"{SEED002}, Exercise 3 (derive d(Attention output)/dQ by naming the chain: softmax Jacobian, "
     "matrix-multiplication gradients)",
-    target="proved-for-instances",
     hypotheses=(
+        IndexRange("p_range", index=_p, lower=1, upper=_n),
+        IndexRange("q_range", index=_q, lower=1, upper=_dk),
         Assumption("A_softmax", text="A = softmax(Q K^T / sqrt(d_k)), row-wise"),
         Assumption("G_upstream", text="G is the upstream gradient dL/dO of a loss L = <G, O>, O = A V"),
     ),
+    derivation=_grad_derivation,
+    dimensions=(_n, _dk, _dv),
     instances=Instances(_grad_instance, tuple(_GRAD_CASES),
                         label="case (n, d_k, d_v) = (1,1,1), (2,2,2), (2,3,1), (3,2,2), (3,1,3), (3,3,3); case"),
     numeric=_grad_numeric,
@@ -234,14 +307,18 @@ attention_grad_q_chain = register(Theorem(
         "Write O = A V with A = softmax(S), S = Q K^T / sqrt(d_k), and let G = dL/dO. The chain is: "
         "through the product A V, dL/dA = G V^T; through the row-wise softmax, whose Jacobian is "
         "diag(a) - a a^T for each row a, dL/dS = A o (dL/dA - rowsum(A o dL/dA)); through the product "
-        "Q K^T / sqrt(d_k), dL/dQ = dL/dS K / sqrt(d_k). SymPy's derivative of the explicit formula "
-        "agrees exactly with this composition for every n, d_k, d_v up to 3."
+        "Q K^T / sqrt(d_k), dL/dQ = dL/dS K / sqrt(d_k). Entry (p, q): "
+        "dL/dQ_pq = (1/sqrt(d_k)) sum_l A_pl ((G V^T)_pl - sum_j A_pj (G V^T)_pj) K_lq."
     ),
     notes=(
-        "Proved for instances only: the general statement involves a matrix-valued derivative through "
-        "a row-wise softmax, which the kernel's rules do not yet cover. In the instances the exponentials "
-        "exp(S_ij) are replaced by independent positive symbols after differentiation; an identity of "
-        "rational functions in them implies the identity for the exponentials."
+        "Proved entry by entry for symbolic n, d_k, d_v: SymPy differentiates the explicit loss "
+        "sum_i sum_c G_ic sum_j A_ij V_jc with respect to the indexed entry Q_pq (quotient rule under finite "
+        "sums), the softmax is folded back, and the Kronecker deltas of d Q_it / d Q_pq are contracted "
+        "(q in 1..d_k, p in 1..n); the rest is linearity and interchange of finite sums. The instance "
+        "level checks the matrix form, (A o (G V^T - rowsum(A o G V^T))) K / sqrt(d_k), against SymPy's "
+        "derivative for every n, d_k, d_v up to 3, with exp(S_ij) replaced by independent positive "
+        "symbols after differentiation (an identity of rational functions in them implies the identity "
+        "for the exponentials)."
     ),
 ))
 

@@ -33,6 +33,9 @@ class Softmax(sp.Function):
     """
 
     nargs = 3
+    # a scalar; without this SymPy infers None from the Lambda argument, and products containing
+    # a Softmax become non-commutative (as_independent then refuses to pull factors apart)
+    is_commutative = True
 
     @classmethod
     def eval(cls, f, i, n):

@@ -69,7 +69,11 @@ def canonical_bound(expr: Any) -> Any:
     if not isinstance(expr, sp.Basic) or not expr.args:
         return expr
     if isinstance(expr, ExprWithLimits):
-        body = canonical_bound(expr.function)
+        # Own indices first become fresh dummies, so that renaming them to canonical names below
+        # cannot collide with a canonical name already bound inside the body (an input that is
+        # itself canonical would otherwise come out with its inner binders renamed too).
+        fresh = {lim[0]: sp.Dummy(lim[0].name) for lim in expr.limits}
+        body = canonical_bound(expr.function.xreplace(fresh))
         height = _height(body)
         new_vars = []
         # SymPy lists the innermost limit first: Sum(f, (inner, ...), (outer, ...)); the bounds of
@@ -84,7 +88,7 @@ def canonical_bound(expr: Any) -> Any:
             outer = {l[0]: new_vars[q] for q, l in enumerate(expr.limits) if q > p}
             bounds = tuple(canonical_bound(b).xreplace(outer) for b in lim[1:])
             limits.append((new_vars[p], *bounds))
-        mapping = {lim[0]: v for lim, v in zip(expr.limits, new_vars)}
+        mapping = {fresh[lim[0]]: v for lim, v in zip(expr.limits, new_vars)}
         return expr.func(body.xreplace(mapping), *limits)
     if isinstance(expr, sp.Lambda):
         body = canonical_bound(expr.expr)
@@ -131,7 +135,8 @@ def _pull_in(s: sp.Sum):
     rest = sp.Mul(*[f for f in factors if f is not inner])
     inner_vars = [lim[0] for lim in inner.limits]
     outer_bounds = sp.Tuple(*[b for lim in s.limits for b in lim[1:]])
-    if any(rest.has(v) or outer_bounds.has(v) for v in inner_vars):
+    # Only free occurrences can be captured: a sum inside A that binds the same name is untouched.
+    if any(v in rest.free_symbols or v in outer_bounds.free_symbols for v in inner_vars):
         return s  # moving A inside would capture one of its symbols
     return sp.Sum(rest * inner.function, *inner.limits, *s.limits)
 

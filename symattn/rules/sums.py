@@ -29,16 +29,25 @@ def _map_sums(expr: Any, fn) -> Any:
     return expr.replace(lambda e: isinstance(e, sp.Sum), fn)
 
 
-def _linear_sum(s: sp.Sum) -> sp.Expr:
-    """Distribute a single-index sum over the terms of its body and pull out factors free of the index."""
-    if len(s.limits) != 1:
-        return s
-    (k, lo, hi) = s.limits[0]
-    body = sp.expand(s.function)
+def _distribute(body: sp.Expr, limit: tuple) -> sp.Expr:
+    """``sum over limit`` of ``body``, distributed over the terms of ``body``, with the factors of
+    each term that are free of the index pulled out."""
+    (k, lo, hi) = limit
     out = sp.S.Zero
-    for term in sp.Add.make_args(body):
+    for term in sp.Add.make_args(sp.expand(body)):
         const, dep = term.as_independent(k, as_Add=False)
-        out += const * (sp.Sum(dep, (k, lo, hi)) if dep != 1 else (hi - lo + 1))
+        out += const * (sp.Sum(dep, limit) if dep != 1 else (hi - lo + 1))
+    return out
+
+
+def _linear_sum(s: sp.Sum) -> sp.Expr:
+    """Distribute a sum over the terms of its body and pull out factors free of the index.
+
+    A multi-index sum ``Sum(f, L1, L2, ...)`` is the nested sum with ``L1`` innermost (SymPy merges
+    directly nested sums into one), so its limits are applied one at a time, innermost first."""
+    out = s.function
+    for limit in s.limits:
+        out = _distribute(out, limit)
     return out
 
 

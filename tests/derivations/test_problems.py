@@ -1,5 +1,7 @@
 """derivations.problems and symattn.problems: every problem is registered, sourced and solved."""
 
+import dataclasses
+
 import pytest
 import sympy as sp
 
@@ -63,7 +65,7 @@ def test_exercise_1_weights_output_and_no_majority():
 @pytest.mark.parametrize("theorem_id, target", [
     ("three_key_attention_output", Verdict.PROVED),
     ("identical_key_weight_lt_half", Verdict.PROVED),
-    ("attention_grad_q_chain", Verdict.PROVED_FOR_INSTANCES),
+    ("attention_grad_q_chain", Verdict.PROVED),
 ])
 def test_problem_theorems_reach_their_targets(theorem_id, target):
     outcome = Checker().check(getattr(pr, theorem_id))
@@ -94,6 +96,47 @@ def test_gradient_chain_without_the_rowsum_term_is_refuted():
     outcome = Checker().check(thm)
     assert outcome.verdict is Verdict.REFUTED
     assert outcome.levels["instances"].status.value == "fail"
+
+
+def _grad_with_last_steps(rhs):
+    """The registered derivation with its last two steps ending at ``rhs`` instead."""
+    good = pr.attention_grad_q_chain
+    chain = good.get_derivation()
+    bad = Derivation(chain.start)
+    bad.steps = list(chain.steps[:-1])
+    bad.eq(rhs, "sum_linearity", note="(wrong)")
+    return dataclasses.replace(good, statement=Statement(good.statement.lhs, rhs), derivation=lambda: bad,
+                               instances=None, numeric=None)
+
+
+def test_general_gradient_is_proved_with_every_dimension_symbolic():
+    outcome = Checker().check(pr.attention_grad_q_chain)
+    assert outcome.verdict is Verdict.PROVED
+    assert "n, d_k, d_v" in outcome.how
+    assert outcome.levels["instances"].status.value == "pass"
+    assert outcome.levels["numeric"].status.value == "pass"
+
+
+@pytest.mark.parametrize("wrong", ["without_rowsum", "transposed_key", "no_scale"])
+def test_general_gradient_with_a_plausible_mistake_is_not_proved(wrong):
+    p_, q_, l_, n_, rt = pr._p, pr._q, pr._l, pr._n, pr._rt
+    w, up, K = pr._weight, pr._upstream, pr._Ki
+    rhs = {
+        "without_rowsum": sp.Sum(w(p_, l_) * up(p_, l_) * K[l_, q_], (l_, 1, n_)) / rt,
+        "transposed_key": sp.Sum(w(p_, l_) * (up(p_, l_) - pr._mean_up) * K[q_, l_], (l_, 1, n_)) / rt,
+        "no_scale": sp.Sum(w(p_, l_) * (up(p_, l_) - pr._mean_up) * K[l_, q_], (l_, 1, n_)),
+    }[wrong]
+    outcome = Checker(time_limit=2).check(_grad_with_last_steps(rhs))  # the true chain takes 0.3 s
+    assert outcome.verdict is not Verdict.PROVED
+    assert "step 11" in outcome.how
+
+
+def test_general_gradient_needs_the_index_ranges():
+    thm = dataclasses.replace(pr.attention_grad_q_chain, instances=None, numeric=None,
+                              hypotheses=tuple(h for h in pr.attention_grad_q_chain.hypotheses if h.name != "q_range"))
+    outcome = Checker().check(thm)
+    assert outcome.verdict is not Verdict.PROVED
+    assert "kronecker_delta_contraction" in outcome.how
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,7 @@
 """derivations.softmax: the theorems reach their targets, and wrong claims with plausible proofs do not."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -53,10 +55,42 @@ def test_saturation_bound_is_proved_without_the_cited_spectral_step(checker):
     assert registry.get("softmax_saturation_bound").figures == ("softmax_saturation",)
 
 
-def test_sum_of_squares_certificate_is_exact_for_small_n_only(checker):
+def test_sum_of_squares_certificate_is_proved_for_symbolic_n(checker):
     out = checker.check(registry.get("softmax_jacobian_trace_gap_sum_of_squares"))
-    assert out.verdict is Verdict.PROVED_FOR_INSTANCES
-    assert out.levels["probabilistic"].status is Level.PASS
+    assert out.verdict is Verdict.PROVED, out.how
+    assert out.levels["instances"].status is Level.PASS
+    assert {"softmax_jacobian_trace", "softmax_jacobian_quadratic_form"} <= set(out.levels["symbolic"].data["used"])
+
+
+def test_sum_of_squares_over_all_pairs_including_the_diagonal_is_not_proved():
+    """Dropping the factor 1 - delta_rc (summing the diagonal r = c too) gives a false identity; the
+    same chain of steps, so modified, must fail where the diagonal is contracted, and the
+    counterexample search must find it false at explicit n."""
+    good = registry.get("softmax_jacobian_trace_gap_sum_of_squares")
+    chain = good.get_derivation()
+    no_delta = {sp.KroneckerDelta(sm._r, sm._c): 0}
+    bad = Derivation(chain.start)
+    bad.steps = list(chain.steps[:-2]) + [
+        dataclasses.replace(st, expr=st.expr.xreplace(no_delta)) for st in chain.steps[-2:]
+    ]
+    false = dataclasses.replace(
+        good, statement=Statement(good.statement.lhs, good.statement.rhs.xreplace(no_delta)),
+        derivation=lambda: bad, numeric=None,
+        instances=Instances(lambda size: _with_diagonal(size), (2, 3), label="n"),
+    )
+    out = Checker().check(false)  # a fresh checker: outcomes are memoised by theorem id
+    assert out.verdict is Verdict.REFUTED, out.how
+    assert out.levels["symbolic"].status is not Level.PASS
+
+
+def _with_diagonal(size):
+    st = sm._sos_instance(size)
+    p = sm._simplex(size)
+    w = sp.symbols(f"v1:{size + 1}", real=True)
+    # the diagonal terms of the statement without 1 - delta_rc: 1/2 a_r^2 ((2 v_r)^2 + 2 (|v|^2 - 2 v_r^2))
+    extra = sp.Rational(1, 2) * sum(p[r] ** 2 * (4 * w[r] ** 2 + 2 * (sum(x ** 2 for x in w) - 2 * w[r] ** 2))
+                                    for r in range(size))
+    return Statement(st.lhs, st.rhs + extra)
 
 
 def test_near_one_hot_heuristic_reports_the_measured_weights():
