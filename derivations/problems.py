@@ -31,6 +31,7 @@ import sympy as sp
 from symattn.complexity import attention_mlp_ratio, crossover, layer_costs
 from symattn.derivation import Derivation
 from symattn.problems import Problem, register_problem
+from symattn.rules.definitions import define
 from symattn.softmax import Softmax
 from symattn.statement import Assumption, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
@@ -204,21 +205,57 @@ _Qi, _Ki, _Vi, _Gi = (sp.IndexedBase(x, real=True) for x in "QKVG")
 _rt = sp.sqrt(_dk)
 
 
+class Score(sp.Function):
+    r"""The scaled score :math:`S_{xy} = \sum_{t=1}^{d_k} Q_{xt} K_{yt} / \sqrt{d_k}` (unevaluated;
+    the definition ``attention_score`` unfolds it). Arguments: ``Q, K`` (IndexedBase), ``x, y``, ``d_k``."""
+
+    nargs = 5
+    is_commutative = True
+
+    @classmethod
+    def eval(cls, q, k, x, y, d):
+        return None
+
+    def expanded(self) -> sp.Expr:
+        q, k, x, y, d = self.args
+        return sp.Sum(q[x, _t] * k[y, _t], (_t, 1, d)) / sp.sqrt(d)
+
+    def doit(self, **hints):
+        return self.expanded()
+
+    def _latex(self, printer):
+        x, y = (printer._print(a) for a in self.args[2:4])
+        return r"S_{%s %s}" % (x, y)
+
+
+define("attention_score", Score, lambda e: e.expanded(),
+       text=r"S_{xy} = \sum_{t=1}^{d_k} Q_{xt} K_{yt} / \sqrt{d_k}")
+
+
 def _score(x, y):
-    return sp.Sum(_Qi[x, _t] * _Ki[y, _t], (_t, 1, _dk)) / _rt
+    return Score(_Qi, _Ki, x, y, _dk)
 
 
-def _normaliser(x):
-    return sp.Sum(sp.exp(_score(x, _r)), (_r, 1, _n))
+def _score_explicit(x, y):
+    return Score(_Qi, _Ki, x, y, _dk).expanded()
+
+
+def _normaliser(x, score=_score_explicit):
+    return sp.Sum(sp.exp(score(x, _r)), (_r, 1, _n))
 
 
 def _weight(x, y):
-    """A_xy as the registered softmax (unfolded by a 'definition' step)."""
+    """A_xy as the registered softmax of the scores (unfolded by 'definition' steps)."""
     return Softmax(sp.Lambda(_r, _score(x, _r)), y, _n)
 
 
+def _weight_scores(x, y):
+    """A_xy with the softmax unfolded, the scores not."""
+    return sp.exp(_score(x, y)) / _normaliser(x, _score)
+
+
 def _weight_explicit(x, y):
-    return sp.exp(_score(x, y)) / _normaliser(x)
+    return sp.exp(_score_explicit(x, y)) / _normaliser(x)
 
 
 def _upstream(x, y):
@@ -249,7 +286,7 @@ _grad_rhs = sp.Sum(_weight(_p, _l) * (_upstream(_p, _l) - _mean_up) * _Ki[_l, _q
 
 
 def _grad_derivation() -> Derivation:
-    e = lambda x, y: sp.exp(_score(x, y))  # noqa: E731
+    e = lambda x, y: sp.exp(_score_explicit(x, y))  # noqa: E731
     quotient = sp.Sum(_Gi[_i, _c] * sp.Sum(
         e(_i, _j) * _Vi[_j, _c] * _dscore(_i, _j) / (_rt * _normaliser(_i))
         - e(_i, _j) * _Vi[_j, _c] * sp.Sum(e(_i, _r) * _dscore(_i, _r) / _rt, (_r, 1, _n)) / _normaliser(_i) ** 2,
@@ -269,11 +306,15 @@ def _grad_derivation() -> Derivation:
     both_swapped = (sp.Sum(w(_p, _j) * _Ki[_j, _q] * _upstream(_p, _j), (_j, 1, _n)) - _AK * _mean_up) / _rt
     return (
         Derivation(_grad_lhs)
-        .eq(sp.Derivative(_loss(_weight_explicit), _Qi[_p, _q]), "definition", name="softmax",
+        .eq(sp.Derivative(_loss(_weight_scores), _Qi[_p, _q]), "definition", name="softmax",
             note="unfold A_ij = exp(S_ij) / sum_r exp(S_ir)")
+        .eq(sp.Derivative(_loss(_weight_explicit), _Qi[_p, _q]), "definition", name="attention_score",
+            note="unfold S_ij = sum_t Q_it K_jt / sqrt(d_k)")
         .eq(quotient, "differentiate",
             note="quotient rule; d S_ir / d Q_pq = sum_t delta_ip delta_qt K_rt / sqrt(d_k) (SymPy's derivative)")
         .eq(_chain(_weight_explicit), "sum_linearity", note="1/Z_i and 1/sqrt(d_k) move into the sum over r")
+        .eq(_chain(_weight_scores), "definition", name="attention_score",
+            note="fold the scores back (the derivatives d S_ir / d Q_pq stay written out)")
         .eq(_chain(_weight), "definition", name="softmax",
             note="fold exp(S_ij)/Z_i back to A_ij: the softmax Jacobian A_ij (delta_jl - A_il) appears")
         .eq(contracted_t, "kronecker_delta_contraction", note="the sum over t: q lies in 1..d_k")
@@ -295,7 +336,8 @@ attention_grad_q_chain = register(Theorem(
     hypotheses=(
         IndexRange("p_range", index=_p, lower=1, upper=_n),
         IndexRange("q_range", index=_q, lower=1, upper=_dk),
-        Assumption("A_softmax", text="A = softmax(Q K^T / sqrt(d_k)), row-wise"),
+        Assumption("A_softmax", text="A = softmax(S) row-wise, S_ir = sum_t Q_it K_rt / sqrt(d_k) (the definitions "
+                   "softmax and attention_score)"),
         Assumption("G_upstream", text="G is the upstream gradient dL/dO of a loss L = <G, O>, O = A V"),
     ),
     derivation=_grad_derivation,
