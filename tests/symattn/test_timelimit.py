@@ -89,3 +89,32 @@ def test_no_stale_alarm_after_a_block_ends():
     time.sleep(0.05)  # an alarm delivered now would raise here
     with time_limit(1):
         time.sleep(0.05)
+
+
+def test_an_alarm_inside_a_gc_callback_waits_until_the_callback_returns(monkeypatch):
+    """Python swallows exceptions raised in gc callbacks (Hypothesis installs one); the limit
+    must neither be lost there nor reported as an 'unraisable' exception."""
+    import gc
+    import sys
+
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    in_callback = []
+
+    def slow_callback(phase, info):
+        if phase == "start":
+            in_callback.append(True)
+            end = time.monotonic() + 0.15
+            while time.monotonic() < end:  # the deadline passes in here
+                pass
+
+    gc.callbacks.append(slow_callback)
+    try:
+        with pytest.raises(TimeLimitExceeded):
+            with time_limit(0.05):
+                gc.collect()
+                while True:  # the limit fires after the callback, here
+                    time.sleep(0.001)
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert in_callback and not unraisable
