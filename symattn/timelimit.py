@@ -55,10 +55,24 @@ _limits: list[float] = []  # the limit in seconds that each deadline enforces, f
 _REFIRE_SECONDS = 0.05
 
 
-def _in_gc_callback(frame) -> bool:
-    """Whether ``frame`` runs inside a garbage-collector callback (such as the one Hypothesis
-    installs to time collections): an exception raised there is swallowed and reported as
-    'unraisable', so the alarm waits for the next refire instead."""
+_collecting = False  # a garbage collection is running (set by the gc callback below)
+
+
+def _track_collection(phase, info) -> None:
+    global _collecting
+    _collecting = phase == "start"
+
+
+gc.callbacks.insert(0, _track_collection)
+
+
+def _swallowing_context(frame) -> bool:
+    """Whether an exception raised now would be swallowed and reported as 'unraisable': during a
+    garbage collection (weakref callbacks and finalizers of collected objects run there) or inside
+    another gc callback (such as the one Hypothesis installs to time collections). The alarm then
+    waits for its next refire instead."""
+    if _collecting:
+        return True
     codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     codes.discard(None)
     depth = 0
@@ -72,7 +86,7 @@ def _in_gc_callback(frame) -> bool:
 def _handler(signum, frame):  # pragma: no cover - exercised through time_limit
     # A stale alarm (delivered after its block ended) is ignored: raise only if the innermost
     # active deadline has really passed.
-    if _deadlines and time.monotonic() >= _deadlines[-1] - 1e-3 and not _in_gc_callback(frame):
+    if _deadlines and time.monotonic() >= _deadlines[-1] - 1e-3 and not _swallowing_context(frame):
         raise TimeLimitExceeded(f"time limit of {_limits[-1]:g} s exceeded")
 
 

@@ -91,30 +91,50 @@ def test_no_stale_alarm_after_a_block_ends():
         time.sleep(0.05)
 
 
-def test_an_alarm_inside_a_gc_callback_waits_until_the_callback_returns(monkeypatch):
-    """Python swallows exceptions raised in gc callbacks (Hypothesis installs one); the limit
-    must neither be lost there nor reported as an 'unraisable' exception."""
+class _Cycle:
+    """Garbage that only the cyclic collector frees, with a slow weakref callback."""
+
+    def __init__(self):
+        self.me = self
+
+
+@pytest.mark.parametrize("where", ["gc_callback", "weakref_callback"])
+def test_an_alarm_during_garbage_collection_waits_until_the_collection_ends(monkeypatch, where):
+    """Python swallows exceptions raised in gc callbacks (Hypothesis installs one) and in the
+    weakref callbacks of collected objects; the limit must neither be lost there nor reported
+    as an 'unraisable' exception."""
     import gc
     import sys
+    import weakref
 
     unraisable = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
-    in_callback = []
+    ran = []
 
-    def slow_callback(phase, info):
+    def busy(*_):
+        ran.append(True)
+        end = time.monotonic() + 0.15
+        while time.monotonic() < end:  # the deadline passes in here
+            pass
+
+    def slow_gc_callback(phase, info):
         if phase == "start":
-            in_callback.append(True)
-            end = time.monotonic() + 0.15
-            while time.monotonic() < end:  # the deadline passes in here
-                pass
+            busy()
 
-    gc.callbacks.append(slow_callback)
+    keep = []
+    if where == "gc_callback":
+        gc.callbacks.append(slow_gc_callback)
     try:
         with pytest.raises(TimeLimitExceeded):
             with time_limit(0.05):
+                if where == "weakref_callback":
+                    obj = _Cycle()
+                    keep.append(weakref.ref(obj, busy))
+                    del obj
                 gc.collect()
-                while True:  # the limit fires after the callback, here
+                while True:  # the limit fires after the collection, here
                     time.sleep(0.001)
     finally:
-        gc.callbacks.remove(slow_callback)
-    assert in_callback and not unraisable
+        if where == "gc_callback":
+            gc.callbacks.remove(slow_gc_callback)
+    assert ran and not unraisable
