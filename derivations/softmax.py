@@ -512,7 +512,7 @@ register(
 #                 = 4 (1 - x)^2                              (Q2 + C = Q1^2 = (1 - x)^2; polynomial identity)
 
 _col_frobenius_sq = sp.Sum(SoftmaxJacobian(a, i, j) ** 2, (i, 1, n), (j, 1, n))  # sum_j sum_i J_ij^2
-_S2, _S3 = _sum(a[j] ** 2, j), _sum(a[j] ** 3, j)
+_S1, _S2, _S3 = _sum(a[j], j), _sum(a[j] ** 2, j), _sum(a[j] ** 3, j)
 _frobenius_closed_form = _S2 - 2 * _S3 + _S2 ** 2
 
 _off_m = 1 - KD(j, m)  # 1 for j != m, 0 for j = m
@@ -622,12 +622,19 @@ def _frobenius_le_derivation() -> Derivation:
     return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note="the closed form of ||J||_F^2")
 
 
-def _frobenius_le_instance(size: int) -> Statement:
-    """The bound at a = b / sum(b), b_1..b_n > 0 (the interior of the simplex), for m = 1 (every m by
-    symmetry), multiplied through by (sum b)^4 > 0 so that both sides are polynomials."""
+def _scaled_jacobian(size: int):
+    """``(b, sum b, (sum b)^2 J)`` at ``a = b / sum(b)``, ``b_1..b_n > 0`` (the interior of the
+    simplex): the entries of the scaled Jacobian are polynomials in ``b``."""
     b = sp.symbols(f"b1:{size + 1}", positive=True)
     total = sp.Add(*b)
     scaled = [[total * b[r] * (1 if r == c else 0) - b[r] * b[c] for c in range(size)] for r in range(size)]
+    return b, total, scaled
+
+
+def _frobenius_le_instance(size: int) -> Statement:
+    """The bound for m = 1 (every m by symmetry), multiplied through by (sum b)^4 > 0 so that
+    both sides are polynomials."""
+    b, total, scaled = _scaled_jacobian(size)
     return Statement(sp.Add(*[e ** 2 for row in scaled for e in row]), 4 * total ** 2 * (total - b[0]) ** 2, "<=")
 
 
@@ -701,7 +708,7 @@ _sos_rhs = _pair_sum((1 - KD(_r, _c)) * ((v[_r] + v[_c]) ** 2 + 2 * (_v_sq_t - v
 
 
 def _sos_derivation() -> Derivation:
-    s1, s2, av2, av = _sum(a[j], j), _S2, _sum(a[j] * v[j] ** 2, j), _mean_j
+    s1, s2, av2, av = _S1, _S2, _sum(a[j] * v[j] ** 2, j), _mean_j
     v2 = _sum(v[j] ** 2, j)
     return (
         Derivation(_sos_lhs)
@@ -785,16 +792,22 @@ _Jv_sq = _sum(_sum(SoftmaxJacobian(a, i, j) * v[j], j) ** 2, i)  # ||J v||^2 = s
 _v_sq = _sum(v[j] ** 2, j)
 
 
-def _saturation_derivation() -> Derivation:
+def _rows_cauchy_schwarz() -> Derivation:
+    """``||J v||^2 <= |v|^2 ||J||_F^2``, ending at ``|v|^2 * sum_j sum_i J_ij^2``: the opening of
+    both operator-norm bounds."""
     row_frobenius = sp.Sum(SoftmaxJacobian(a, i, j) ** 2, (j, 1, n), (i, 1, n))  # sum_i sum_j J_ij^2
-    d = (
+    return (
         Derivation(_Jv_sq)
         .le(_sum(_sum(SoftmaxJacobian(a, i, j) ** 2, j) * _v_sq, i), "cauchy_schwarz",
             note="(sum_j J_ij v_j)^2 <= (sum_j J_ij^2)(sum_j v_j^2) for every row i")
         .eq(_v_sq * row_frobenius, "sum_linearity", note="|v|^2 leaves the sum over rows")
         .eq(_v_sq * _col_frobenius_sq, "sum_interchange", note="sum_i sum_j = sum_j sum_i (finite sums)")
     )
-    return _frobenius_bound_steps(d, _v_sq, first_note="|v|^2 times the closed form of ||J||_F^2")
+
+
+def _saturation_derivation() -> Derivation:
+    return _frobenius_bound_steps(_rows_cauchy_schwarz(), _v_sq,
+                                  first_note="|v|^2 times the closed form of ||J||_F^2")
 
 
 def _saturation_numeric(seed: int) -> NumericResult:
@@ -861,7 +874,7 @@ register(
 # (with S1 = 1), which is T = sum over triples of distinct positions of a_i a_j a_k = 6 e_3(a) >= 0:
 # expanding the three factors 1 - delta in T gives S1^3 - 3 S1 S2 + 3 S3 - S3.
 
-_S1, _S1_k = _sum(a[j], j), _sum(a[k], k)  # the same sum; _S1_k nests inside sums over i and j
+_S1_k = _sum(a[k], k)  # _S1 with its own index, to nest inside sums over i and j
 _distinct_triples = _sum(a[i] * _sum(a[j] * (1 - KD(i, j)) * _sum(a[k] * (1 - KD(j, k)) * (1 - KD(i, k)), k), j), i)
 _triples_contracted = _sum(a[i] * (2 * a[i] ** 2 - a[i] * _S1_k + _sum(a[j] * (_S1_k - a[i] - a[j]), j)), i)
 
@@ -888,10 +901,8 @@ def _frobenius_trace_steps(d: Derivation, weight, *, first_note: str) -> Derivat
 
 
 def _frobenius_trace_instance(size: int) -> Statement:
-    """At a = b / sum(b), b_1..b_n > 0, multiplied through by (sum b)^4 > 0: polynomials in b."""
-    b = sp.symbols(f"b1:{size + 1}", positive=True)
-    total = sp.Add(*b)
-    scaled = [[total * b[r] * (1 if r == c else 0) - b[r] * b[c] for c in range(size)] for r in range(size)]
+    """The bound multiplied through by (sum b)^4 > 0: polynomials in b."""
+    _, _, scaled = _scaled_jacobian(size)
     trace = sp.Add(*[scaled[r][r] for r in range(size)])
     return Statement(sp.Add(*[e ** 2 for row in scaled for e in row]), trace ** 2, "<=")
 
@@ -945,15 +956,8 @@ register(
 
 
 def _spectral_derivation() -> Derivation:
-    d = (
-        Derivation(_Jv_sq)
-        .le(_sum(_sum(SoftmaxJacobian(a, i, j) ** 2, j) * _v_sq, i), "cauchy_schwarz",
-            note="(sum_j J_ij v_j)^2 <= (sum_j J_ij^2)(sum_j v_j^2) for every row i")
-        .eq(_v_sq * sp.Sum(SoftmaxJacobian(a, i, j) ** 2, (j, 1, n), (i, 1, n)), "sum_linearity",
-            note="|v|^2 leaves the sum over rows")
-        .eq(_v_sq * _col_frobenius_sq, "sum_interchange", note="sum_i sum_j = sum_j sum_i (finite sums)")
-    )
-    return _frobenius_trace_steps(d, _v_sq, first_note="|v|^2 times the closed form of ||J||_F^2")
+    return _frobenius_trace_steps(_rows_cauchy_schwarz(), _v_sq,
+                                  first_note="|v|^2 times the closed form of ||J||_F^2")
 
 
 def _spectral_numeric(seed: int) -> NumericResult:
