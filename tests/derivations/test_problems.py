@@ -99,7 +99,7 @@ def test_gradient_chain_without_the_rowsum_term_is_refuted():
 
 
 def _grad_with_last_steps(rhs):
-    """The registered derivation with its last two steps ending at ``rhs`` instead."""
+    """The registered derivation with its last step ending at ``rhs`` instead."""
     good = pr.attention_grad_q_chain
     chain = good.get_derivation()
     bad = Derivation(chain.start)
