@@ -31,8 +31,7 @@ import sympy as sp
 from symattn.complexity import attention_mlp_ratio, crossover, layer_costs
 from symattn.derivation import Derivation
 from symattn.problems import Problem, register_problem
-from symattn.rules.definitions import define
-from symattn.softmax import Softmax
+from symattn.softmax import Score, Softmax
 from symattn.statement import Assumption, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
@@ -203,33 +202,6 @@ KD = sp.KroneckerDelta
 _i, _j, _l, _t, _c, _p, _q, _r = sp.symbols("i j l t c p q r", integer=True, positive=True)
 _Qi, _Ki, _Vi, _Gi = (sp.IndexedBase(x, real=True) for x in "QKVG")
 _rt = sp.sqrt(_dk)
-
-
-class Score(sp.Function):
-    r"""The scaled score :math:`S_{xy} = \sum_{t=1}^{d_k} Q_{xt} K_{yt} / \sqrt{d_k}` (unevaluated;
-    the definition ``attention_score`` unfolds it). Arguments: ``Q, K`` (IndexedBase), ``x, y``, ``d_k``."""
-
-    nargs = 5
-    is_commutative = True
-
-    @classmethod
-    def eval(cls, q, k, x, y, d):
-        return None
-
-    def expanded(self) -> sp.Expr:
-        q, k, x, y, d = self.args
-        return sp.Sum(q[x, _t] * k[y, _t], (_t, 1, d)) / sp.sqrt(d)
-
-    def doit(self, **hints):
-        return self.expanded()
-
-    def _latex(self, printer):
-        x, y = (printer._print(a) for a in self.args[2:4])
-        return r"S_{%s %s}" % (x, y)
-
-
-define("attention_score", Score, lambda e: e.expanded(),
-       text=r"S_{xy} = \sum_{t=1}^{d_k} Q_{xt} K_{yt} / \sqrt{d_k}")
 
 
 def _score(x, y):

@@ -22,7 +22,7 @@ import sympy as sp
 
 from symattn.rules.definitions import define
 
-__all__ = ["Softmax"]
+__all__ = ["Softmax", "Score"]
 
 
 class Softmax(sp.Function):
@@ -74,6 +74,44 @@ define(
     lambda e: e.expanded(),
     text=r"\operatorname{softmax}(s)_i = e^{s_i} / \sum_{j=1}^{n} e^{s_j}",
 )
+
+
+_T = sp.Symbol("t", integer=True, positive=True)  # the feature index summed in a score
+
+
+class Score(sp.Function):
+    r"""The scaled attention score :math:`S_{xy} = \sum_{t=1}^{d_k} Q_{xt} K_{yt} / \sqrt{d_k}`
+    (unevaluated; the definition ``attention_score`` unfolds it), printed :math:`S_{xy}`.
+
+    Arguments: ``Q, K`` (:class:`~sympy.IndexedBase`), the query row ``x``, the key row ``y``, ``d_k``.
+
+    >>> Q, K = sp.IndexedBase("Q"), sp.IndexedBase("K")
+    >>> x, y = sp.symbols("x y", integer=True); d = sp.Symbol("d_k", integer=True, positive=True)
+    >>> Score(Q, K, x, y, d).doit()
+    Sum(K[y, t]*Q[x, t], (t, 1, d_k))/sqrt(d_k)
+    """
+
+    nargs = 5
+    is_commutative = True
+
+    @classmethod
+    def eval(cls, q, k, x, y, d):
+        return None  # never evaluate automatically: the definition is unfolded explicitly
+
+    def expanded(self) -> sp.Expr:
+        q, k, x, y, d = self.args
+        return sp.Sum(q[x, _T] * k[y, _T], (_T, 1, d)) / sp.sqrt(d)
+
+    def doit(self, **hints):
+        return self.expanded()
+
+    def _latex(self, printer):
+        x, y = (printer._print(a) for a in self.args[2:4])
+        return r"S_{%s %s}" % (x, y)
+
+
+define("attention_score", Score, lambda e: e.expanded(),
+       text=r"S_{xy} = \sum_{t=1}^{d_k} Q_{xt} K_{yt} / \sqrt{d_k}")
 
 
 # ----------------------------------------------------------------------------------- the Jacobian
