@@ -11,6 +11,8 @@ The kernel (statements, derivations, rules, verdicts) and the symbolic helpers u
 d_k*sigma**4
 """
 
+from symattn.acceptance import VerdictError, expect_failure
+from symattn.checker import Checker, check_theorem
 from symattn.complexity import activation_memory, attention_mlp_ratio, crossover, layer_costs, mha_param_count, model_costs
 from symattn.conformance import check as check_conformance
 from symattn.derivation import Derivation, Step
@@ -38,6 +40,7 @@ __version__ = "0.1.0"
 __all__ = [
     # kernel
     "Assumption",
+    "Checker",
     "Derivation",
     "Equation",
     "Independent",
@@ -52,6 +55,9 @@ __all__ = [
     "Step",
     "Theorem",
     "Verdict",
+    "VerdictError",
+    "check_theorem",
+    "expect_failure",
     "load_all",
     "register",
     "registry",

@@ -1,5 +1,9 @@
-"""``symattn check``: run the checks, print a table or JSON; exit 1 on any refuted theorem or
-any theorem below its target."""
+"""``symattn check [SOURCE ...]``: run the checks, print a table or JSON.
+
+Exit status 1 when a theorem does not pass (:mod:`symattn.acceptance`: its verdict is below its
+target, or a configured level did not pass; an expected failure that passes counts too), or when
+a SOURCE registers no theorem; 2 on usage errors and on a SOURCE that cannot be loaded.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,14 @@ import json
 import sys
 import time
 
-from symattn.checker import check_many, outcome_to_json
-from symattn.theorem import all_theorems
+from symattn.commands.sources import add_source_arguments, resolve
 from symattn.timelimit import DEFAULT_SECONDS
-from symattn.verdict import Verdict
 
-HELP = "check theorems at every level and grade them; exit 1 if any is refuted or below target"
+HELP = "check theorems at every level and grade them; exit 1 if any does not pass (see symattn.acceptance)"
 
 
 def add_arguments(parser) -> None:
+    add_source_arguments(parser)
     parser.add_argument("-k", dest="pattern", metavar="PATTERN", help="only ids matching PATTERN (regex or glob)")
     parser.add_argument("--json", action="store_true", help="print the stable JSON array (see README)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="check in N processes")
@@ -24,17 +27,45 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
 
 
+def _mark(judgement, outcome, target) -> str:
+    if judgement.status == "pass":
+        return ""
+    if judgement.status == "xfail":
+        return "  (expected failure)"
+    if judgement.status == "xpass":
+        return "  <-- PASSED, but expected to fail"
+    if outcome.verdict.value == "refuted":
+        return "  <-- REFUTED"
+    if not outcome.reaches(target):
+        return "  <-- below target"
+    return "  <-- a level did not pass"
+
+
 def run(args) -> int:
+    from symattn.acceptance import describe, judge
+    from symattn.checker import check_many, outcome_to_json
+    from symattn.verdict import Verdict
+
     if args.jobs < 1:
         print(f"symattn check: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
         return 2
     if args.time_limit <= 0:
         print(f"symattn check: --time-limit must be positive, got {args.time_limit}", file=sys.stderr)
         return 2
-    theorems = all_theorems(args.pattern)
+    chosen = resolve(args, "check", pattern=args.pattern)
+    if chosen.status is not None:
+        return chosen.status
+    theorems = chosen.theorems
     if not theorems:
+        if chosen.empty_sources and not args.pattern:
+            return 1  # the warning said which source registers nothing
         print(f"symattn check: no theorem matches {args.pattern!r}", file=sys.stderr)
         return 2
+    if chosen.selection is not None:
+        from symattn.sources import build_errors
+
+        for message in build_errors(chosen.selection.chosen, chosen.selection.sources).values():
+            print(f"symattn check: {message}", file=sys.stderr)
     t0 = time.perf_counter()
     progress = None
     if not args.json and sys.stderr.isatty():
@@ -42,21 +73,31 @@ def run(args) -> int:
             print(f"  checked {t.id} ({o.seconds:.1f}s)", file=sys.stderr)
     outcomes = check_many(theorems, jobs=args.jobs, progress=progress, time_limit=args.time_limit,
                           numeric=not args.no_numeric)
-    records = [outcome_to_json(t, o) for t, o in zip(theorems, outcomes)]
-    bad = [r for r, o, t in zip(records, outcomes, theorems) if not o.reaches(t.target)]
+    judgements = [judge(t, o) for t, o in zip(theorems, outcomes)]
+    failed = [t for t, j in zip(theorems, judgements) if not j.ok]
     if args.json:
-        print(json.dumps(records, indent=2))
-    else:
-        w = max(len(r["id"]) for r in records)
-        print(f"{'id':<{w}}  {'verdict':<26} {'target':<26} {'seconds':>7}  how")
-        for r in records:
-            mark = "" if r not in bad else "  <-- below target" if r["verdict"] != "refuted" else "  <-- REFUTED"
-            print(f"{r['id']:<{w}}  {r['verdict']:<26} {r['target']:<26} {r['seconds']:>7.2f}  {r['how']}{mark}")
-        counts: dict[str, int] = {}
-        for r in records:
-            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-        summary = ", ".join(f"{counts[v.value]} {v.value}" for v in reversed(Verdict) if v.value in counts)
-        print(f"\n{len(records)} theorems in {time.perf_counter() - t0:.1f}s: {summary}")
-        if bad:
-            print(f"{len(bad)} below target: {', '.join(r['id'] for r in bad)}")
-    return 1 if bad else 0
+        print(json.dumps([outcome_to_json(t, o) for t, o in zip(theorems, outcomes)], indent=2))
+        return 1 if failed or chosen.empty_sources else 0
+
+    w = max(len(t.id) for t in theorems)
+    print(f"{'id':<{w}}  {'verdict':<26} {'target':<26} {'seconds':>7}  how")
+    for t, o, j in zip(theorems, outcomes, judgements):
+        users = chosen.dependency_of(t.id)
+        used = f"  [dependency of {', '.join(users)}]" if users else ""
+        print(f"{t.id:<{w}}  {o.verdict.value:<26} {t.target.value:<26} {o.seconds:>7.2f}  {o.how}"
+              f"{used}{_mark(j, o, t.target)}")
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        counts[o.verdict.value] = counts.get(o.verdict.value, 0) + 1
+    summary = ", ".join(f"{counts[v.value]} {v.value}" for v in reversed(Verdict) if v.value in counts)
+    print(f"\n{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {summary}")
+    for t, o, j in zip(theorems, outcomes, judgements):
+        if j.status != "pass":
+            where = chosen.origin(t)
+            print("\n" + (f"{where}: " if where else "") + describe(t, o, seconds=args.time_limit))
+    expected = [t.id for t, j in zip(theorems, judgements) if j.status == "xfail"]
+    if expected:
+        print(f"\n{len(expected)} failed as expected: {', '.join(expected)}")
+    if failed:
+        print(f"\n{len(failed)} did not pass: {', '.join(t.id for t in failed)}")
+    return 1 if failed or chosen.empty_sources else 0

@@ -1,0 +1,266 @@
+"""When a checked theorem counts as passing, and how a failure is told.
+
+One rule decides, wherever a theorem is graded as a test (``symattn check``, the pytest plugin
+:mod:`symattn.pytest_plugin`, the registry test of the built-in library, and
+:meth:`symattn.verdict.Outcome.raise_for_verdict`):
+
+    a theorem passes iff its verdict reaches its target, and every level that was configured
+    (every level not ``n/a``) passes.
+
+The second half matters: a theorem whose target is ``proved-for-instances`` and whose numeric
+check fails is ``refuted`` anyway, but one whose derivation is *undecided* while its instances
+pass would otherwise reach its target with part of its evidence silently broken.
+
+A theorem can be declared as expected to fail, with :func:`expect_failure`: it then passes
+(as pytest's ``xfail``) iff the rule above says it fails, and an expected failure that starts to
+pass is an error (strict, as a wrong claim that comes out proved would be a bug of the kernel).
+
+:func:`describe` tells what went wrong: the verdict and its reason, the levels, and the first
+step of the derivation that did not check, with its rule, the rule's reason and the residual
+(what is left of ``before - after``). It never raises: a description that could not be computed
+says so.
+
+>>> import sympy as sp
+>>> from symattn.checker import check_theorem
+>>> from symattn.derivation import Derivation
+>>> from symattn.statement import Statement
+>>> from symattn.theorem import Theorem
+>>> x = sp.Symbol("x")
+>>> wrong = Theorem(id="square_of_sum", title="(x+1)^2 = x^2 + 1", source="extension",
+...                 statement=Statement((x + 1)**2, x**2 + 1),
+...                 derivation=Derivation((x + 1)**2).eq(x**2 + 1, "algebra", note="expand"))
+>>> outcome = check_theorem(wrong)
+>>> judge(wrong, outcome).status
+'fail'
+>>> print(describe(wrong, outcome))  # doctest: +ELLIPSIS
+square_of_sum: undecided, target proved
+  reason: symbolic: step 1 (algebra): ...
+  levels: symbolic fail, instances n/a, probabilistic n/a, numeric n/a
+  failing step 1 (fail): = x**2 + 1
+    from:     (x + 1)**2
+    rule:     algebra  -- expand
+    why:      ...
+    residual: before - after = 2*x (should be 0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+from symattn.verdict import Level, Outcome, Verdict
+
+__all__ = [
+    "Judgement",
+    "FailingStep",
+    "VerdictError",
+    "judge",
+    "problems",
+    "expect_failure",
+    "expected_failure",
+    "failing_step",
+    "describe",
+]
+
+
+class VerdictError(AssertionError):
+    """Raised by :meth:`Outcome.raise_for_verdict` when the outcome does not pass; the message is
+    :func:`describe`'s."""
+
+
+# ---------------------------------------------------------------------------------------------- the rule
+def problems(outcome: Outcome, target: Verdict | str) -> list[str]:
+    """Why ``outcome`` does not pass for ``target``: an empty list when it passes."""
+    target = Verdict.parse(target)
+    out = []
+    if not outcome.reaches(target):
+        out.append(f"verdict {outcome.verdict.value} does not reach the target {target.value}")
+    for name, lv in outcome.levels.items():
+        if lv.status is not Level.NA and lv.status is not Level.PASS:
+            out.append(f"the {name} level is {lv.status.value}: {_one_line(lv.detail)}")
+    return out
+
+
+#: theorem id -> (the theorem object, the reason it is expected to fail)
+_EXPECTED: dict[str, tuple[Any, str]] = {}
+
+
+def expect_failure(theorem, reason: str):
+    """Declare that ``theorem`` is expected not to pass (pytest's ``xfail``, strict), and return it.
+
+    ``reason`` says why, in words a reader of the test report understands. The CLI shows such a
+    theorem as an expected failure (not an error); the pytest plugin marks its item ``xfail``;
+    if it ever passes, both report it as an error::
+
+        expect_failure(register(Theorem(id="...", ...)), "the step 3 drops a factor 2 on purpose")
+    """
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValueError(f"{getattr(theorem, 'id', theorem)!r}: expect_failure needs a reason (a non-empty string)")
+    if not hasattr(theorem, "id") or not hasattr(theorem, "target"):
+        raise TypeError(f"expect_failure takes a Theorem, got {type(theorem).__name__}")
+    _EXPECTED[theorem.id] = (theorem, reason.strip())
+    return theorem
+
+
+def expected_failure(theorem) -> str | None:
+    """The reason ``theorem`` is expected to fail, or None."""
+    entry = _EXPECTED.get(getattr(theorem, "id", None))
+    return entry[1] if entry is not None and entry[0] is theorem else None
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the rule says about one checked theorem.
+
+    ``status`` is ``pass``, ``fail``, ``xfail`` (failed as expected) or ``xpass`` (expected to
+    fail but passed: an error)."""
+
+    status: str
+    problems: tuple = ()
+    expected: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("pass", "xfail")
+
+
+def judge(theorem, outcome: Outcome) -> Judgement:
+    """Grade ``outcome`` (the check of ``theorem``) with the rule of this module."""
+    found = tuple(problems(outcome, theorem.target))
+    expected = expected_failure(theorem)
+    if expected is None:
+        return Judgement("fail" if found else "pass", found)
+    return Judgement("xfail" if found else "xpass", found, expected)
+
+
+# ---------------------------------------------------------------------------------------------- telling
+@dataclass
+class FailingStep:
+    """The first step of a derivation that did not check."""
+
+    number: int  # 1-based
+    rule: str  # the justification as written: rule and arguments
+    relation: str
+    before: str
+    after: str
+    status: str  # fail / undecided
+    reason: str  # the rule's own words
+    residual: str  # ``before - after`` simplified (or the gap of an inequality), or why not shown
+    note: str = ""
+    data: dict = field(default_factory=dict)
+
+
+def _one_line(text: str, limit: int = 400) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 4] + " ..."
+
+
+def _show(x: Any, limit: int = 300) -> str:
+    try:
+        s = sp.sstr(x)
+    except Exception:  # noqa: BLE001 - a display helper must not fail
+        s = repr(x)
+    return s if len(s) <= limit else s[: limit - 4] + " ..."
+
+
+def _residual(before: Any, after: Any, relation: str, seconds: float, names=("before", "after")) -> str:
+    """What is left of the step: ``before - after`` for ``=`` (should be 0), the gap of an
+    inequality (should be >= 0), simplified under the time limit."""
+    from symattn.timelimit import TimeLimitExceeded, time_limit
+
+    if relation in ("<=", "<"):
+        label, a, b, want = f"{names[1]} - {names[0]}", after, before, ">= 0" if relation == "<=" else "> 0"
+    else:
+        label, a, b = f"{names[0]} - {names[1]}", before, after
+        want = "0" if relation == "=" else (">= 0" if relation == ">=" else "> 0")
+    try:
+        with time_limit(seconds):
+            if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+                diff = sp.Matrix(a) - sp.Matrix(b)
+                value = diff.applyfunc(lambda e: sp.simplify(sp.expand(e.doit())))
+            else:
+                value = sp.simplify(sp.expand(sp.sympify(a, strict=True) - sp.sympify(b, strict=True)))
+    except TimeLimitExceeded:
+        return f"{label}: not simplified within {seconds:g} s"
+    except Exception as exc:  # noqa: BLE001 - e.g. a matrix against a scalar
+        return f"{label}: not computed ({type(exc).__name__}: {_one_line(exc, 120)})"
+    return f"{label} = {_show(value)} (should be {want})"
+
+
+def failing_step(theorem, outcome: Outcome, *, seconds: float = 3.0) -> FailingStep | None:
+    """The first step of ``theorem``'s derivation whose rule did not pass in ``outcome``, or None
+    (no derivation, every step passed, or the derivation cannot be rebuilt)."""
+    if not outcome.steps:
+        return None
+    index = next((n for n, r in enumerate(outcome.steps) if r.status is not Level.PASS), None)
+    if index is None:
+        return None
+    result = outcome.steps[index]
+    try:
+        d = theorem.get_derivation()
+        prev, step = list(d.pairs())[index]
+    except Exception:  # noqa: BLE001 - the checker saw it; tell what it said
+        return FailingStep(index + 1, "?", "?", "?", "?", result.status.value, result.reason,
+                           "not shown (the derivation could not be rebuilt)")
+    return FailingStep(
+        number=index + 1,
+        rule=step.justification(),
+        relation=step.relation,
+        before=_show(prev),
+        after=_show(step.expr),
+        status=result.status.value,
+        reason=result.reason,
+        residual=_residual(prev, step.expr, step.relation, seconds),
+        note=step.note,
+    )
+
+
+def _ends(theorem, seconds: float) -> list[str]:
+    """When no step failed but the chain is not a proof: where it starts and ends against the
+    statement, as residuals."""
+    try:
+        d = theorem.get_derivation()
+    except Exception:  # noqa: BLE001
+        return []
+    if d is None:
+        return []
+    st = theorem.statement
+    out = []
+    for label, a, b in (("start", d.start, st.lhs), ("end", d.end, st.rhs)):
+        side = "lhs" if label == "start" else "rhs"
+        r = _residual(a, b, "=", seconds, names=(f"chain {label}", f"statement {side}"))
+        if not r.endswith("= 0 (should be 0)"):
+            out.append(f"residual: {r}")
+    return out
+
+
+def describe(theorem, outcome: Outcome, *, seconds: float = 3.0) -> str:
+    """A few lines a reader can act on: verdict against target, the reason, the levels, the
+    failing step (rule, rule's reason, residual) or, when every step passed, what else failed."""
+    j = judge(theorem, outcome)
+    head = f"{theorem.id}: {outcome.verdict.value}, target {theorem.target.value}"
+    if j.expected:
+        head += f" (expected to fail: {j.expected})"
+    lines = [head, f"  reason: {_one_line(outcome.how, 600)}"]
+    lines.append("  levels: " + ", ".join(f"{k} {v.status.value}" for k, v in outcome.levels.items()))
+    for name, lv in outcome.levels.items():  # a level that did not pass, unless the reason says it all
+        if lv.status not in (Level.NA, Level.PASS) and _one_line(lv.detail) not in _one_line(outcome.how, 10**6):
+            lines.append(f"  {name} level {lv.status.value}: {_one_line(lv.detail)}")
+    fs = failing_step(theorem, outcome, seconds=seconds)
+    if fs is not None:
+        lines += [
+            f"  failing step {fs.number} ({fs.status}): {fs.relation} {fs.after}",
+            f"    from:     {fs.before}",
+            f"    rule:     {fs.rule}" + (f"  -- {fs.note}" if fs.note else ""),
+            f"    why:      {_one_line(fs.reason, 600)}",
+            f"    residual: {fs.residual}",
+        ]
+    elif outcome.levels.get("symbolic") is not None and outcome.levels["symbolic"].status is Level.FAIL:
+        lines += [f"  {e}" for e in _ends(theorem, seconds)]
+    if outcome.counterexample and _one_line(outcome.counterexample) not in _one_line(outcome.how, 10**6):
+        lines.append(f"  counterexample: {_one_line(outcome.counterexample, 600)}")
+    if j.status == "xpass":
+        lines.append("  it was declared expected to fail, but it passes: remove expect_failure, or find what changed")
+    return "\n".join(lines)

@@ -1,0 +1,188 @@
+"""pytest plugin: every theorem a source registers is a test item.
+
+Registered through the ``pytest11`` entry point (``symattn.pytest_plugin``), so that once symattn
+is installed::
+
+    pytest --symattn my_results.py              # repeatable; a .py file or a dotted module name
+
+or, in the project's pytest configuration, ``symattn_sources = my_results.py other.py``, collects
+one item per theorem, named ``my_results.py::query_norm_sq_mean``. An item passes by the rule of
+:mod:`symattn.acceptance` (its verdict reaches its target and every configured level passes); a
+theorem declared with :func:`symattn.acceptance.expect_failure` is a strict ``xfail``. A failing
+item shows the failing step, its rule, the residual and the verdict's reason, not a traceback into
+the kernel. ``-k``, ``-x`` and pytest-xdist (``-n 2``: each worker loads the sources itself and
+collects the same items) work as for any test.
+
+Without a source option the plugin does nothing. Without the installed entry point, load it with
+``pytest -p symattn.pytest_plugin``.
+
+The library's own per-theorem tests (``tests/test_registry.py``) use :func:`assert_theorem` of this
+module, so the built-in theorems and the user's pass or fail by the same rule.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+__all__ = ["TheoremFailure", "TheoremItem", "SourceFile", "assert_theorem", "judge"]
+
+
+def judge(theorem, outcome):
+    """The pass/fail rule (:func:`symattn.acceptance.judge`), re-exported for tests."""
+    from symattn.acceptance import judge as _judge
+
+    return _judge(theorem, outcome)
+
+
+class TheoremFailure(pytest.fail.Exception):
+    """A theorem did not pass; the message is the description of what went wrong, shown without a
+    Python traceback (``pytrace=False``)."""
+
+    def __init__(self, report: str):
+        super().__init__(report, pytrace=False)
+        self.report = report
+
+
+def assert_theorem(theorem, outcome, *, expected_failure: bool = False) -> None:
+    """Raise :class:`TheoremFailure` with :func:`symattn.acceptance.describe` unless ``outcome``
+    passes for ``theorem`` by the rule of :mod:`symattn.acceptance`.
+
+    An expected failure (``xfail``) is not handled here (pytest's marker does that): the rule is
+    applied as if it were not declared, so that pytest sees the failure it expects."""
+    from symattn.acceptance import describe, problems
+
+    if problems(outcome, theorem.target):
+        raise TheoremFailure(describe(theorem, outcome))
+
+
+# ---------------------------------------------------------------------------------------------- options
+def pytest_addoption(parser) -> None:
+    group = parser.getgroup("symattn", "symattn: check theorems as tests")
+    group.addoption("--symattn", action="append", default=[], metavar="SOURCE", dest="symattn_sources",
+                    help="collect every theorem this .py file or dotted module registers (repeatable)")
+    group.addoption("--symattn-time-limit", type=float, default=None, metavar="SECONDS", dest="symattn_time_limit",
+                    help="limit for each SymPy call of a rule (default: symattn's)")
+    parser.addini("symattn_sources", type="args", default=[],
+                  help="sources of theorems to collect (paths relative to the configuration file)")
+
+
+def _specs(config) -> list[tuple[str, str]]:
+    """``(spec as given, spec to load)``: command-line paths are relative to the invocation
+    directory, configuration paths to the configuration file's directory."""
+    out = []
+    for spec in config.getoption("symattn_sources") or []:
+        out.append((spec, spec))
+    base = Path(config.inipath).parent if config.inipath else Path(config.rootpath)
+    for spec in config.getini("symattn_sources") or []:
+        is_path = spec.endswith(".py") or "/" in spec
+        out.append((spec, str(base / spec) if is_path and not Path(spec).is_absolute() else spec))
+    return out
+
+
+def _checker(config):
+    from symattn.checker import Checker
+
+    checker = config.stash.get(_CHECKER, None)
+    if checker is None:
+        limit = config.getoption("symattn_time_limit")
+        checker = Checker() if limit is None else Checker(time_limit=limit)
+        config.stash[_CHECKER] = checker
+    return checker
+
+
+_CHECKER = pytest.StashKey[object]()
+
+
+# ---------------------------------------------------------------------------------------------- collection
+@pytest.hookimpl(tryfirst=True)  # before -k / -m deselect: our items are selected like any other
+def pytest_collection_modifyitems(session, config, items) -> None:
+    specs = _specs(config)
+    if not specs:
+        return
+    for shown, spec in specs:
+        collector = SourceFile.from_parent(session, spec=spec, shown=shown)
+        report = collector.ihook.pytest_make_collect_report(collector=collector)
+        collector.ihook.pytest_collectreport(report=report)  # a failed one counts as a collection error
+        if report.passed:
+            known = {i.nodeid for i in items}
+            items.extend(i for i in report.result if i.nodeid not in known)
+
+
+class SourceError(Exception):
+    """Loading a source failed; shown as its one-line message (or the import's last lines)."""
+
+
+class SourceFile(pytest.File):
+    """The theorems of one source."""
+
+    def __init__(self, *, spec: str, shown: str, **kwargs):
+        path = Path(spec)
+        is_path = spec.endswith(".py") or "/" in spec
+        if not is_path:  # a dotted module name: find its file without importing it twice
+            import importlib.util
+
+            try:
+                found = importlib.util.find_spec(spec)
+            except (ImportError, ValueError):
+                found = None
+            path = Path(found.origin) if found is not None and found.origin else Path(spec.replace(".", "/") + ".py")
+        path = path.resolve()
+        session = kwargs["parent"].session
+        try:
+            nodeid = str(path.relative_to(session.config.rootpath))
+        except ValueError:
+            nodeid = shown
+        super().__init__(path=path, nodeid=nodeid.replace("\\", "/"), **kwargs)
+        self.spec = spec
+
+    def collect(self):
+        from symattn import sources
+        from symattn.acceptance import expected_failure
+
+        try:
+            src = sources.load_source(self.spec)
+        except sources.SourceError as exc:
+            raise SourceError(str(exc)) from None
+        if not src.theorems:
+            raise SourceError(f"{src.name} registers no theorem")
+        for message in sources.build_errors(src.theorems, [src]).values():
+            self.warn(pytest.PytestWarning(message))
+        for t in src.theorems:
+            item = TheoremItem.from_parent(self, name=t.id, theorem=t, location=src.locations.get(t.id, ""))
+            reason = expected_failure(t)
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=TheoremFailure))
+            yield item
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, SourceError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class TheoremItem(pytest.Item):
+    """One theorem, checked at every level and graded by :mod:`symattn.acceptance`."""
+
+    def __init__(self, *, theorem, location: str = "", **kwargs):
+        super().__init__(**kwargs)
+        self.theorem = theorem
+        self.location = location
+
+    def runtest(self) -> None:
+        outcome = _checker(self.config).check(self.theorem)
+        assert_theorem(self.theorem, outcome)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, TheoremFailure):
+            where = f"{self.location}: " if self.location else ""
+            return where + excinfo.value.report
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        line = None
+        if ":" in self.location:
+            tail = self.location.rsplit(":", 1)[1]
+            line = int(tail) - 1 if tail.isdigit() else None
+        return self.path, line, f"theorem {self.theorem.id}"
