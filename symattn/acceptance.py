@@ -62,6 +62,9 @@ __all__ = [
     "expected_failure",
     "failing_step",
     "describe",
+    "raise_for_verdict",
+    "outcome_html",
+    "outcome_latex",
 ]
 
 
@@ -149,7 +152,8 @@ class FailingStep:
     reason: str  # the rule's own words
     residual: str  # ``before - after`` simplified (or the gap of an inequality), or why not shown
     note: str = ""
-    data: dict = field(default_factory=dict)
+    #: the SymPy objects, for renderings that typeset them (None when not available)
+    exprs: dict = field(default_factory=dict)
 
 
 def _one_line(text: str, limit: int = 400) -> str:
@@ -168,6 +172,10 @@ def _show(x: Any, limit: int = 300) -> str:
 def _residual(before: Any, after: Any, relation: str, seconds: float, names=("before", "after")) -> str:
     """What is left of the step: ``before - after`` for ``=`` (should be 0), the gap of an
     inequality (should be >= 0), simplified under the time limit."""
+    return _residual_value(before, after, relation, seconds, names)[0]
+
+
+def _residual_value(before, after, relation, seconds, names=("before", "after")) -> tuple[str, Any]:
     from symattn.timelimit import TimeLimitExceeded, time_limit
 
     if relation in ("<=", "<"):
@@ -183,10 +191,10 @@ def _residual(before: Any, after: Any, relation: str, seconds: float, names=("be
             else:
                 value = sp.simplify(sp.expand(sp.sympify(a, strict=True) - sp.sympify(b, strict=True)))
     except TimeLimitExceeded:
-        return f"{label}: not simplified within {seconds:g} s"
+        return f"{label}: not simplified within {seconds:g} s", None
     except Exception as exc:  # noqa: BLE001 - e.g. a matrix against a scalar
-        return f"{label}: not computed ({type(exc).__name__}: {_one_line(exc, 120)})"
-    return f"{label} = {_show(value)} (should be {want})"
+        return f"{label}: not computed ({type(exc).__name__}: {_one_line(exc, 120)})", None
+    return f"{label} = {_show(value)} (should be {want})", value
 
 
 def failing_step(theorem, outcome: Outcome, *, seconds: float = 3.0) -> FailingStep | None:
@@ -200,10 +208,14 @@ def failing_step(theorem, outcome: Outcome, *, seconds: float = 3.0) -> FailingS
     result = outcome.steps[index]
     try:
         d = theorem.get_derivation()
-        prev, step = list(d.pairs())[index]
+        pairs = list(d.pairs())
+        if len(pairs) != len(outcome.steps):
+            raise ValueError("the derivation is not the one checked")
+        prev, step = pairs[index]
     except Exception:  # noqa: BLE001 - the checker saw it; tell what it said
         return FailingStep(index + 1, "?", "?", "?", "?", result.status.value, result.reason,
                            "not shown (the derivation could not be rebuilt)")
+    text, value = _residual_value(prev, step.expr, step.relation, seconds)
     return FailingStep(
         number=index + 1,
         rule=step.justification(),
@@ -212,8 +224,9 @@ def failing_step(theorem, outcome: Outcome, *, seconds: float = 3.0) -> FailingS
         after=_show(step.expr),
         status=result.status.value,
         reason=result.reason,
-        residual=_residual(prev, step.expr, step.relation, seconds),
+        residual=text,
         note=step.note,
+        exprs={"before": prev, "after": step.expr, "residual": value},
     )
 
 
@@ -264,3 +277,97 @@ def describe(theorem, outcome: Outcome, *, seconds: float = 3.0) -> str:
     if j.status == "xpass":
         lines.append("  it was declared expected to fail, but it passes: remove expect_failure, or find what changed")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- Outcome
+def _theorem_of(outcome: Outcome):
+    from symattn.theorem import registry
+
+    return registry.get(outcome.theorem_id) if outcome.theorem_id in registry else None
+
+
+def _target_of(outcome: Outcome, target=None) -> Verdict:
+    if target is not None:
+        return Verdict.parse(target)
+    if outcome.target is not None:
+        return Verdict.parse(outcome.target)
+    thm = _theorem_of(outcome)
+    return thm.target if thm is not None else Verdict.PROVED
+
+
+def raise_for_verdict(outcome: Outcome, target=None) -> Outcome:
+    """:meth:`Outcome.raise_for_verdict`: ``outcome`` if it passes for ``target`` (default: the
+    theorem's target), else :class:`VerdictError` with :func:`describe`'s text."""
+    target = _target_of(outcome, target)
+    found = problems(outcome, target)
+    if not found:
+        return outcome
+    thm = _theorem_of(outcome)
+    if thm is not None and thm.target == target:
+        raise VerdictError(describe(thm, outcome))
+    raise VerdictError(f"{outcome.theorem_id}: {outcome.verdict.value}, target {target.value}; " + "; ".join(found))
+
+
+def _view(outcome: Outcome) -> tuple[Verdict, list[str], FailingStep | None]:
+    target = _target_of(outcome)
+    thm = _theorem_of(outcome)
+    step = failing_step(thm, outcome) if thm is not None else None
+    if step is None and outcome.steps:  # not registered: what the checker said, without the expressions
+        n = next((i for i, r in enumerate(outcome.steps) if r.status is not Level.PASS), None)
+        if n is not None:
+            r = outcome.steps[n]
+            step = FailingStep(n + 1, "", "", "", "", r.status.value, r.reason, "")
+    return target, problems(outcome, target), step
+
+
+def outcome_html(outcome: Outcome) -> str:
+    """An HTML fragment for a notebook: verdict against target, the levels, and the failing step."""
+    from html import escape
+
+    target, found, step = _view(outcome)
+    ok = not found
+    colour = "#1a7f37" if ok else "#cf222e"
+    rows = "".join(
+        f"<tr><td>{escape(k)}</td><td>{escape(v.status.value)}</td><td>{escape(_one_line(v.detail, 300))}</td></tr>"
+        for k, v in outcome.levels.items()
+    )
+    parts = [
+        '<div class="symattn-outcome">',
+        f'<p><code>{escape(outcome.theorem_id)}</code>: <strong style="color:{colour}">{escape(outcome.verdict.value)}'
+        f"</strong> (target {escape(target.value)}; {'passes' if ok else 'does not pass'})</p>",
+        f"<p>{escape(_one_line(outcome.how, 600))}</p>",
+        f"<table><tr><th>level</th><th>status</th><th>detail</th></tr>{rows}</table>",
+    ]
+    if step is not None:
+        lines = [f"failing step {step.number} ({step.status})"]
+        if step.rule:
+            lines += [f"from:     {step.before}", f"to:       {step.relation} {step.after}", f"rule:     {step.rule}"]
+        lines.append(f"why:      {_one_line(step.reason, 600)}")
+        if step.residual:
+            lines.append(f"residual: {step.residual}")
+        parts.append("<pre>" + escape("\n".join(lines)) + "</pre>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def outcome_latex(outcome: Outcome) -> str:
+    """The same for LaTeX front ends (``$$ ... $$``, an ``array`` of text and the failing step's maths)."""
+    from symattn.printing import latex, text_to_tex
+
+    def text(s: str) -> str:
+        return r"\text{" + text_to_tex(_one_line(s, 200)) + "}"
+
+    target, found, step = _view(outcome)
+    rows = [rf"\textbf{{{text_to_tex(outcome.theorem_id)}}} & " + text(
+        f"{outcome.verdict.value} (target {target.value}; {'passes' if not found else 'does not pass'})")]
+    rows += [f"{text(k)} & {text(v.status.value)}" for k, v in outcome.levels.items()]
+    if step is not None:
+        rows.append(f"{text(f'failing step {step.number}')} & {text(step.rule or step.status)}")
+        ex = step.exprs
+        if ex.get("before") is not None:
+            rel = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}.get(step.relation, "=")
+            rows.append(rf"& {latex(ex['before'])} \;{rel}\; {latex(ex['after'])}")
+        if ex.get("residual") is not None:
+            rows.append(rf"{text('residual')} & {latex(ex['residual'])}")
+        rows.append(f"{text('why')} & {text(step.reason)}")
+    return "$$\\begin{array}{ll}" + r" \\ ".join(rows) + r"\end{array}$$"

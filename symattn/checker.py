@@ -383,8 +383,10 @@ def _schwartz_zippel(st: Statement, rng: random.Random, trials: int, field_size:
 
 # ---------------------------------------------------------------------------------------------- API
 def check_theorem(thm: Theorem, **kwargs) -> Outcome:
-    """Check one theorem (all levels) and return its :class:`Outcome`."""
-    return Checker(**kwargs).check(thm)
+    """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
+    outcome = Checker(**kwargs).check(thm)
+    outcome.target = thm.target
+    return outcome
 
 
 def _worker(args):

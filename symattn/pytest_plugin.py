@@ -81,6 +81,15 @@ def _specs(config) -> list[tuple[str, str]]:
     return out
 
 
+def pytest_configure(config) -> None:
+    if _specs(config):
+        from symattn.sources import watch_registrations
+
+        # before anything imports a source (--doctest-modules, a conftest): know which file
+        # registered which theorem, whoever imports it
+        watch_registrations()
+
+
 def _checker(config):
     from symattn.checker import Checker
 
@@ -102,7 +111,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     if not specs:
         return
     for shown, spec in specs:
-        collector = SourceFile.from_parent(session, spec=spec, shown=shown)
+        collector = SourceFile.for_source(session, spec, shown)
         report = collector.ihook.pytest_make_collect_report(collector=collector)
         collector.ihook.pytest_collectreport(report=report)  # a failed one counts as a collection error
         if report.passed:
@@ -117,10 +126,16 @@ class SourceError(Exception):
 class SourceFile(pytest.File):
     """The theorems of one source."""
 
-    def __init__(self, *, spec: str, shown: str, **kwargs):
+    def __init__(self, *, spec: str, **kwargs):
+        super().__init__(**kwargs)
+        self.spec = spec
+
+    @classmethod
+    def for_source(cls, session, spec: str, shown: str) -> SourceFile:
+        """The collector of ``spec``, its node id the file's path relative to the rootdir (or the
+        source as given, when it lies outside)."""
         path = Path(spec)
-        is_path = spec.endswith(".py") or "/" in spec
-        if not is_path:  # a dotted module name: find its file without importing it twice
+        if not (spec.endswith(".py") or "/" in spec):  # a dotted name: find its file, do not import it yet
             import importlib.util
 
             try:
@@ -129,13 +144,11 @@ class SourceFile(pytest.File):
                 found = None
             path = Path(found.origin) if found is not None and found.origin else Path(spec.replace(".", "/") + ".py")
         path = path.resolve()
-        session = kwargs["parent"].session
         try:
             nodeid = str(path.relative_to(session.config.rootpath))
         except ValueError:
             nodeid = shown
-        super().__init__(path=path, nodeid=nodeid.replace("\\", "/"), **kwargs)
-        self.spec = spec
+        return cls.from_parent(session, path=path, nodeid=nodeid.replace("\\", "/"), spec=spec)
 
     def collect(self):
         from symattn import sources
@@ -150,7 +163,7 @@ class SourceFile(pytest.File):
         for message in sources.build_errors(src.theorems, [src]).values():
             self.warn(pytest.PytestWarning(message))
         for t in src.theorems:
-            item = TheoremItem.from_parent(self, name=t.id, theorem=t, location=src.locations.get(t.id, ""))
+            item = TheoremItem.from_parent(self, name=t.id, theorem=t, origin=src.locations.get(t.id, ""))
             reason = expected_failure(t)
             if reason is not None:
                 item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=TheoremFailure))
@@ -165,10 +178,10 @@ class SourceFile(pytest.File):
 class TheoremItem(pytest.Item):
     """One theorem, checked at every level and graded by :mod:`symattn.acceptance`."""
 
-    def __init__(self, *, theorem, location: str = "", **kwargs):
+    def __init__(self, *, theorem, origin: str = "", **kwargs):
         super().__init__(**kwargs)
         self.theorem = theorem
-        self.location = location
+        self.origin = origin
 
     def runtest(self) -> None:
         outcome = _checker(self.config).check(self.theorem)
@@ -176,13 +189,13 @@ class TheoremItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, TheoremFailure):
-            where = f"{self.location}: " if self.location else ""
+            where = f"{self.origin}: " if self.origin else ""
             return where + excinfo.value.report
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
         line = None
-        if ":" in self.location:
-            tail = self.location.rsplit(":", 1)[1]
+        if ":" in self.origin:
+            tail = self.origin.rsplit(":", 1)[1]
             line = int(tail) - 1 if tail.isdigit() else None
         return self.path, line, f"theorem {self.theorem.id}"

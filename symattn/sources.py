@@ -60,13 +60,14 @@ __all__ = [
     "dependencies",
     "build_errors",
     "location_of",
+    "watch_registrations",
     "forget",
 ]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-class SourceError(Exception):
+class SourceError(ValueError):
     """A source could not be loaded; the message names the source (and the theorem, if any)."""
 
 
@@ -100,18 +101,6 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _site(frame_filter) -> str | None:
-    """``file:line`` of the innermost caller outside symattn that ``frame_filter`` accepts."""
-    f = sys._getframe(1)
-    while f is not None:
-        filename = f.f_code.co_filename
-        p = Path(filename)
-        if not str(p.resolve()).startswith(str(_PACKAGE_DIR) + os.sep) and frame_filter(filename):
-            return f"{_shown(p.resolve()) if p.exists() else filename}:{f.f_lineno}"
-        f = f.f_back
-    return None
-
-
 def _line_of_id(path: Path, theorem_id: str) -> int | None:
     """The line of ``id="theorem_id"`` in a file (how a registration is found after the fact)."""
     try:
@@ -127,9 +116,9 @@ def _line_of_id(path: Path, theorem_id: str) -> int | None:
 
 def location_of(theorem) -> str:
     """Where ``theorem`` was registered: ``file:line`` when known, else its module or topic."""
-    for src in _LOADED.values():
-        if theorem.id in src.locations and any(t is theorem for t in src.theorems):
-            return src.locations[theorem.id]
+    site = _SITES.get(theorem.id)
+    if site is not None and site[0] is theorem:
+        return site[2]
     topic = getattr(theorem, "topic", "")
     module = sys.modules.get(f"derivations.{topic}") if topic else None
     if module is not None and getattr(module, "__file__", None):
@@ -139,41 +128,59 @@ def location_of(theorem) -> str:
     return f"topic {topic!r}" if topic else "an unknown place"
 
 
-class _Recorder:
-    """While a source is imported, note where each theorem is registered, and refuse an id that is
-    already taken with a message naming both places (the registry's own message cannot)."""
+#: theorem id -> (the theorem, the file that registered it, ``file:line``), for every theorem
+#: registered since :func:`watch_registrations` (the first :func:`load_source` calls it)
+_SITES: dict[str, tuple] = {}
 
-    def __init__(self, registry, source_name: str, path: Path | None):
-        self.registry, self.source_name, self.path = registry, source_name, path
-        self.sites: dict[str, str] = {}
 
-    def __enter__(self):
-        original = type(self.registry).add
+def watch_registrations() -> None:
+    """From now on, note where each theorem is registered, and refuse an id that is already taken
+    with a :class:`SourceError` naming both places (the registry's own message cannot).
 
-        def add(thm):
-            site = _site(self._accepts) or self.source_name
-            if thm.id in self.registry and self.registry.get(thm.id) is not thm:
-                other = self.registry.get(thm.id)
-                raise SourceError(
-                    f"{site}: theorem id {thm.id!r} is already registered at {location_of(other)}; "
-                    f"choose another id"
-                )
-            self.sites.setdefault(thm.id, site)
-            return original(self.registry, thm)
+    Idempotent. The pytest plugin calls it before collection, so that a source that something else
+    imports first (``--doctest-modules``, a conftest) is still known by the file that registered it.
+    """
+    from symattn.theorem import Registry, registry
 
-        self.registry.add = add  # an instance attribute: shadows Registry.add for this object only
-        return self
+    if "add" in registry.__dict__:
+        return
+    original = Registry.add
 
-    def __exit__(self, *exc) -> None:
-        self.registry.__dict__.pop("add", None)
+    def add(thm):
+        found = _caller()
+        site = f"{_shown(Path(found[0]))}:{found[1]}" if found else "an unknown place"
+        if thm.id in registry and registry.get(thm.id) is not thm:
+            raise SourceError(
+                f"{site}: theorem id {thm.id!r} is already registered at {location_of(registry.get(thm.id))}; "
+                f"choose another id"
+            )
+        result = original(registry, thm)
+        if found and thm.id not in _SITES:
+            _SITES[thm.id] = (thm, str(Path(found[0]).resolve()), site)
+        return result
 
-    def _accepts(self, filename: str) -> bool:
-        if self.path is None:
-            return not filename.startswith("<")
-        try:
-            return Path(filename).resolve() == self.path
-        except OSError:
-            return False
+    registry.add = add  # an instance attribute: shadows Registry.add for the global registry only
+
+
+def _caller() -> tuple[str, int] | None:
+    """``(file, line)`` of the innermost frame outside symattn: the ``register`` call of the user."""
+    f = sys._getframe(2)
+    while f is not None:
+        filename = f.f_code.co_filename
+        if not filename.startswith("<") and not _in_package(filename):
+            return filename, f.f_lineno
+        f = f.f_back
+    return None
+
+
+def _registered_in(path: Path | None) -> list:
+    """The theorems whose registration was seen in the file ``path``."""
+    from symattn.theorem import registry
+
+    if path is None:
+        return []
+    key = str(path.resolve())
+    return [t for t in registry if t.id in _SITES and _SITES[t.id][0] is t and _SITES[t.id][1] == key]
 
 
 def _tail(exc: BaseException, lines: int = 8) -> str:
@@ -190,6 +197,13 @@ def _in_package(filename: str) -> bool:
     their own frames and the exception, not the inside of the kernel."""
     p = str(Path(filename).resolve())
     return p.startswith(str(_PACKAGE_DIR) + os.sep) or f"{os.sep}importlib{os.sep}" in p
+
+
+def _same_file(filename, path: Path) -> bool:
+    try:
+        return filename is not None and Path(filename).resolve() == path
+    except (OSError, TypeError, ValueError):
+        return False
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -218,6 +232,7 @@ def load_source(spec: str) -> Source:
 
     if not isinstance(spec, str) or not spec.strip():
         raise SourceError(f"a source must be a path to a .py file or a dotted module name, got {spec!r}")
+    watch_registrations()
     load_all()
     if _is_path(spec):
         path = Path(spec).expanduser().resolve()
@@ -236,14 +251,19 @@ def load_source(spec: str) -> Source:
         return _LOADED[key]
 
     before = {t.id: t for t in registry}
-    preloaded = path is None and spec in sys.modules
-    recorder = _Recorder(registry, shown, path)
+    preloaded = None
+    if path is not None:  # imported already, by its path, under another name (pytest's doctests, a conftest)
+        preloaded = next((m for m in list(sys.modules.values())
+                          if _same_file(getattr(m, "__file__", None), path)), None)
+    elif spec in sys.modules:
+        preloaded = sys.modules[spec]
     try:
-        with recorder:
-            if path is not None:
-                module = _import_file(path)
-            else:
-                module = importlib.import_module(spec)
+        if preloaded is not None:
+            module = preloaded
+        elif path is not None:
+            module = _import_file(path)
+        else:
+            module = importlib.import_module(spec)
     except SourceError:
         raise
     except ModuleNotFoundError as exc:
@@ -259,9 +279,11 @@ def load_source(spec: str) -> Source:
         path = Path(module.__file__).resolve()
     title = path.stem if _is_path(spec) else spec
     new = [t for t in registry if t.id not in before or before[t.id] is not t]
-    if preloaded and not new:  # imported before we looked (e.g. a library module): its own theorems
-        new = [t for t in registry
-               if any(v is t for v in vars(module).values()) or t.topic == spec.removeprefix("derivations.")]
+    if preloaded is not None:  # imported before we looked: what its file registered
+        new = _registered_in(path) or [
+            t for t in registry
+            if any(v is t for v in vars(module).values()) or (t.topic and t.topic == spec.removeprefix("derivations."))
+        ]
     # a Theorem defined at module level but never registered is almost certainly a mistake
     for attr, value in vars(module).items():
         if attr.startswith("_") or not isinstance(value, Theorem):
@@ -277,7 +299,7 @@ def load_source(spec: str) -> Source:
     for t in new:
         if not t.topic:
             t.topic = title  # groups the user's theorems under their module in the report
-        locations[t.id] = recorder.sites.get(t.id) or location_of(t)
+        locations[t.id] = location_of(t)
     src = Source(spec=spec, name=shown, title=title, module=module, path=path, theorems=new, locations=locations)
     _LOADED[key] = src
     return src

@@ -138,6 +138,13 @@ class Theorem:
             return d
         return d()
 
+    def check(self, **options) -> Any:
+        """Check this theorem at every level and return its :class:`~symattn.verdict.Outcome`;
+        ``options`` are :class:`~symattn.checker.Checker`'s (``time_limit``, ``numeric``, ``seed``)."""
+        from symattn.checker import check_theorem
+
+        return check_theorem(self, **options)
+
     def _repr_latex_(self) -> str:
         from symattn.report.jupyter import theorem_latex
 

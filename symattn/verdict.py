@@ -123,9 +123,29 @@ class Outcome:
     seconds: float = 0.0
     steps: list[Any] = field(default_factory=list)  # per-step RuleResult, for reports
     counterexample: str | None = None
+    #: the target of the theorem checked, when known (:func:`symattn.checker.check_theorem` sets it)
+    target: Verdict | None = None
 
     def reaches(self, target: Verdict) -> bool:
         return self.verdict != Verdict.REFUTED and self.verdict >= target
+
+    def raise_for_verdict(self, target: Verdict | str | None = None) -> "Outcome":
+        """Return ``self`` if it passes (:mod:`symattn.acceptance`: the verdict reaches ``target``,
+        default the theorem's, and every configured level passes); raise
+        :class:`symattn.acceptance.VerdictError` describing the failure otherwise."""
+        from symattn.acceptance import raise_for_verdict
+
+        return raise_for_verdict(self, target)
+
+    def _repr_html_(self) -> str:
+        from symattn.acceptance import outcome_html
+
+        return outcome_html(self)
+
+    def _repr_latex_(self) -> str:
+        from symattn.acceptance import outcome_latex
+
+        return outcome_latex(self)
 
 
 def _jsonable(data: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,12 @@
-"""``symattn report``: check the theorems and write the HTML, LaTeX and PDF reports.
+"""``symattn report [SOURCE ...]``: check the theorems and write the HTML, LaTeX and PDF reports.
 
-Exit status 1 if any theorem is refuted or below its target (the report is still written, as
-``symattn check`` would grade it), or if the report could not be built (the previous report is
-then left untouched); 2 on usage errors.
+With SOURCEs, the report is of the theorems they register (and the library theorems those use),
+titled ``--title`` (default: the module name), without the claim audit and the problems unless
+``--sections``, and with only the figures the theorems name unless ``--figures all``.
+
+Exit status 1 if any theorem does not pass (:mod:`symattn.acceptance`, as ``symattn check`` grades
+it; the report is still written), if a SOURCE registers no theorem, or if the report could not be
+built (the previous report is then left untouched); 2 on usage errors and unloadable SOURCEs.
 """
 
 from __future__ import annotations
@@ -12,12 +16,16 @@ import os
 import sys
 import time
 
+from symattn.commands.sources import add_source_arguments, resolve
 from symattn.timelimit import DEFAULT_SECONDS
 
 HELP = "check the theorems and write the reports (offline HTML, LaTeX, PDF)"
 
 
 def add_arguments(parser) -> None:
+    add_source_arguments(parser)
+    parser.add_argument("--title", metavar="TITLE", help="the report's title (default: the library's, or with "
+                                                         "SOURCEs the first one's module name)")
     parser.add_argument("--format", dest="formats", default="html,latex,pdf", metavar="FORMATS",
                         help="comma-separated subset of html,latex,pdf (default: all)")
     parser.add_argument("--out", default="reports", metavar="DIR",
@@ -30,8 +38,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help=f"limit for each SymPy call of a rule (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
-    parser.add_argument("--figures", choices=("all", "used", "none"), default="all",
-                        help="draw all registered figures (default), only those the theorems name, or none")
+    parser.add_argument("--figures", choices=("all", "used", "none"), default=None,
+                        help="draw all registered figures (default), only those the theorems name (default "
+                             "with SOURCEs), or none")
     parser.add_argument("--sections", action=argparse.BooleanOptionalAction, default=None,
                         help="include the claim audit and the problems (default: only without -k)")
     parser.add_argument("--no-check", action="store_true",
@@ -73,23 +82,41 @@ class Progress:
 
 
 def run(args) -> int:
+    from symattn.acceptance import judge
     from symattn.report.build import ReportError, ReportOptions, build_report
-    from symattn.theorem import all_theorems
-    from symattn.verdict import Verdict
 
+    with_sources = bool(args.sources)
+    title = args.title
+    if title is not None and not title.strip():
+        print("symattn report: --title must not be empty", file=sys.stderr)
+        return 2
     try:
         options = ReportOptions(out=args.out, formats=args.formats, pattern=args.pattern,
                                 templates=args.templates, jobs=args.jobs, time_limit=args.time_limit,
                                 numeric=not args.no_numeric, timings=args.timings, timestamp=args.timestamp,
-                                figures=args.figures, sections=args.sections,
-                                check=not args.no_check)
+                                figures=args.figures or ("used" if with_sources else "all"),
+                                sections=args.sections if args.sections is not None or not with_sources
+                                else args.with_library and args.pattern is None,
+                                check=not args.no_check, title=title)
     except ValueError as exc:
         print(f"symattn report: {exc}", file=sys.stderr)
         return 2
-    theorems = all_theorems(args.pattern)
+    chosen = resolve(args, "report", pattern=args.pattern)
+    if chosen.status is not None:
+        return chosen.status
+    theorems = chosen.theorems
     if not theorems:
+        if chosen.empty_sources and not args.pattern:
+            return 1
         print(f"symattn report: no theorem matches {args.pattern!r}", file=sys.stderr)
         return 2
+    if chosen.selection is not None:
+        from symattn.sources import build_errors
+
+        if options.title is None:
+            options.title = chosen.selection.sources[0].title
+        for message in build_errors(chosen.selection.chosen, chosen.selection.sources).values():
+            print(f"symattn report: {message}", file=sys.stderr)
     extra = []
     for spec in args.conform:
         from symattn import conformance
@@ -120,6 +147,12 @@ def run(args) -> int:
         print("claim audit: " + ", ".join(f"{n} {v}" for v, n in sorted(result.audit_counts.items())))
     if result.below_target:
         print(f"{len(result.below_target)} below target: {', '.join(result.below_target)}")
+    by_id = {t.id: t for t in theorems}
+    judged = {i: judge(by_id[i], o) for i, o in result.outcomes.items() if i in by_id}
+    expected = sorted(i for i, j in judged.items() if j.status == "xfail")
+    failed = sorted(i for i, j in judged.items() if not j.ok)
+    if expected:
+        print(f"{len(expected)} failed as expected: {', '.join(expected)}")
     if result.figure_errors:
         for name, err in sorted(result.figure_errors.items()):
             print(f"figure {name} not drawn: {err}")
@@ -132,4 +165,6 @@ def run(args) -> int:
     out = result.out
     wrote = [name for name in ("index.html", "symattn.tex", "symattn.pdf") if name in result.files]
     print(f"wrote {', '.join(str(out / w) for w in wrote)} (+ tex/, figures/)")
-    return 1 if result.below_target else 0
+    if failed:
+        print(f"{len(failed)} did not pass: {', '.join(failed)}")
+    return 1 if failed or chosen.empty_sources else 0

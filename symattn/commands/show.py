@@ -1,4 +1,4 @@
-"""``symattn show ID``: a theorem's statement, hypotheses and derivation as text."""
+"""``symattn show ID [SOURCE ...]``: a theorem's statement, hypotheses and derivation as text."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ HELP = "show a theorem: statement, hypotheses and derivation"
 
 def add_arguments(parser) -> None:
     parser.add_argument("id", help="theorem id (see `symattn list`)")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE",
+                        help="a .py file or dotted module name to load first (for the theorems it registers)")
 
 
 def render(t) -> str:
@@ -42,6 +44,14 @@ def render(t) -> str:
 
 def run(args) -> int:
     reg = load_all()
+    if args.sources:
+        from symattn.sources import SourceError, load_sources
+
+        try:
+            load_sources(args.sources)
+        except SourceError as exc:
+            print(f"symattn show: {exc}", file=sys.stderr)
+            return 2
     if args.id not in reg:
         close = [t.id for t in reg if args.id in t.id or t.id in args.id]
         hint = f"; did you mean: {', '.join(close)}" if close else "; see `symattn list`"

@@ -85,6 +85,8 @@ class ReportOptions:
     sections: bool | None = None
     #: check the theorems; False renders them unchecked (a fast preview of the layout)
     check: bool = True
+    #: the report's title (default: the library's); ``symattn report SOURCE`` gives the module name
+    title: str | None = None
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -258,7 +260,7 @@ def build_report(
     bad = [t.id for t, o in zip(theorems, outcomes) if o is not None and not o.reaches(t.target)]
     ordered = [v.value for v in reversed(Verdict)] + ["unchecked"]
     context = dict(
-        title=TITLE,
+        title=options.title or TITLE,
         subtitle=SUBTITLE,
         version=symattn.__version__,
         timestamp=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) if options.timestamp else "",
