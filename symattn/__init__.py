@@ -13,7 +13,14 @@ d_k*sigma**4
 
 from symattn.acceptance import VerdictError, expect_failure
 from symattn.checker import Checker, check_theorem
-from symattn.complexity import activation_memory, attention_mlp_ratio, crossover, layer_costs, mha_param_count, model_costs
+from symattn.complexity import (
+    activation_memory,
+    attention_mlp_ratio,
+    crossover,
+    layer_costs,
+    mha_param_count,
+    model_costs,
+)
 from symattn.conformance import check as check_conformance
 from symattn.derivation import Derivation, Step
 from symattn.moments import Cov, E, Var, dot, gaussian_vector, iid_vector

@@ -129,7 +129,7 @@ class Outcome:
     def reaches(self, target: Verdict) -> bool:
         return self.verdict != Verdict.REFUTED and self.verdict >= target
 
-    def raise_for_verdict(self, target: Verdict | str | None = None) -> "Outcome":
+    def raise_for_verdict(self, target: Verdict | str | None = None) -> Outcome:
         """Return ``self`` if it passes (:mod:`symattn.acceptance`: the verdict reaches ``target``,
         default the theorem's, and every configured level passes); raise
         :class:`symattn.acceptance.VerdictError` describing the failure otherwise."""
