@@ -46,6 +46,7 @@ import importlib.util
 import os
 import sys
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -62,6 +63,7 @@ __all__ = [
     "location_of",
     "watch_registrations",
     "forget",
+    "isolated",
 ]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -186,7 +188,7 @@ def _registered_in(path: Path | None) -> list:
 def _tail(exc: BaseException, lines: int = 8) -> str:
     """The last lines of the traceback of ``exc``, without the frames of the import machinery."""
     tb = traceback.TracebackException.from_exception(exc)
-    frames = [f for f in tb.stack if not f.filename.startswith("<frozen") and not _in_package(f.filename)]
+    frames = [f for f in tb.stack if not f.filename.startswith("<") and not _in_package(f.filename)]
     tb.stack = traceback.StackSummary.from_list(frames)
     text = "".join(tb.format()).rstrip().splitlines()
     return "\n".join("  " + s for s in text[-lines:])
@@ -313,6 +315,30 @@ def load_sources(specs) -> list[Source]:
         if all(s is not src for s in out):
             out.append(src)
     return out
+
+
+@contextmanager
+def isolated():
+    """Leave the registry, the loaded sources, ``sys.modules`` and ``sys.path`` as they were: for
+    tests that load sources (a test of a user's project can use it too)."""
+    from symattn import acceptance
+    from symattn.theorem import load_all, registry
+
+    load_all()  # the library stays: its modules are imported once, and would not register again
+    saved = (dict(registry._theorems), dict(_LOADED), dict(_SITES), dict(acceptance._EXPECTED), list(sys.path))
+    modules = set(sys.modules)
+    try:
+        yield
+    finally:
+        for store, old in zip((registry._theorems, _LOADED, _SITES, acceptance._EXPECTED), saved):
+            store.clear()
+            store.update(old)
+        added = [str(Path(p).resolve()) + os.sep for p in sys.path if p not in saved[4] and p]
+        sys.path[:] = saved[4]
+        for name in set(sys.modules) - modules:  # the sources and the helper modules beside them
+            where = str(getattr(sys.modules[name], "__file__", None) or "")
+            if name.startswith("_symattn_source_") or any(where.startswith(a) for a in added):
+                del sys.modules[name]
 
 
 def forget(src: Source) -> None:
