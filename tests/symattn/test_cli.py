@@ -76,3 +76,129 @@ def test_python_dash_m_entry_point_runs_in_parallel():
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)[0]["verdict"] == "proved"
+
+
+# ---------------------------------------------------------------------------------------------- SOURCEs
+SOURCE_HEADER = """\
+import sympy as sp
+from symattn import Derivation, Statement, Theorem, expect_failure, register
+x = sp.Symbol("x")
+"""
+GOOD = ('register(Theorem(id="cli_square", title="t", source="extension", '
+        'statement=Statement((x + 1)**2, x**2 + 2*x + 1), '
+        'derivation=Derivation((x + 1)**2).eq(x**2 + 2*x + 1, "algebra")))\n')
+WRONG = ('register(Theorem(id="cli_wrong", title="t", source="extension", '
+         'statement=Statement((x + 1)**2, x**2 + 1), derivation=Derivation((x + 1)**2).eq(x**2 + 1, "algebra")))\n')
+USES = """\
+from symattn.theorem import registry
+base = registry.get("attention_row_stochastic")
+register(Theorem(id="cli_uses_library", title="t", source="extension", statement=base.statement,
+                 hypotheses=base.hypotheses,
+                 derivation=Derivation(base.statement.lhs)
+                 .eq(base.statement.rhs, "apply_theorem", theorem="attention_row_stochastic")))
+"""
+
+
+@pytest.fixture
+def source(tmp_path):
+    from symattn import sources
+
+    def write(body: str, name: str = "mine.py") -> str:
+        path = tmp_path / name
+        path.write_text(SOURCE_HEADER + body)
+        return str(path)
+
+    with sources.isolated():
+        yield write
+
+
+def _run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+SOURCE_CASES = [
+    # (case, command, source body or None for a missing file, exit status, fragments of stderr or stdout)
+    ("list: missing file", "list", None, 2, ["no such file"]),
+    ("check: missing file", "check", None, 2, ["no such file"]),
+    ("list: no theorems", "list", "y = 1\n", 0, ["warning: ", "registers no theorem"]),
+    ("check: no theorems", "check", "y = 1\n", 1, ["warning: ", "registers no theorem"]),
+    ("report: no theorems", "report", "y = 1\n", 1, ["registers no theorem"]),
+    ("check: import fails", "check", "raise RuntimeError('my setup broke')\n", 2,
+     ["importing it failed", "RuntimeError: my setup broke", "line 4"]),
+    ("check: collides with the library", "check", GOOD.replace("cli_square", "softmax_add_const"), 2,
+     ["mine.py:4: theorem id 'softmax_add_const' is already registered at derivations/"]),
+    ("check: never registered", "check", "t = Theorem(id='cli_draft', title='t', source='e', statement=Statement(x, x))\n",
+     2, ["mine.py:4: theorem 'cli_draft'", "never registered"]),
+    ("check: derivation raises", "check", GOOD.replace("derivation=Derivation", "derivation=lambda: 1/0 or Derivation"),
+     1, ["mine.py:4: theorem 'cli_square': building its derivation raised ZeroDivisionError"]),
+    ("check: proved", "check", GOOD, 0, ["cli_square", "proved"]),
+    ("check: wrong claim", "check", WRONG, 1, ["cli_wrong", "failing step 1", "residual: before - after = 2*x"]),
+    ("check: expected failure fails", "check", f"expect_failure({WRONG.strip()}, 'drops 2x on purpose')\n", 0,
+     ["(expected failure)", "1 failed as expected: cli_wrong"]),
+    ("check: expected failure passes", "check", f"expect_failure({GOOD.strip()}, 'thought wrong')\n", 1,
+     ["PASSED, but expected to fail", "remove expect_failure"]),
+]
+
+
+@pytest.mark.parametrize("case, command, body, status, fragments", SOURCE_CASES, ids=[c[0] for c in SOURCE_CASES])
+def test_sources_give_the_documented_exit_status_and_message(case, command, body, status, fragments, source,
+                                                             tmp_path, capsys):
+    path = str(tmp_path / "missing.py") if body is None else source(body)
+    extra = ["--format", "html", "--out", str(tmp_path / "out"), "--jobs", "1"] if command == "report" else []
+    code, out, err = _run([command, path, *extra], capsys)
+    assert code == status, out + err
+    for fragment in fragments:
+        assert fragment in out + err, out + err
+    assert "Traceback" not in out and "symattn/rules" not in out + err and "symattn/checker" not in out + err
+    if status == 2:  # an error of the source: one line, or the last lines of its own traceback
+        assert out == "" and ("\n" not in err.strip() or "importing it failed" in err)
+
+
+def test_check_shows_library_theorems_used_as_dependencies(source, capsys):
+    code, out, _ = _run(["check", source(USES)], capsys)
+    assert code == 0, out
+    assert "cli_uses_library" in out and "[dependency of cli_uses_library]" in out
+    assert [line.split()[0] for line in out.splitlines()[1:3]] == ["cli_uses_library", "attention_row_stochastic"]
+
+
+def test_list_json_with_sources_says_where_each_theorem_comes_from(source, capsys):
+    path = source(USES)
+    code, out, _ = _run(["list", path, "--json"], capsys)
+    records = {r["id"]: r for r in json.loads(out)}
+    assert code == 0 and set(records) == {"cli_uses_library", "attention_row_stochastic"}
+    assert records["cli_uses_library"]["origin"].endswith("mine.py:6") and not records["cli_uses_library"]["dependency_of"]
+    assert records["attention_row_stochastic"]["origin"].startswith("derivations/attention.py:")
+    assert records["attention_row_stochastic"]["dependency_of"] == ["cli_uses_library"]
+
+
+def test_with_library_adds_every_builtin_theorem_and_k_filters(source, capsys):
+    from symattn.theorem import load_all
+
+    path = source(GOOD)
+    _, out, _ = _run(["list", path, "--with-library", "--json"], capsys)
+    assert {r["id"] for r in json.loads(out)} == {t.id for t in load_all()}
+    _, out, _ = _run(["list", path, "--with-library", "-k", "^cli_", "--json"], capsys)
+    assert [r["id"] for r in json.loads(out)] == ["cli_square"]
+
+
+def test_show_finds_a_theorem_of_a_source(source, capsys):
+    code, out, _ = _run(["show", "cli_square", source(GOOD)], capsys)
+    assert code == 0 and "cli_square: t" in out and "by algebra" in out
+
+
+@pytest.mark.parametrize("title, expected", [(None, "mine"), ("My own results", "My own results")])
+def test_report_of_a_source_is_titled_by_title_or_the_module_name(title, expected, source, tmp_path, capsys):
+    path = source(GOOD)
+    out_dir = tmp_path / "report"
+    argv = ["report", path, "--format", "html,latex", "--out", str(out_dir), "--jobs", "1"]
+    code, out, err = _run(argv + (["--title", title] if title else []), capsys)
+    assert code == 0, out + err
+    html = (out_dir / "index.html").read_text()
+    assert f"<title>{expected}</title>" in html and "cli_square" in html
+    assert "softmax_add_const" not in html  # only the source's theorems (the library is not added)
+    assert rf"\title{{{expected}}}" in (out_dir / "symattn.tex").read_text()
