@@ -258,10 +258,11 @@ def describe(theorem, outcome: Outcome, *, seconds: float = 3.0) -> str:
         head += f" (expected to fail: {j.expected})"
     lines = [head, f"  reason: {_one_line(outcome.how, 600)}"]
     lines.append("  levels: " + ", ".join(f"{k} {v.status.value}" for k, v in outcome.levels.items()))
-    for name, lv in outcome.levels.items():  # a level that did not pass, unless the reason says it all
-        if lv.status not in (Level.NA, Level.PASS) and _one_line(lv.detail) not in _one_line(outcome.how, 10**6):
-            lines.append(f"  {name} level {lv.status.value}: {_one_line(lv.detail)}")
     fs = failing_step(theorem, outcome, seconds=seconds)
+    for name, lv in outcome.levels.items():  # a level that did not pass, unless told already
+        told = _one_line(lv.detail) in _one_line(outcome.how, 10**6) or (name == "symbolic" and fs is not None)
+        if lv.status not in (Level.NA, Level.PASS) and not told:
+            lines.append(f"  {name} level {lv.status.value}: {_one_line(lv.detail)}")
     if fs is not None:
         lines += [
             f"  failing step {fs.number} ({fs.status}): {fs.relation} {fs.after}",
