@@ -9,15 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "my_results"
 SOURCE = EXAMPLE / "my_results.py"
 
 
 def run(*argv, cwd=REPO) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS" and not k.startswith("PYTEST_XDIST")}
+    env = {**env, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, *argv], cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 
@@ -72,7 +71,8 @@ def test_the_documented_fix_proves_the_corrected_claim(tmp_path):
     fixed = (text.replace("statement=Statement(Variance(logit / d_k), sigma**4),",
                           "statement=Statement(Variance(logit / d_k), sigma**4 / d_k),")
              .replace('        .eq(sigma**4, "algebra", note="the slip: the remaining 1/d_k is dropped")\n', "")
-             .replace("((qs * ks).sum(axis=1) / d) ** 2, sigma**4),", "((qs * ks).sum(axis=1) / d) ** 2, sigma**4 / d_k),")
+             .replace("((qs * ks).sum(axis=1) / d) ** 2, sigma**4),",
+                      "((qs * ks).sum(axis=1) / d) ** 2, sigma**4 / d_k),")
              .replace("expect_failure(register(Theorem(", "(register(Theorem("))
     fixed = re.sub(r'\)\), "dividing by d_k.*\n', ")))\n", fixed)
     assert fixed.count("sigma**4 / d_k") == text.count("sigma**4 / d_k") + 2 and "expect_failure(register" not in fixed

@@ -132,7 +132,8 @@ SOURCE_CASES = [
      ["importing it failed", "RuntimeError: my setup broke", "line 4"]),
     ("check: collides with the library", "check", GOOD.replace("cli_square", "softmax_add_const"), 2,
      ["mine.py:4: theorem id 'softmax_add_const' is already registered at derivations/"]),
-    ("check: never registered", "check", "t = Theorem(id='cli_draft', title='t', source='e', statement=Statement(x, x))\n",
+    ("check: never registered", "check",
+     "t = Theorem(id='cli_draft', title='t', source='e', statement=Statement(x, x))\n",
      2, ["mine.py:4: theorem 'cli_draft'", "never registered"]),
     ("check: derivation raises", "check", GOOD.replace("derivation=Derivation", "derivation=lambda: 1/0 or Derivation"),
      1, ["mine.py:4: theorem 'cli_square': building its derivation raised ZeroDivisionError"]),
@@ -171,7 +172,8 @@ def test_list_json_with_sources_says_where_each_theorem_comes_from(source, capsy
     code, out, _ = _run(["list", path, "--json"], capsys)
     records = {r["id"]: r for r in json.loads(out)}
     assert code == 0 and set(records) == {"cli_uses_library", "attention_row_stochastic"}
-    assert records["cli_uses_library"]["origin"].endswith("mine.py:6") and not records["cli_uses_library"]["dependency_of"]
+    own = records["cli_uses_library"]
+    assert own["origin"].endswith("mine.py:6") and not own["dependency_of"]
     assert records["attention_row_stochastic"]["origin"].startswith("derivations/attention.py:")
     assert records["attention_row_stochastic"]["dependency_of"] == ["cli_uses_library"]
 

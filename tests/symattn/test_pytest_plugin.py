@@ -35,10 +35,10 @@ SOURCE = textwrap.dedent("""\
 
 
 def run_pytest(cwd: Path, *args: str, plugin: bool = True, pythonpath: tuple = ()) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS" and not k.startswith("PYTEST_XDIST")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *map(str, pythonpath), env.get("PYTHONPATH", "")])
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *(["-p", "symattn.pytest_plugin"] if plugin else []),
-            *args]
+    load = ["-p", "symattn.pytest_plugin"] if plugin else []
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *load, *args]
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
 

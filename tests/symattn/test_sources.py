@@ -128,7 +128,8 @@ def test_bad_sources_are_one_clear_error_naming_the_source(case, files, spec, fr
 def test_two_sources_with_one_id_name_both_places(write):
     first = write("first.py", theorem("src_shared"))
     second = write("second.py", "\n" + theorem("src_shared"))
-    with pytest.raises(SourceError, match=r"second\.py:5: theorem id 'src_shared' is already registered at .*first\.py:4"):
+    both = r"second\.py:5: theorem id 'src_shared' is already registered at .*first\.py:4"
+    with pytest.raises(SourceError, match=both):
         load_sources([first, second])
 
 
