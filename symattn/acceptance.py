@@ -157,7 +157,10 @@ class FailingStep:
 
 
 def _one_line(text: str, limit: int = 400) -> str:
-    text = " ".join(str(text).split())
+    text = str(text)
+    if text.lstrip().startswith("Traceback (most recent call last)"):  # the checker's record of a crash:
+        text = text.strip().splitlines()[-1]  # its last line says what happened; the frames are the kernel's
+    text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 4] + " ..."
 
 

@@ -161,7 +161,10 @@ def watch_registrations() -> None:
             _SITES[thm.id] = (thm, str(Path(found[0]).resolve()), site)
         return result
 
-    registry.add = add  # an instance attribute: shadows Registry.add for the global registry only
+    try:
+        registry.add = add  # an instance attribute: shadows Registry.add for the global registry only
+    except AttributeError:  # a registry that does not allow it: sources still load, places are guessed
+        pass
 
 
 def _caller() -> tuple[str, int] | None:
