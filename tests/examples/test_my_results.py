@@ -9,6 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# each test runs symattn or pytest in a subprocess (a few seconds each)
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "my_results"
 SOURCE = EXAMPLE / "my_results.py"

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# each test runs symattn or pytest in a subprocess (a few seconds each)
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 SOURCE = textwrap.dedent("""\
