@@ -45,6 +45,7 @@ square_of_sum: undecided, target proved
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +64,7 @@ __all__ = [
     "failing_step",
     "describe",
     "raise_for_verdict",
+    "remember",
     "outcome_html",
     "outcome_latex",
 ]
@@ -284,9 +286,27 @@ def describe(theorem, outcome: Outcome, *, seconds: float = 3.0) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- Outcome
+#: id(outcome) -> the theorem it is the check of, while the outcome lives (see :func:`remember`)
+_CHECKED: dict[int, Any] = {}
+
+
+def remember(outcome: Outcome, theorem) -> Outcome:
+    """Note that ``outcome`` is the check of ``theorem``, so that its notebook views and
+    :meth:`Outcome.raise_for_verdict` can show the failing step of a theorem that is not registered
+    (:func:`symattn.checker.check_theorem` calls it). Forgotten when the outcome is."""
+    key = id(outcome)
+    if key not in _CHECKED:
+        weakref.finalize(outcome, _CHECKED.pop, key, None)
+    _CHECKED[key] = theorem
+    return outcome
+
+
 def _theorem_of(outcome: Outcome):
     from symattn.theorem import registry
 
+    thm = _CHECKED.get(id(outcome))
+    if thm is not None and thm.id == outcome.theorem_id:
+        return thm
     return registry.get(outcome.theorem_id) if outcome.theorem_id in registry else None
 
 

@@ -384,9 +384,11 @@ def _schwartz_zippel(st: Statement, rng: random.Random, trials: int, field_size:
 # ---------------------------------------------------------------------------------------------- API
 def check_theorem(thm: Theorem, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
+    from symattn.acceptance import remember
+
     outcome = Checker(**kwargs).check(thm)
     outcome.target = thm.target
-    return outcome
+    return remember(outcome, thm)
 
 
 def _worker(args):

@@ -109,7 +109,7 @@ def test_raise_for_verdict_returns_a_passing_outcome_and_raises_the_description_
     # undecided reaches the target undecided, but the derivation it has did not check
     bad = square("acc_bad", x**2 + 1, target="undecided").check()
     assert bad.target is Verdict.UNDECIDED
-    with pytest.raises(VerdictError, match="the symbolic level is fail"):
+    with pytest.raises(VerdictError, match=r"acc_bad: undecided, target undecided(.|\n)*failing step 1 \(fail\)"):
         bad.raise_for_verdict()
     with pytest.raises(VerdictError, match="verdict undecided does not reach the target proved"):
         bad.raise_for_verdict("proved")
@@ -120,9 +120,12 @@ def test_notebook_views_show_verdict_levels_and_failing_step():
     html = o._repr_html_()
     assert "<code>acc_view</code>" in html and "undecided" in html and "does not pass" in html
     assert "failing step 1 (fail)" in html and "<td>symbolic</td><td>fail</td>" in html
+    # not registered, yet its steps are shown: the outcome knows which theorem it checked
+    assert "from:     (x + 1)**2" in html and "residual: before - after = 2*x" in html
     latex = o._repr_latex_()
     assert latex.startswith("$$\\begin{array}") and latex.endswith("\\end{array}$$")
     assert "failing step 1" in latex and "\\text{symbolic} & \\text{fail}" in latex
+    assert "2 x" in latex  # the residual, typeset
     assert "<" not in latex
 
 
