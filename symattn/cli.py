@@ -6,7 +6,12 @@ Each subcommand lives in its own module under :mod:`symattn.commands` and expose
 * ``add_arguments(parser)``: declare its options on an :class:`argparse.ArgumentParser`,
 * ``run(args) -> int``: do the work and return the exit status.
 
-Exit statuses: 0 success, 1 a check failed (a theorem refuted or below its target), 2 usage error.
+``list``, ``show``, ``check`` and ``report`` also take SOURCEs: a user's ``.py`` files or dotted
+module names whose theorems they act on (:mod:`symattn.commands.sources`, :mod:`symattn.sources`).
+
+Exit statuses: 0 success; 1 a check failed (a theorem does not pass by :mod:`symattn.acceptance`:
+refuted, below its target, or a configured level not passing), or a SOURCE registers no theorem;
+2 a usage error, or a SOURCE that cannot be loaded.
 """
 
 from __future__ import annotations
