@@ -14,6 +14,7 @@ from typing import Any, Callable
 import sympy as sp
 
 from symattn.rules import RuleError, failed, passed, rule
+from symattn.kernel.zero import register_unfolding
 from symattn.rules.algebra import equal
 
 __all__ = ["Definition", "define", "DEFINITIONS", "unfold"]
@@ -37,6 +38,7 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
         raise ValueError(f"definition {name!r} already registered for {existing.cls.__name__}")
     d = Definition(name, cls, expand, text)
     DEFINITIONS[name] = d
+    register_unfolding(cls, expand)
     return d
 
 

@@ -42,6 +42,7 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
+from symattn.kernel.terms import canonical
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation, IndexRange
@@ -244,7 +245,7 @@ def check_subderivation(d, start, end, ctx: ProofContext, label: str, extra: tup
 
 
 def _same(a, b) -> bool:
-    if a == b:
+    if a == b or canonical(a) == canonical(b):
         return True
     if _is_matrix(a) or _is_matrix(b):
         return matrices_equal(a, b, transposes=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import sympy as sp
 
+from symattn.kernel.terms import canonical
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation
@@ -58,8 +59,9 @@ def check_substitute(lhs, rhs, relation, ctx, using=None):
     forward, backward = lhs, rhs
     for h in eqs:
         forall = tuple(getattr(h, "forall", ()) or ())
-        forward = rewrite(forward, h.lhs, h.rhs, forall)
-        backward = rewrite(backward, h.lhs, h.rhs, forall)
+        a, b = canonical(h.lhs), canonical(h.rhs)
+        forward = rewrite(forward, a, b, forall)
+        backward = rewrite(backward, a, b, forall)
     if forward == lhs and backward == rhs:
         return failed(f"{', '.join(names)} does not occur in either side")
     if equal(forward, rhs) or equal(forward, backward) or equal(lhs, backward):

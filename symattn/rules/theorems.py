@@ -14,6 +14,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.derivation import relation_implies
+from symattn.kernel.terms import canonical, substitute
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.rules.substitution import rewrite
@@ -38,7 +39,7 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
             if getattr(key, f"is_{fact}", None) is True and getattr(value, f"is_{fact}", None) is not True:
                 raise RuleError(f"{key} is {fact} in {thm.id}, but {sp.sstr(value)} is not known to be {fact}")
     def sub(x):
-        return x.xreplace(mapping) if hasattr(x, "xreplace") else x
+        return canonical(substitute(x, mapping)) if isinstance(x, (sp.Basic, sp.MatrixBase)) else x
 
     hyps = []
     for h in thm.hypotheses:
