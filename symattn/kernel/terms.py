@@ -42,6 +42,7 @@ __all__ = [
     "is_bound_variable",
     "binder_limits",
     "KernelError",
+    "declare_binder",
 ]
 
 #: SymPy classes whose arguments bind variables: Sum, Product, Integral and our own classes built on
@@ -85,6 +86,16 @@ _PATTERNS = ("", "integer", "positive", "nonnegative", "negative", "nonpositive"
 def _variable(level: int, assumptions: dict) -> sp.Dummy:
     key = max((i for i, p in enumerate(_PATTERNS) if p in assumptions), default=0)
     return sp.Dummy(f"k{level}", dummy_index=_BASE + 8 * level + key, **assumptions)
+
+
+#: our own heads whose first argument is a Lambda over an integer range: class -> args -> (lo, hi)
+LAMBDA_RANGES: dict = {}
+
+
+def declare_binder(cls: type, bounds) -> None:
+    """Declare that ``cls(Lambda(v, body), ...)`` lets ``v`` range over ``bounds(args)`` = (lo, hi)
+    (``Softmax(Lambda(j, ...), i, n)``: ``j`` in ``1..n``), so the opened variable knows that range."""
+    LAMBDA_RANGES[cls] = bounds
 
 
 def is_bound_variable(x: Any) -> bool:
@@ -206,6 +217,18 @@ def canonical(expr: Any, level: int = 0) -> Any:
         return expr
     if isinstance(expr, BINDERS):
         return _open(expr, level)
+    if LAMBDA_RANGES and type(expr) in LAMBDA_RANGES and isinstance(expr.args[0], sp.Lambda) \
+            and len(expr.args[0].variables) == 1:
+        lo, hi = LAMBDA_RANGES[type(expr)](expr.args)
+        lam = expr.args[0]
+        v = lam.variables[0]
+        new = _variable(level, _range_assumptions(lo, hi, True))
+        body = canonical(_subst(_subst(lam.expr, {v: (tmp := sp.Dummy(str(v)))}), {tmp: new}), level + 1)
+        rest = [canonical(a, level) for a in expr.args[1:]]
+        try:
+            return expr.func(sp.Lambda(new, body), *rest)
+        except (TypeError, ValueError):
+            return expr
     if isinstance(expr, sp.Lambda):
         tmp = {v: sp.Dummy(str(v)) for v in expr.variables}
         vs = [tmp[v] for v in expr.variables]

@@ -188,7 +188,7 @@ def unfold_all(expr: Any) -> Any:
     if not UNFOLDINGS or not isinstance(expr, sp.Basic):
         return expr
     for _ in range(6):
-        new = expr.replace(lambda e: isinstance(e, tuple(UNFOLDINGS)), _unfold_one)
+        new = expr.replace(lambda e: isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr), _unfold_one)
         if new == expr:
             return expr
         expr = new
@@ -246,16 +246,13 @@ def _definedness_conditions(expr: Any) -> list:
             add(sp.cos(e.args[0]))
         elif isinstance(e, (sp.cot, sp.csc)):
             add(sp.sin(e.args[0]))
-        elif UNFOLDINGS and isinstance(e, tuple(UNFOLDINGS)):
-            for cls, fn in UNFOLDINGS.items():
-                if isinstance(e, cls):
-                    try:
-                        body = fn(e)
-                    except Exception:  # an unfolding that does not apply adds no condition
-                        continue
-                    for f in definedness_conditions(body):
-                        if f not in found:
-                            found.append(f)
+        elif UNFOLDINGS and isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr):
+            # an opaque scalar head is defined where its unfolding is (recursive heads: not unfolded)
+            body = _unfold_one(e)
+            if body is not e and not body.has(type(e)):
+                for f in definedness_conditions(body):
+                    if f not in found:
+                        found.append(f)
         for a in e.args:
             walk(a)
 
@@ -300,9 +297,10 @@ def _shown_nonzero(f: Any, hypotheses) -> bool:
     return False
 
 
-def undischarged(lhs: Any, rhs: Any, hypotheses=None) -> list:
+def undischarged(lhs: Any, rhs: Any, hypotheses=None, same=None) -> list:
     """Definedness conditions of one side that are not conditions of the other and are not shown
-    nonzero (each a factor ``f``, meaning ``f != 0`` is needed)."""
+    nonzero (each a factor ``f``, meaning ``f != 0`` is needed). ``same(f, g)``, when given, may
+    show two conditions equal in a further way (the step's own rule applied to them)."""
     hyps = HYPOTHESES.get() if hypotheses is None else hypotheses
     left, right = definedness_conditions(lhs), definedness_conditions(rhs)
     missing = []
@@ -310,9 +308,18 @@ def undischarged(lhs: Any, rhs: Any, hypotheses=None) -> list:
         for f in mine:
             if any(_same_condition(f, g) for g in other):
                 continue
+            if same is not None and any(_try(same, f, g) for g in other):
+                continue
             if not _shown_nonzero(f, hyps) and not any(_same_condition(f, m) for m in missing):
                 missing.append(f)
     return missing
+
+
+def _try(same, f, g) -> bool:
+    try:
+        return bool(same(f, g))
+    except (KernelError, TypeError, ValueError, AttributeError, NotImplementedError):
+        return False
 
 
 # ----------------------------------------------------------------------------------------- API

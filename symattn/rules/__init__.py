@@ -122,7 +122,11 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
             args = {k: _canonical_arg(v) for k, v in args.items()}
             result = r.check(lhs, rhs, relation, ctx, **args)
             if isinstance(result, RuleResult) and result.ok:
-                missing = undischarged(lhs, rhs, ctx.hypotheses)
+                def same(f, g, r=r, args=args):  # the step's rule rewrites one condition into the other
+                    res = r.check(f, g, "=", ctx, **args)
+                    return isinstance(res, RuleResult) and res.ok
+
+                missing = undischarged(lhs, rhs, ctx.hypotheses, same=same)
                 if missing:
                     conds = " and ".join(f"{sp.sstr(m)} != 0" for m in missing)
                     result = failed(
