@@ -43,7 +43,7 @@ from symattn.kernel.sign import nonzero
 from symattn.kernel.terms import KernelError, canonical, is_matrix
 
 __all__ = ["is_zero", "equal", "residual", "zero_test", "ZeroTest", "definedness_conditions",
-           "undischarged", "HYPOTHESES", "KernelError", "opaque_sums", "register_unfolding"]
+           "undischarged", "HYPOTHESES", "KernelError", "opaque_sums", "register_unfolding", "safe_doit"]
 
 #: the hypotheses of the step being checked (a tuple), consulted when none are passed
 HYPOTHESES: contextvars.ContextVar = contextvars.ContextVar("symattn_kernel_hypotheses", default=())
@@ -82,12 +82,22 @@ def _needs_opaque(s: sp.Basic) -> bool:
     return s.function.has(sp.KroneckerDelta)
 
 
-def opaque_sums(expr: Any) -> Any:
+def safe_doit(expr: Any) -> Any:
+    """``expr.doit()`` with the sums SymPy may not evaluate (deltas, infinite limits) held opaque."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    table: dict = {}
+    held = opaque_sums(canonical(expr), table)
+    done = held.doit()
+    return done.xreplace({v: k for k, v in table.items()}) if table else done
+
+
+def opaque_sums(expr: Any, table: dict | None = None) -> Any:
     """``expr`` with every Sum/Product holding a Kronecker delta or an infinite limit replaced by an
     opaque symbol (the same symbol for the same canonical sum)."""
     if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum, sp.Product):
         return expr
-    table: dict = {}
+    table = {} if table is None else table
 
     def walk(e):
         if isinstance(e, (sp.Sum, sp.Product)) and _needs_opaque(e):

@@ -43,6 +43,7 @@ def rewrite(expr: Any, a: Any, b: Any, forall: tuple = (), hypotheses=(), proble
         out = expr.xreplace({a: b})
         return out if out != expr else expr.subs(a, b)
     pat, wilds = _pattern(a, forall)
+    b = sp.sympify(b, strict=True) if isinstance(b, (int, float)) else b
     tmpl = b.xreplace(wilds) if hasattr(b, "xreplace") else b
     return _rewrite_in_domain(expr, pat, tmpl, wilds, tuple(hypotheses), {}, problems if problems is not None else [])
 
