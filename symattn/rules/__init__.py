@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import sympy as sp
 
+from symattn.kernel.sums import check_finite
 from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.zero import HYPOTHESES, undischarged
 from symattn.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, time_limit
@@ -119,6 +120,10 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         with time_limit(ctx.time_limit):
             # the term layer first: bound variables become canonical dummies knowing only their range
             lhs, rhs = canonical(lhs), canonical(rhs)
+            # no theorem of the library needs an infinite sum, and none of the rules knows the
+            # convergence conditions (linearity, interchange, splitting all need them)
+            check_finite(lhs, f"{rule_name} (every rule)")
+            check_finite(rhs, f"{rule_name} (every rule)")
             args = {k: _canonical_arg(v) for k, v in args.items()}
             result = r.check(lhs, rhs, relation, ctx, **args)
             if isinstance(result, RuleResult) and result.ok:

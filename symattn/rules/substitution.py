@@ -131,4 +131,5 @@ def check_substitute(lhs, rhs, relation, ctx, using=None):
         return failed(f"{', '.join(names)} does not occur in either side")
     if equal(forward, rhs) or equal(forward, backward) or equal(lhs, backward):
         return passed(f"rewriting with {', '.join(names)}")
-    return failed(f"rewriting with {', '.join(names)} does not turn the left side into the right side")
+    outside = f"; not applied outside its domain: {'; '.join(sorted(set(problems)))}" if problems else ""
+    return failed(f"rewriting with {', '.join(names)} does not turn the left side into the right side{outside}")

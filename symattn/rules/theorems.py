@@ -22,7 +22,6 @@ from symattn.statement import Assumption, Equation, Independent, IndexRange, Ran
 
 __all__ = ["instantiate"]
 
-_PRESERVED = ("integer", "positive", "nonnegative", "negative", "real", "even", "odd", "finite")
 
 
 def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
@@ -55,7 +54,7 @@ def image_conditions(mapping: dict, hypotheses=()) -> list:
     for key, value in mapping.items():
         facts = getattr(key, "assumptions0", {}) if isinstance(key, sp.Symbol) else {}
         for fact, truth in sorted(facts.items()):
-            if truth is not True or fact in _IMPLIED:
+            if truth is not True or fact not in _CHECKED:
                 continue
             have = getattr(value, f"is_{fact}", None)
             if have is True:
@@ -74,8 +73,10 @@ def image_conditions(mapping: dict, hypotheses=()) -> list:
     return bad
 
 
-#: facts every SymPy expression has, or that follow from the ones checked
-_IMPLIED = ("commutative",)
+#: the assumptions checked on an image (the others SymPy derives from these)
+_CHECKED = ("integer", "rational", "irrational", "real", "complex", "imaginary", "finite", "positive",
+            "nonnegative", "negative", "nonpositive", "nonzero", "zero", "prime", "composite", "even", "odd",
+            "noninteger")
 
 
 def _family_key(f, hypotheses) -> Any:
@@ -198,7 +199,18 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
         raise RuleError(str(exc)) from None
     mapping = dict(mapping or {})
     L, R, hyps = instantiate(thm, mapping)
-    bad = image_conditions(mapping, ctx.hypotheses)
+    missing = [h.name for h in hyps if not _hypothesis_holds(h, ctx, hyps)]
+    if missing:
+        return failed(f"hypotheses of {theorem} not available here: {missing}")
+    if ctx.verdict_of is not None:
+        from symattn.verdict import Verdict
+
+        v = ctx.verdict_of(theorem)
+        if v == Verdict.REFUTED:
+            return failed(f"{theorem} is refuted")
+    direct = _apply_direct(thm, L, R, mapping, lhs, rhs, relation, ctx)
+    if direct.ok:
+        return direct
     # a mapping value may name the variable of a binder in the step (the lemma used under a sum):
     # such names are not free in the step, so they become pattern variables matched against the
     # bound variable, and the conditions are checked again on the matched image
@@ -209,17 +221,14 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
         result = _apply_under_binder(thm, mapping, loose, lhs, rhs, ctx)
         if result is not None:
             return result
+    return direct
+
+
+def _apply_direct(thm, L, R, mapping, lhs, rhs, relation, ctx):
+    theorem = thm.id
+    bad = image_conditions(mapping, ctx.hypotheses)
     if bad:
         return failed("; ".join(bad))
-    missing = [h.name for h in hyps if not _hypothesis_holds(h, ctx, hyps)]
-    if missing:
-        return failed(f"hypotheses of {theorem} not available here: {missing}")
-    if ctx.verdict_of is not None:
-        from symattn.verdict import Verdict
-
-        v = ctx.verdict_of(theorem)
-        if v == Verdict.REFUTED:
-            return failed(f"{theorem} is refuted")
     rel = thm.statement.relation
     ok = False
     if rel == "=":
