@@ -42,7 +42,7 @@ def result(lhs, rhs, relation, theorem, mapping, hypotheses=()):
 
 
 # (lhs, rhs, relation, theorem, mapping, hypotheses, the assumption that must be named)
-INVALID_STEPS = [
+INVALID_INSTANCES = [
     (x**2, 0, ">", "square_of_nonzero_positive", {z: x}, (), "nonzero"),
     (sp.S.One, 2, ">=", "prime_at_least_two", {P: sp.S.One}, (), "prime"),
     (sp.Rational(1, 4) - sp.Rational(1, 2), 0, ">=", "integer_product_of_neighbours", {N: sp.Rational(1, 2)}, (), "integer"),
@@ -67,7 +67,7 @@ VALID_STEPS = [
 ]
 
 
-@pytest.mark.parametrize("lhs, rhs, relation, theorem, mapping, hyps, fact", INVALID_STEPS)
+@pytest.mark.parametrize("lhs, rhs, relation, theorem, mapping, hyps, fact", INVALID_INSTANCES)
 def test_instance_must_have_every_assumption_of_the_lemmas_symbols(lhs, rhs, relation, theorem, mapping, hyps, fact):
     res = result(lhs, rhs, relation, theorem, mapping, hyps)
     assert res.status is Level.FAIL, res.reason
