@@ -26,6 +26,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sympy as sp
@@ -213,6 +214,18 @@ def canonical(expr: Any, level: int = 0) -> Any:
         return expr.applyfunc(lambda x: canonical(x, level))
     if not isinstance(expr, sp.Basic) or not expr.args:
         return expr
+    try:
+        return _canonical_cached(expr, level)
+    except TypeError:  # an unhashable argument somewhere: no cache
+        return _canonical(expr, level)
+
+
+@functools.lru_cache(maxsize=8192)
+def _canonical_cached(expr: Any, level: int) -> Any:
+    return _canonical(expr, level)
+
+
+def _canonical(expr: Any, level: int) -> Any:
     if not _has_binder(expr):
         return expr
     if isinstance(expr, BINDERS):
@@ -251,7 +264,7 @@ def canonical(expr: Any, level: int = 0) -> Any:
 
 
 def _has_binder(expr: sp.Basic) -> bool:
-    return any(isinstance(x, BINDERS + (sp.Lambda,)) for x in sp.preorder_traversal(expr))
+    return expr.has(ExprWithLimits, sp.Lambda)
 
 
 def _open(e: Any, level: int) -> Any:

@@ -316,11 +316,11 @@ def undischarged(lhs: Any, rhs: Any, hypotheses=None, same=None) -> list:
     missing = []
     for mine, other in ((left, right), (right, left)):
         for f in mine:
-            if any(_same_condition(f, g) for g in other):
+            if f in other or _shown_nonzero(f, hyps) or any(_same_condition(f, g) for g in other):
                 continue
             if same is not None and any(_try(same, f, g) for g in other):
                 continue
-            if not _shown_nonzero(f, hyps) and not any(_same_condition(f, m) for m in missing):
+            if not any(_same_condition(f, m) for m in missing):
                 missing.append(f)
     return missing
 
