@@ -16,7 +16,7 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.kernel.terms import canonical
+from symattn.kernel.terms import alpha_equal, canonical
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation, IndexRange
@@ -129,7 +129,10 @@ def check_substitute(lhs, rhs, relation, ctx, using=None):
         if problems:
             return failed(f"{', '.join(names)} applies only in its domain: {'; '.join(sorted(set(problems)))}")
         return failed(f"{', '.join(names)} does not occur in either side")
+    for a, b in ((forward, rhs), (forward, backward), (lhs, backward)):
+        if alpha_equal(a, b):
+            return passed(f"rewriting with {', '.join(names)}")
     if equal(forward, rhs) or equal(forward, backward) or equal(lhs, backward):
-        return passed(f"rewriting with {', '.join(names)}")
+        return passed(f"rewriting with {', '.join(names)}, then algebra")
     outside = f"; not applied outside its domain: {'; '.join(sorted(set(problems)))}" if problems else ""
     return failed(f"rewriting with {', '.join(names)} does not turn the left side into the right side{outside}")

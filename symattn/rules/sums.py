@@ -17,7 +17,7 @@ import sympy as sp
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.kernel.sign import provably_le
 from symattn.kernel.sums import check_finite, contract, evaluate, index_in_range
-from symattn.kernel.terms import canonical
+from symattn.kernel.terms import alpha_equal, canonical
 from symattn.rules.algebra import equal
 
 __all__ = ["linear_normal_form", "contract_deltas", "index_in_range"]
@@ -66,8 +66,11 @@ def check_sum_linearity(lhs, rhs, relation, ctx):
         return failed("no sum on either side")
     check_finite(lhs, "sum_linearity")
     check_finite(rhs, "sum_linearity")
-    if equal(linear_normal_form(lhs), linear_normal_form(rhs)):
+    left, right = linear_normal_form(lhs), linear_normal_form(rhs)
+    if alpha_equal(left, right):
         return passed("both sides agree after distributing sums and pulling out constants")
+    if equal(left, right):
+        return passed("both sides agree after distributing sums and pulling out constants, then algebra")
     return failed("the sides differ after distributing the sums and pulling out constant factors")
 
 
@@ -93,8 +96,10 @@ def check_kronecker_delta_contraction(lhs, rhs, relation, ctx):
     if not sides:
         return failed("no Kronecker delta inside a sum to contract")
     for name, e, other in sides:
-        if equal(contract_deltas(e, ctx.hypotheses), other):
-            return passed(f"deltas in the {name} side contracted; each solution checked to be an integer in its range")
+        contracted = contract_deltas(e, ctx.hypotheses)
+        then = "" if alpha_equal(contracted, other) else ", then algebra"
+        if then == "" or equal(contracted, other):
+            return passed(f"deltas in the {name} side contracted (each solution an integer in its range){then}")
     return failed("contracting the deltas does not give the other side")
 
 
