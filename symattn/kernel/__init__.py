@@ -54,7 +54,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["core_size", "MODULES"]
+__all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
 MODULES = ("terms", "sign", "zero", "sums")

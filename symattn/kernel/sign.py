@@ -26,7 +26,7 @@ import sympy as sp
 
 from symattn.kernel.terms import canonical
 
-__all__ = ["sign_of", "nonzero", "provably_le", "range_nonempty", "range_not_reversed"]
+__all__ = ["nonzero", "provably_le", "range_nonempty", "range_not_reversed", "sign_of"]
 
 
 def _sympy_sign(e: Any) -> str | None:

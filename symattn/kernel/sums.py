@@ -36,9 +36,14 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.sign import provably_le, range_not_reversed
-from symattn.kernel.terms import KernelError, canonical, free_symbols, is_bound_variable, substitute
+from symattn.kernel.terms import (
+    KernelError,
+    canonical,
+    free_symbols,
+    substitute,
+)
 
-__all__ = ["evaluate", "contract", "sum_normal_form", "index_in_range", "check_finite", "is_infinite_sum"]
+__all__ = ["check_finite", "contract", "evaluate", "index_in_range", "is_infinite_sum", "sum_normal_form"]
 
 
 def is_infinite_sum(s: Any) -> bool:

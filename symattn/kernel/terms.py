@@ -35,15 +35,15 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 
 __all__ = [
     "BINDERS",
-    "canonical",
-    "free_symbols",
-    "substitute",
-    "alpha_equal",
-    "bound_range",
-    "is_bound_variable",
-    "binder_limits",
     "KernelError",
+    "alpha_equal",
+    "binder_limits",
+    "bound_range",
+    "canonical",
     "declare_binder",
+    "free_symbols",
+    "is_bound_variable",
+    "substitute",
 ]
 
 #: SymPy classes whose arguments bind variables: Sum, Product, Integral and our own classes built on

@@ -42,8 +42,20 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 from symattn.kernel.sign import nonzero
 from symattn.kernel.terms import KernelError, canonical, is_matrix
 
-__all__ = ["is_zero", "equal", "residual", "zero_test", "ZeroTest", "definedness_conditions",
-           "undischarged", "HYPOTHESES", "KernelError", "opaque_sums", "register_unfolding", "safe_doit"]
+__all__ = [
+    "HYPOTHESES",
+    "KernelError",
+    "ZeroTest",
+    "definedness_conditions",
+    "equal",
+    "is_zero",
+    "opaque_sums",
+    "register_unfolding",
+    "residual",
+    "safe_doit",
+    "undischarged",
+    "zero_test",
+]
 
 #: the hypotheses of the step being checked (a tuple), consulted when none are passed
 HYPOTHESES: contextvars.ContextVar = contextvars.ContextVar("symattn_kernel_hypotheses", default=())

@@ -9,7 +9,19 @@ import sympy as sp
 
 from symattn import Equation, IndexRange
 from symattn.rules.definitions import define
-from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, delta, h, j, k, n, s, step, xs
+from tests.symattn.kernel.claims import (
+    Claim,
+    assert_proved,
+    assert_rejected,
+    delta,
+    h,
+    j,
+    k,
+    n,
+    s,
+    step,
+    xs,
+)
 
 
 class TotalWith(sp.Function):

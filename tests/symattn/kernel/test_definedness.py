@@ -6,7 +6,18 @@ import sympy as sp
 
 from symattn import Assumption
 from symattn.kernel.zero import definedness_conditions, equal, zero_test
-from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, k, n, p, step, x, y, z
+from tests.symattn.kernel.claims import (
+    Claim,
+    assert_proved,
+    assert_rejected,
+    k,
+    n,
+    p,
+    step,
+    x,
+    y,
+    z,
+)
 
 x_ne_0 = Assumption("x_ne_0", condition=sp.Ne(x, 0))
 y_ne_z = Assumption("y_ne_z", condition=sp.Ne(y, z))

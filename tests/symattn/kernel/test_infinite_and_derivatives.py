@@ -5,7 +5,19 @@ import pytest
 import sympy as sp
 
 from symattn import IndexRange
-from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, delta, i, j, k, n, s, step, x
+from tests.symattn.kernel.claims import (
+    Claim,
+    assert_proved,
+    assert_rejected,
+    delta,
+    i,
+    j,
+    k,
+    n,
+    s,
+    step,
+    x,
+)
 
 oo = sp.oo
 grandi = sp.Sum((-1) ** k, (k, 0, oo))

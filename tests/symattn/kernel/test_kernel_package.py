@@ -4,7 +4,7 @@ import ast
 import re
 from pathlib import Path
 
-import symattn.kernel as kernel
+from symattn import kernel
 from symattn.kernel import MODULES, core_size
 
 KERNEL_DIR = Path(kernel.__file__).parent

@@ -6,7 +6,18 @@ import sympy as sp
 
 from symattn.kernel.sign import sign_of
 from symattn.kernel.terms import canonical
-from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, delta, j, m, n, s, step, x
+from tests.symattn.kernel.claims import (
+    Claim,
+    assert_proved,
+    assert_rejected,
+    delta,
+    j,
+    m,
+    n,
+    s,
+    step,
+    x,
+)
 
 FALSE_CLAIMS = [
     Claim("positive_index_summed_from_0_by_inequality", sp.Sum(j - 1, (j, 0, n)), 0,

@@ -7,7 +7,18 @@ import sympy as sp
 from symattn import IndexRange
 from symattn.kernel.sums import evaluate
 from symattn.kernel.terms import KernelError
-from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, delta, j, k, m, n, s, step
+from tests.symattn.kernel.claims import (
+    Claim,
+    assert_proved,
+    assert_rejected,
+    delta,
+    j,
+    k,
+    m,
+    n,
+    s,
+    step,
+)
 
 j_in_1_n = IndexRange("j_range", index=j, lower=1, upper=n)
 js = sp.Symbol("j", integer=True)  # a plain integer j (no sign)
