@@ -419,6 +419,15 @@ register(
 )
 
 
+# The statement divides by (or takes the log of) the running normaliser L_T. The recurrence makes
+# L_T a sum of exponentials, but the kernel's zero test needs the condition stated: both sides must
+# be defined at the same points.
+_NORMALISER_NONZERO = Assumption(
+    "normaliser_nonzero", condition=sp.Ne(L[T_pos], 0),
+    text="the running normaliser L_T is nonzero (it is a sum of exponentials)",
+)
+
+
 def _tiled_output_derivation() -> Derivation:
     state_T, union_T = _claim(w_pos, T_pos)
     end = TileEnd(w_pos, T_pos)
@@ -461,7 +470,7 @@ register(
         statement=Statement(O[T_pos] / L[T_pos], _attention(TileEnd(w_pos, T_pos))),
         source=_SOURCE,
         hypotheses=tiling_hypotheses(w_pos)[:-1]
-        + (Assumption("tile_widths", text="T >= 1 tiles of positive integer widths w_t"),),
+        + (Assumption("tile_widths", text="T >= 1 tiles of positive integer widths w_t"), _NORMALISER_NONZERO),
         derivation=_tiled_output_derivation,
         dimensions=(T_pos,),
         instances=Instances(_tiled_output_instance, tuple(range(1, 5)), label="T"),
@@ -526,7 +535,7 @@ register(
         statement=Statement(M[T_pos] + sp.log(L[T_pos]), sp.log(sp.Sum(sp.exp(s[j]), (j, 1, TileEnd(w_pos, T_pos))))),
         source=_SOURCE,
         hypotheses=tiling_hypotheses(w_pos)[:-1]
-        + (Assumption("tile_widths", text="T >= 1 tiles of positive integer widths w_t"),),
+        + (Assumption("tile_widths", text="T >= 1 tiles of positive integer widths w_t"), _NORMALISER_NONZERO),
         derivation=_lse_derivation,
         dimensions=(T_pos,),
         instances=Instances(_lse_instance, tuple(range(1, 5)), label="T"),

@@ -56,6 +56,7 @@ import sympy as sp
 from sympy.core.symbol import Str
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
+from symattn.kernel.terms import declare_binder
 from symattn.rules.definitions import define
 
 __all__ = [
@@ -672,6 +673,7 @@ def _explicit_matrix(x: Any) -> sp.ImmutableMatrix:
     raise ValueError(f"{x} has symbolic shape {done.shape}; no explicit form")
 
 
+declare_binder(PairBlockDiagonal, lambda args: (sp.S.Zero, args[1] - 1))  # block m in 0..B-1
 define("rotation", Rotation, lambda e: e.explicit(), text=r"R(t) = \begin{pmatrix}\cos t & -\sin t\\ \sin t & \cos t\end{pmatrix}")
 define("pair", PairOf, lambda e: e.explicit(), text=r"v_{(m)} = (v_{2m}, v_{2m+1})")
 define("inner", Inner, lambda e: e.doit(), text=r"\langle x, y\rangle = x^\top y")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symattn.kernel.terms import declare_binder
 from symattn.rules.definitions import define
 
 __all__ = ["Softmax", "Score"]
@@ -67,6 +68,8 @@ class Softmax(sp.Function):
             printer._print(i),
         )
 
+
+declare_binder(Softmax, lambda args: (sp.S.One, args[2]))  # the vector's index runs over 1..n
 
 define(
     "softmax",

@@ -15,6 +15,11 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import sympy as sp
+
+from symattn.kernel.sums import check_finite
+from symattn.kernel.terms import KernelError, canonical
+from symattn.kernel.zero import HYPOTHESES, undischarged
 from symattn.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, time_limit
 from symattn.verdict import Level
 
@@ -48,8 +53,8 @@ def failed(reason: str) -> RuleResult:
     return RuleResult(Level.FAIL, reason)
 
 
-class RuleError(Exception):
-    """Raised inside a rule when the step is not a valid application; becomes ``fail``."""
+#: Raised inside a rule (or the kernel) when the step is not a valid application; becomes ``fail``.
+RuleError = KernelError
 
 
 @dataclass
@@ -110,9 +115,29 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         unknown = set(args) - set(r.params)
         if unknown:
             return failed(f"rule {rule_name!r} does not take arguments {sorted(unknown)}; it takes {list(r.params)}")
+    token = HYPOTHESES.set(tuple(ctx.hypotheses))
     try:
         with time_limit(ctx.time_limit):
+            # the term layer first: bound variables become canonical dummies knowing only their range
+            lhs, rhs = canonical(lhs), canonical(rhs)
+            # no theorem of the library needs an infinite sum, and none of the rules knows the
+            # convergence conditions (linearity, interchange, splitting all need them)
+            check_finite(lhs, f"{rule_name} (every rule)")
+            check_finite(rhs, f"{rule_name} (every rule)")
+            args = {k: _canonical_arg(v) for k, v in args.items()}
             result = r.check(lhs, rhs, relation, ctx, **args)
+            if isinstance(result, RuleResult) and result.ok:
+                def same(f, g, r=r, args=args):  # the step's rule rewrites one condition into the other
+                    res = r.check(f, g, "=", ctx, **args)
+                    return isinstance(res, RuleResult) and res.ok
+
+                missing = undischarged(lhs, rhs, ctx.hypotheses, same=same)
+                if missing:
+                    conds = " and ".join(f"{sp.sstr(m)} != 0" for m in missing)
+                    result = failed(
+                        f"{rule_name}: the sides are not defined at the same points; the step holds only "
+                        f"where {conds}: add the hypothesis or declare the symbols nonzero/positive"
+                    )
     except TimeLimitExceeded as exc:
         return RuleResult(Level.UNDECIDED, f"{rule_name}: {exc}")
     except RuleError as exc:
@@ -127,9 +152,21 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         return failed(f"{rule_name}: could not apply: {type(exc).__name__}: {exc}")
     except (ValueError, NotImplementedError, AttributeError, IndexError, KeyError) as exc:
         return failed(f"{rule_name}: could not apply: {type(exc).__name__}: {exc}")
+    finally:
+        HYPOTHESES.reset(token)
     if not isinstance(result, RuleResult):  # a rule bug must not read as a pass
         return failed(f"rule {rule_name!r} returned {result!r}, not a RuleResult")
     return result
+
+
+def _canonical_arg(v: Any) -> Any:
+    if isinstance(v, (sp.Basic, sp.MatrixBase)):
+        return canonical(v)
+    if isinstance(v, dict):
+        return {k: _canonical_arg(x) for k, x in v.items()}
+    if isinstance(v, (tuple, list)):
+        return type(v)(_canonical_arg(x) for x in v)
+    return v
 
 
 _loaded = [False]

@@ -38,6 +38,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.rules import RuleError, failed, passed, rule
+from symattn.kernel.zero import zero_test
 from symattn.rules.algebra import equal, sign_of
 from symattn.statement import IndexRange
 
@@ -100,8 +101,11 @@ def check_differentiate(lhs, rhs, relation, ctx):
     if not _has_derivative(lhs):
         return failed("no derivative on the left side to evaluate")
     evaluated = evaluate_derivatives(lhs)
-    if equal(evaluated, rhs):
+    test = zero_test(evaluated, rhs, ctx.hypotheses)
+    if test.ok:
         return passed("derivatives evaluated exactly")
+    if test.reduced:
+        return failed(f"the derivative is {sp.sstr(evaluated)}; {test.explain()}")
     if _has_derivative(rhs):
         other = evaluate_derivatives(rhs)
         if equal(evaluated, other):

@@ -34,6 +34,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.derivation import Derivation
+from symattn.kernel.terms import substitute
 from symattn.rules import RuleError, RuleResult, check_step, failed, passed, rule
 from symattn.rules.algebra import equal, sign_of
 from symattn.rules.substitution import rewrite
@@ -164,4 +165,4 @@ def labelled(d: Derivation, label: str) -> Derivation:
 
 
 def _subs(expr: Any, t, value) -> Any:
-    return expr.xreplace({t: value}) if hasattr(expr, "xreplace") else expr
+    return substitute(expr, {t: value})

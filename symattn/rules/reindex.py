@@ -3,17 +3,17 @@
 * ``rename_bound`` (alpha-conversion): the name of a bound variable does not matter,
   ``sum_{j=1}^{n} e^{s_j} = sum_{k=1}^{n} e^{s_k}``. SymPy compares sums structurally, so
   ``Sum(f(j), (j, 1, n)) - Sum(f(k), (k, 1, n))`` does not reduce to 0 under ``algebra``;
-  :func:`canonical_bound` renames every bound variable (of sums, products, integrals,
-  :class:`~sympy.Lambda` and our own ``ExprWithLimits`` classes) to a canonical dummy, after which
-  ``algebra`` decides the step.
+  the kernel's term layer (:func:`canonical_bound`, i.e. :func:`symattn.kernel.terms.canonical`)
+  renames every bound variable to the canonical dummy of its depth, after which the kernel's zero
+  test decides the step.
 * ``sum_interchange`` (Fubini for finite sums):
   ``sum_{j=a}^{b} sum_{c=p}^{q} f(j, c) = sum_{c=p}^{q} sum_{j=a}^{b} f(j, c)`` when neither range
   depends on the other index. It holds for all integer bounds, empty ranges included: SymPy's
   (Karr's) convention makes a sum a signed finite sum, and finite signed sums commute. A factor
   of the outer body that is free of the inner index may ride along into the inner sum.
 
-Canonical names are chosen bottom-up by *height* (one more than the highest binder inside the
-body), so a renamed outer variable can never capture a variable bound further in.
+Finite sums only: an infinite limit is refused (interchanging a conditionally convergent double
+series changes its value).
 
 >>> import sympy as sp
 >>> j, k = sp.symbols("j k", integer=True)
@@ -28,80 +28,16 @@ from __future__ import annotations
 from typing import Any
 
 import sympy as sp
-from sympy.concrete.expr_with_limits import ExprWithLimits
 
+from symattn.kernel.sums import check_finite
+from symattn.kernel.terms import canonical
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["canonical_bound", "alpha_equal", "flatten_sums", "interchange_sites"]
 
-_DUMMIES: dict[tuple, sp.Dummy] = {}
-
-
-def _dummy(height: int, integer: bool) -> sp.Dummy:
-    key = (height, integer)
-    if key not in _DUMMIES:
-        _DUMMIES[key] = sp.Dummy(f"b{height}", integer=True) if integer else sp.Dummy(f"b{height}")
-    return _DUMMIES[key]
-
-
-def _height(expr: Any) -> int:
-    """The number of nested binders in ``expr`` (0 when none)."""
-    if not isinstance(expr, sp.Basic) or not expr.args:
-        return 0
-    inner = max((_height(a) for a in expr.args), default=0)
-    if isinstance(expr, ExprWithLimits):
-        return inner + len(expr.limits)
-    if isinstance(expr, sp.Lambda):
-        return inner + len(expr.variables)
-    return inner
-
-
-def canonical_bound(expr: Any) -> Any:
-    """``expr`` with every bound variable renamed to a canonical dummy (alpha-normal form).
-
-    Sum indices become integer dummies when both bounds are integers (the index then only takes
-    integer values); other bound variables get dummies without assumptions, which is always
-    sound (assumptions are only ever dropped, never added).
-    """
-    if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(canonical_bound)
-    if not isinstance(expr, sp.Basic) or not expr.args:
-        return expr
-    if isinstance(expr, ExprWithLimits):
-        # Own indices first become fresh dummies, so that renaming them to canonical names below
-        # cannot collide with a canonical name already bound inside the body (an input that is
-        # itself canonical would otherwise come out with its inner binders renamed too).
-        fresh = {lim[0]: sp.Dummy(lim[0].name) for lim in expr.limits}
-        body = canonical_bound(expr.function.xreplace(fresh))
-        height = _height(body)
-        new_vars = []
-        # SymPy lists the innermost limit first: Sum(f, (inner, ...), (outer, ...)); the bounds of
-        # limit p lie in the scope of the limits after it (the outer ones) only
-        for lim in expr.limits:
-            height += 1
-            bounds = lim[1:]
-            integer = len(bounds) == 2 and all(getattr(b, "is_integer", False) for b in bounds)
-            new_vars.append(_dummy(height, integer))
-        limits = []
-        for p, lim in enumerate(expr.limits):
-            outer = {l[0]: new_vars[q] for q, l in enumerate(expr.limits) if q > p}
-            bounds = tuple(canonical_bound(b).xreplace(outer) for b in lim[1:])
-            limits.append((new_vars[p], *bounds))
-        mapping = {fresh[lim[0]]: v for lim, v in zip(expr.limits, new_vars)}
-        return expr.func(body.xreplace(mapping), *limits)
-    if isinstance(expr, sp.Lambda):
-        body = canonical_bound(expr.expr)
-        height = _height(body)
-        mapping = {}
-        for var in expr.variables:
-            height += 1
-            mapping[var] = _dummy(height, False)
-        return sp.Lambda(tuple(mapping[v] for v in expr.variables), body.xreplace(mapping))
-    new_args = [canonical_bound(a) for a in expr.args]
-    if all(a is b for a, b in zip(new_args, expr.args)):
-        return expr
-    return expr.func(*new_args)
+#: the kernel's alpha-normal form (:func:`symattn.kernel.terms.canonical`)
+canonical_bound = canonical
 
 
 def alpha_equal(lhs: Any, rhs: Any) -> bool:
@@ -113,8 +49,10 @@ def alpha_equal(lhs: Any, rhs: Any) -> bool:
 def check_rename_bound(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("rename_bound justifies equalities only")
-    if alpha_equal(lhs, rhs):
+    if canonical(lhs) == canonical(rhs):
         return passed("equal after renaming bound variables canonically")
+    if alpha_equal(lhs, rhs):
+        return passed("equal after renaming bound variables canonically, then algebra")
     return failed("the sides differ by more than the names of bound variables")
 
 
@@ -177,6 +115,8 @@ def check_sum_interchange(lhs, rhs, relation, ctx):
         raise RuleError("sum_interchange justifies equalities only")
     if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
         raise RuleError("sum_interchange works on scalar expressions")
+    check_finite(lhs, "sum_interchange")
+    check_finite(rhs, "sum_interchange")
     left = canonical_bound(flatten_sums(canonical_bound(lhs)))
     right = canonical_bound(flatten_sums(canonical_bound(rhs)))
     if left == right:

@@ -14,6 +14,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.derivation import relation_implies
+from symattn.kernel.terms import canonical, free_symbols, substitute
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.rules.substitution import rewrite
@@ -21,7 +22,6 @@ from symattn.statement import Assumption, Equation, Independent, IndexRange, Ran
 
 __all__ = ["instantiate"]
 
-_PRESERVED = ("integer", "positive", "nonnegative", "negative", "real", "even", "odd", "finite")
 
 
 def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
@@ -34,17 +34,49 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
     for key, value in mapping.items():
         if not isinstance(key, sp.Basic):
             raise RuleError(f"mapping keys must be SymPy symbols, got {key!r}")
-        for fact in _PRESERVED:
-            if getattr(key, f"is_{fact}", None) is True and getattr(value, f"is_{fact}", None) is not True:
-                raise RuleError(f"{key} is {fact} in {thm.id}, but {sp.sstr(value)} is not known to be {fact}")
     def sub(x):
-        return x.xreplace(mapping) if hasattr(x, "xreplace") else x
+        return canonical(substitute(x, mapping)) if isinstance(x, (sp.Basic, sp.MatrixBase)) else x
 
     hyps = []
     for h in thm.hypotheses:
         fields = {k: sub(v) for k, v in vars(h).items() if k != "name"}
         hyps.append(type(h)(name=h.name, **fields))
     return sub(thm.statement.lhs), sub(thm.statement.rhs), hyps
+
+
+def image_conditions(mapping: dict, hypotheses=()) -> list:
+    """Every assumption of a lemma symbol is a side condition of the instance: the image must have
+    it (from its own assumptions, the kernel's sign test, or the hypotheses). Returns the failures."""
+    from symattn.kernel.sign import sign_of
+    from symattn.kernel.zero import _shown_nonzero
+
+    bad = []
+    for key, value in mapping.items():
+        facts = getattr(key, "assumptions0", {}) if isinstance(key, sp.Symbol) else {}
+        for fact, truth in sorted(facts.items()):
+            if truth is not True or fact not in _CHECKED:
+                continue
+            have = getattr(value, f"is_{fact}", None)
+            if have is True:
+                continue
+            if fact in ("positive", "nonnegative") and sign_of(value) in (
+                ("positive",) if fact == "positive" else ("positive", "nonnegative")
+            ):
+                continue
+            if fact == "nonzero" and _shown_nonzero(value, hypotheses):
+                continue
+            if fact == "integer" and any(
+                isinstance(h, IndexRange) and h.index == value for h in hypotheses
+            ):
+                continue
+            bad.append(f"{key} is {fact} in the lemma, but {sp.sstr(value)} is not known to be {fact}")
+    return bad
+
+
+#: the assumptions checked on an image (the others SymPy derives from these)
+_CHECKED = ("integer", "rational", "irrational", "real", "complex", "imaginary", "finite", "positive",
+            "nonnegative", "negative", "nonpositive", "nonzero", "zero", "prime", "composite", "even", "odd",
+            "noninteger")
 
 
 def _family_key(f, hypotheses) -> Any:
@@ -108,6 +140,38 @@ def _hypothesis_holds(h, ctx, used_hyps=()) -> bool:
     )
 
 
+def _apply_under_binder(thm, mapping, loose, lhs, rhs, ctx):
+    wilds = {x: sp.Wild(f"w_{x}") for x in loose}
+    pmap = {k: substitute(v, wilds) for k, v in mapping.items()}
+    L = substitute(thm.statement.lhs, pmap)
+    R = substitute(thm.statement.rhs, pmap)
+    problems: list = []
+
+    def rewriter(a, b):
+        def repl(**match):
+            m = {w: match[w.name] for w in wilds.values() if w.name in match}
+            image = {k: v.xreplace(m) for k, v in pmap.items()}
+            bad = image_conditions(image, ctx.hypotheses)
+            if bad:
+                problems.extend(bad)
+                return a.xreplace(m)
+            return b.xreplace(m)
+
+        return repl
+
+    for a, b in ((L, R), (R, L)):
+        try:
+            out = lhs.replace(a, rewriter(a, b), exact=False) if isinstance(lhs, sp.Basic) else lhs
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if out != lhs and _same(out, rhs):
+            ctx.used.add(thm.id)
+            return passed(f"instance of {thm.id} under a binder (its symbols' assumptions checked on the image)")
+    if problems:
+        return failed("; ".join(sorted(set(problems))))
+    return None
+
+
 def _same(a: Any, b: Any) -> bool:
     """``equal``, but False (not an error) when the sides are of different kinds or shapes: a
     matrix identity used to rewrite inside a scalar is not a whole-step instance."""
@@ -133,7 +197,8 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
         thm = ctx.registry.get(theorem)
     except KeyError as exc:
         raise RuleError(str(exc)) from None
-    L, R, hyps = instantiate(thm, dict(mapping or {}))
+    mapping = dict(mapping or {})
+    L, R, hyps = instantiate(thm, mapping)
     missing = [h.name for h in hyps if not _hypothesis_holds(h, ctx, hyps)]
     if missing:
         return failed(f"hypotheses of {theorem} not available here: {missing}")
@@ -143,6 +208,27 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
         v = ctx.verdict_of(theorem)
         if v == Verdict.REFUTED:
             return failed(f"{theorem} is refuted")
+    direct = _apply_direct(thm, L, R, mapping, lhs, rhs, relation, ctx)
+    if direct.ok:
+        return direct
+    # a mapping value may name the variable of a binder in the step (the lemma used under a sum):
+    # such names are not free in the step, so they become pattern variables matched against the
+    # bound variable, and the conditions are checked again on the matched image
+    free_here = free_symbols(lhs) | free_symbols(rhs)
+    loose = sorted({x for v in mapping.values() for x in free_symbols(v)} - free_here
+                   - free_symbols(thm.statement.lhs) - free_symbols(thm.statement.rhs), key=str)
+    if loose and thm.statement.relation == "=" and relation == "=":
+        result = _apply_under_binder(thm, mapping, loose, lhs, rhs, ctx)
+        if result is not None:
+            return result
+    return direct
+
+
+def _apply_direct(thm, L, R, mapping, lhs, rhs, relation, ctx):
+    theorem = thm.id
+    bad = image_conditions(mapping, ctx.hypotheses)
+    if bad:
+        return failed("; ".join(bad))
     rel = thm.statement.relation
     ok = False
     if rel == "=":

@@ -77,9 +77,13 @@ def trig_zero(expr: Any) -> bool:
     e = sp.expand(sp.expand_trig(e))
     if e == 0:
         return True
-    num = sp.numer(sp.together(e))
+    num, den = sp.fraction(sp.together(e))
     num = sp.expand(sp.expand_trig(sp.expand(num)))
-    return _reduce_cos_squares(num) == 0
+    if _reduce_cos_squares(num) != 0:
+        return False
+    # a zero numerator says nothing over a denominator that is itself 0 (0/0); the kernel's
+    # definedness check (every step) then asks for the denominators of the sides to be nonzero
+    return _reduce_cos_squares(sp.expand(sp.expand_trig(sp.expand(den)))) != 0
 
 
 def _strip_sums(lhs: Any, rhs: Any) -> tuple[Any, Any]:

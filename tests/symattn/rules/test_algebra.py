@@ -22,7 +22,7 @@ def status(lhs, rhs, rule="algebra", relation="=", **args):
         ((x + y) ** 2, x**2 + 2 * x * y + y**2),
         (sp.exp(x + y), sp.exp(x) * sp.exp(y)),
         (sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),
-        ((x**2 - 1) / (x - 1), x + 1),
+        ((x**2 - 1) / (x**2 + 1), 1 - 2 / (x**2 + 1)),
         (sp.Matrix([[x, 1], [0, y]]) * sp.Matrix([1, 1]), sp.Matrix([x + 1, y])),
         (sp.sqrt(p) ** 2, p),
     ],
@@ -100,3 +100,12 @@ def test_algebra_sees_through_bound_variable_names_but_not_bounds():
     assert status(outer, inner) is Level.FAIL
     renamed = sp.Sum(sp.Sum(k * f[j], (j, 1, n)), (k, 1, n))  # outer renamed consistently
     assert status(outer, renamed) is Level.PASS
+
+
+def test_algebra_cancels_a_factor_only_where_it_is_shown_nonzero():
+    from symattn.statement import Assumption
+
+    bare = check_step((x**2 - 1) / (x - 1), x + 1, "=", "algebra", {}, ctx)
+    assert bare.status is Level.FAIL and "x - 1 != 0" in bare.reason
+    hyp = ProofContext(hypotheses=(Assumption("x_ne_1", condition=sp.Ne(x, 1)),))
+    assert check_step((x**2 - 1) / (x - 1), x + 1, "=", "algebra", {}, hyp).status is Level.PASS

@@ -302,3 +302,8 @@ def test_independence_of_a_square_with_itself_is_not_proved():
                   statement=Statement(Expectation(q[1] ** 2), sp.S.Zero), hypotheses=BASE, derivation=chain)
     outcome = Checker(numeric=False).check(thm)
     assert outcome.verdict is not Verdict.PROVED
+
+
+#: the invalid steps above in the shape the rule-mutant meta-test collects
+#: (rule, lhs, rhs, relation, args, hypotheses); see tests/symattn/rules/test_rule_mutants.py
+INVALID_STEPS = [(rule_name, lhs, rhs, "=", {}, hyps) for _name, rule_name, lhs, rhs, hyps in INVALID]

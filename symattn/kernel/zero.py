@@ -1,0 +1,380 @@
+"""The zero test, with definedness side conditions: ``equal``, ``is_zero``, ``residual``, ``zero_test``.
+
+``lhs = rhs`` is accepted when
+
+1. a fixed sequence of exact SymPy transformations (``expand``, ``cancel(together(.))``,
+   ``powsimp``, ``factor_terms``, ``trigsimp(expand_trig(.))``, ``simplify``) sends the canonical
+   form of ``lhs - rhs`` (bound variables renamed by :func:`~symattn.kernel.terms.canonical`) to
+   exactly ``0``. Sums that hold a Kronecker delta, and sums with an infinite limit, are first
+   replaced by opaque symbols (one per canonical sum), so SymPy never evaluates them (it sums
+   ``KroneckerDelta(k, m/2)`` over ``k = 0..m`` to 1); the kernel's own evaluator
+   (:mod:`symattn.kernel.sums`) is the only way such sums change. No numeric evaluation, ever;
+2. and both sides are defined at the same points. ``cancel``/``together``/``simplify`` divide by
+   factors that may vanish (``(x**2 - x)/x -> x - 1``). So the *definedness conditions* of each
+   side are collected (every factor of a denominator, i.e. of the base of a negative power; the
+   argument of ``log``; ``cos`` for ``tan``/``sec``, ``sin`` for ``cot``/``csc``) and every
+   condition of one side that is not also a condition of the other must be shown ``!= 0``: by the
+   symbols' assumptions and the kernel's sign test, or by a hypothesis (an
+   :class:`~symattn.statement.Assumption` ``Ne(f, 0)``, ``f > 0``, ``f < 0``, ...). Otherwise the
+   test fails and names the condition ("holds where x != 0").
+
+The hypotheses used for (2) are those passed in, else those of the step being checked (set by
+:func:`symattn.rules.check_step` through :data:`HYPOTHESES`).
+
+>>> import sympy as sp
+>>> x = sp.Symbol("x", real=True)
+>>> zero_test((x**2 - x) / x, x - 1).missing
+['x']
+>>> equal((x**2 - x) / x, x - 1), equal(1 / x + 1 / x, 2 / x)   # both sides undefined at 0
+(False, True)
+"""
+
+from __future__ import annotations
+
+import contextvars
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+from sympy.matrices.expressions.matexpr import MatrixExpr
+
+from symattn.kernel.sign import nonzero
+from symattn.kernel.terms import KernelError, canonical, is_matrix
+
+__all__ = [
+    "HYPOTHESES",
+    "KernelError",
+    "ZeroTest",
+    "definedness_conditions",
+    "equal",
+    "is_zero",
+    "opaque_sums",
+    "register_unfolding",
+    "residual",
+    "safe_doit",
+    "undischarged",
+    "zero_test",
+]
+
+#: the hypotheses of the step being checked (a tuple), consulted when none are passed
+HYPOTHESES: contextvars.ContextVar = contextvars.ContextVar("symattn_kernel_hypotheses", default=())
+
+
+#: class -> its unfolding (registered by :func:`symattn.rules.definitions.define`): an opaque head
+#: is defined exactly where its unfolding is
+UNFOLDINGS: dict = {}
+
+
+def register_unfolding(cls: type, expand) -> None:
+    UNFOLDINGS[cls] = expand
+
+
+@dataclass
+class ZeroTest:
+    reduced: bool  # lhs - rhs reduced to 0
+    missing: list = field(default_factory=list)  # definedness conditions not shown (as strings)
+
+    @property
+    def ok(self) -> bool:
+        return self.reduced and not self.missing
+
+    def explain(self) -> str:
+        if not self.reduced:
+            return "lhs - rhs does not reduce to 0"
+        conds = " and ".join(f"{m} != 0" for m in self.missing)
+        return (f"lhs - rhs reduces to 0 only where {conds}: add the hypothesis "
+                f"(Assumption with condition Ne(..., 0)) or declare the symbols nonzero/positive")
+
+
+# ----------------------------------------------------------------------------------- reduction
+def _needs_opaque(s: sp.Basic) -> bool:
+    if any(b.has(sp.oo, -sp.oo, sp.zoo) for lim in s.limits for b in lim[1:]):
+        return True
+    return s.function.has(sp.KroneckerDelta)
+
+
+def safe_doit(expr: Any) -> Any:
+    """``expr.doit()`` with the sums SymPy may not evaluate (deltas, infinite limits) held opaque."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    table: dict = {}
+    held = opaque_sums(canonical(expr), table)
+    done = held.doit()
+    return done.xreplace({v: k for k, v in table.items()}) if table else done
+
+
+def opaque_sums(expr: Any, table: dict | None = None) -> Any:
+    """``expr`` with every Sum/Product holding a Kronecker delta or an infinite limit replaced by an
+    opaque symbol (the same symbol for the same canonical sum)."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum, sp.Product):
+        return expr
+    table = {} if table is None else table
+
+    def walk(e):
+        if isinstance(e, (sp.Sum, sp.Product)) and _needs_opaque(e):
+            if e not in table:
+                table[e] = sp.Dummy(f"Sigma{len(table)}", commutative=e.is_commutative)
+            return table[e]
+        if not e.args or not e.has(sp.Sum, sp.Product):
+            return e
+        args = [walk(a) for a in e.args]
+        return e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
+
+    return walk(expr)
+
+
+_TRANSFORMS = (
+    sp.expand,
+    lambda e: sp.cancel(sp.together(e)),
+    lambda e: sp.expand(sp.powsimp(sp.expand(e, power_exp=True, power_base=True, log=False), combine="exp")),
+    lambda e: sp.cancel(sp.together(sp.expand(sp.powsimp(e, combine="exp"), power_exp=True))),
+    lambda e: sp.factor_terms(sp.expand(e)),
+    lambda e: sp.expand(sp.trigsimp(sp.expand_trig(e))),
+    lambda e: sp.simplify(e),
+    lambda e: sp.expand(sp.simplify(sp.expand(e))),
+)
+
+
+def _contracted(expr: Any) -> Any:
+    """Deltas inside sums contracted by the kernel's delta rule (range-checked), where it applies."""
+    if not expr.has(sp.KroneckerDelta) or not expr.has(sp.Sum):
+        return expr
+    from symattn.kernel.sums import contract
+
+    try:
+        return contract(expr, HYPOTHESES.get())
+    except KernelError:
+        return expr
+
+
+def _reduces_to_zero(expr: Any) -> bool:
+    expr = opaque_sums(_contracted(canonical(sp.sympify(expr, strict=True))))
+    if expr == 0:
+        return True
+    if expr.is_number and expr.is_zero is False:
+        return False
+    for transform in _TRANSFORMS:
+        try:
+            e = transform(expr)
+        except (StopIteration, sp.PolynomialError):
+            continue
+        if e == 0:
+            return True
+    return False
+
+
+def _matrix_reduces(expr: Any) -> bool:
+    if isinstance(expr, sp.MatrixBase):
+        return all(_reduces_to_zero(e) for e in expr)
+    if isinstance(expr, sp.ZeroMatrix):
+        return True
+    done = opaque_sums(canonical(expr)).doit()
+    if isinstance(done, sp.ZeroMatrix) or done == 0:
+        return True
+    if isinstance(done, sp.MatrixBase):
+        return _matrix_reduces(done)
+    try:
+        explicit = done.as_explicit()
+    except (ValueError, TypeError, AttributeError):  # symbolic shape: no explicit form
+        return False
+    return _matrix_reduces(explicit)
+
+
+# --------------------------------------------------------------------------------- definedness
+def _factors(b: Any) -> list:
+    """Irreducible factors of ``b`` (up to sign and constants), numbers dropped unless zero."""
+    b = sp.sympify(b)
+    out = []
+    try:
+        if b.is_polynomial() and sp.count_ops(b) < 60:
+            _c, fl = sp.factor_list(b)
+            items = [f for f, _m in fl]
+            if _c == 0:
+                items.append(sp.S.Zero)
+        else:
+            raise sp.PolynomialError
+    except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
+        items = [f.base if isinstance(f, sp.Pow) and f.exp.is_positive else f for f in sp.Mul.make_args(b)]
+    for f in items:
+        if f.is_number and f != 0:
+            continue
+        if f.could_extract_minus_sign():
+            f = -f
+        out.append(f)
+    return out
+
+
+def unfold_all(expr: Any) -> Any:
+    """Every registered definition unfolded (repeatedly), for comparing conditions."""
+    if not UNFOLDINGS or not isinstance(expr, sp.Basic):
+        return expr
+    for _ in range(6):
+        new = expr.replace(lambda e: isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr), _unfold_one)
+        if new == expr:
+            return expr
+        expr = new
+    return expr
+
+
+def _unfold_one(e: Any) -> Any:
+    for cls, fn in UNFOLDINGS.items():
+        if isinstance(e, cls):
+            try:
+                return fn(e)
+            except Exception:  # an unfolding that does not apply leaves the head
+                return e
+    return e
+
+
+@functools.lru_cache(maxsize=4096)
+def _conditions_cached(expr: Any) -> tuple:
+    return tuple(_definedness_conditions(expr))
+
+
+def definedness_conditions(expr: Any) -> list:
+    """Factors ``f`` such that ``expr`` is undefined where ``f = 0``."""
+    if isinstance(expr, sp.MatrixBase):
+        expr = sp.ImmutableMatrix(expr)
+    try:
+        return list(_conditions_cached(expr))
+    except TypeError:  # unhashable
+        return _definedness_conditions(expr)
+
+
+def _definedness_conditions(expr: Any) -> list:
+    """Factors ``f`` such that ``expr`` is undefined where ``f = 0`` (see the module docstring).
+    Bound variables are canonical, so conditions under a sum mention the canonical index."""
+    expr = canonical(expr)
+    found: list = []
+
+    def add(b):
+        for f in _factors(b):
+            if f not in found:
+                found.append(f)
+
+    def walk(e):
+        if isinstance(e, sp.MatrixBase):
+            for x in e:
+                walk(x)
+            return
+        if not isinstance(e, sp.Basic):
+            return
+        if isinstance(e, sp.Pow) and (e.exp.is_negative or (e.exp.is_number and e.exp < 0)):
+            add(e.base)
+        elif isinstance(e, sp.log):
+            add(e.args[0])
+        elif isinstance(e, (sp.tan, sp.sec)):
+            add(sp.cos(e.args[0]))
+        elif isinstance(e, (sp.cot, sp.csc)):
+            add(sp.sin(e.args[0]))
+        elif UNFOLDINGS and isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr):
+            # an opaque scalar head is defined where its unfolding is (recursive heads: not unfolded)
+            body = _unfold_one(e)
+            if body is not e and not body.has(type(e)):
+                for f in definedness_conditions(body):
+                    if f not in found:
+                        found.append(f)
+        for a in e.args:
+            walk(a)
+
+    walk(expr)
+    return found
+
+
+def _same_condition(f: Any, g: Any) -> bool:
+    """Whether ``f = 0`` and ``g = 0`` hold at the same points (``f = +-g`` exactly)."""
+    if f == g:
+        return True
+    from symattn.kernel.sums import sum_normal_form
+
+    try:
+        for sign in (1, -1):
+            if sp.expand(f - sign * g) == 0:
+                return True
+        nf, ng = sum_normal_form(unfold_all(f)), sum_normal_form(unfold_all(g))
+        for sign in (1, -1):
+            d = opaque_sums(nf - sign * ng)
+            if d == 0 or sp.expand(d) == 0 or sp.cancel(sp.together(d)) == 0:
+                return True
+    except (TypeError, ValueError, KernelError):
+        return False
+    return False
+
+
+def _shown_nonzero(f: Any, hypotheses) -> bool:
+    if nonzero(f) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f))):
+        return True
+    from symattn.statement import Assumption  # the hypothesis classes (data only)
+
+    for h in hypotheses:
+        if not isinstance(h, Assumption) or not isinstance(h.condition, sp.Basic):
+            continue
+        conds = h.condition.args if isinstance(h.condition, sp.And) else (h.condition,)
+        for c in conds:
+            if isinstance(c, (sp.Ne, sp.StrictGreaterThan, sp.StrictLessThan)):
+                diff = canonical(c.lhs - c.rhs)
+                if _same_condition(diff, f):
+                    return True
+    return False
+
+
+def undischarged(lhs: Any, rhs: Any, hypotheses=None, same=None) -> list:
+    """Definedness conditions of one side that are not conditions of the other and are not shown
+    nonzero (each a factor ``f``, meaning ``f != 0`` is needed). ``same(f, g)``, when given, may
+    show two conditions equal in a further way (the step's own rule applied to them)."""
+    hyps = HYPOTHESES.get() if hypotheses is None else hypotheses
+    left, right = definedness_conditions(lhs), definedness_conditions(rhs)
+    missing = []
+    for mine, other in ((left, right), (right, left)):
+        for f in mine:
+            if f in other or _shown_nonzero(f, hyps) or any(_same_condition(f, g) for g in other):
+                continue
+            if same is not None and any(_try(same, f, g) for g in other):
+                continue
+            if not any(_same_condition(f, m) for m in missing):
+                missing.append(f)
+    return missing
+
+
+def _try(same, f, g) -> bool:
+    try:
+        return bool(same(f, g))
+    except (KernelError, TypeError, ValueError, AttributeError, NotImplementedError):
+        return False
+
+
+# ----------------------------------------------------------------------------------------- API
+def residual(lhs: Any, rhs: Any) -> Any:
+    """``lhs - rhs`` with shape checks for matrices."""
+    if is_matrix(lhs) or is_matrix(rhs):
+        if not (is_matrix(lhs) and is_matrix(rhs)):
+            raise KernelError(f"cannot compare a matrix with a scalar: {sp.sstr(lhs)} vs {sp.sstr(rhs)}")
+        if lhs.shape != rhs.shape:
+            raise KernelError(f"shape mismatch: {lhs.shape} vs {rhs.shape}")
+        return lhs - rhs
+    return sp.sympify(lhs, strict=True) - sp.sympify(rhs, strict=True)
+
+
+def is_zero(expr: Any, hypotheses=None) -> bool:
+    """Exact zero test for scalars, explicit matrices (entrywise) and matrix expressions, with the
+    definedness conditions of ``expr`` (every one must be shown nonzero)."""
+    reduced = _matrix_reduces(expr) if is_matrix(expr) else _reduces_to_zero(expr)
+    return reduced and not undischarged(expr, sp.S.Zero, hypotheses)
+
+
+def zero_test(lhs: Any, rhs: Any, hypotheses=None) -> ZeroTest:
+    """Whether ``lhs = rhs``, with the definedness conditions that are missing."""
+    if canonical(lhs) == canonical(rhs):
+        return ZeroTest(True, [])
+    diff = residual(lhs, rhs)
+    reduced = _matrix_reduces(diff) if is_matrix(diff) else _reduces_to_zero(diff)
+    if not reduced:
+        return ZeroTest(False, [])
+    return ZeroTest(True, [sp.sstr(m) for m in undischarged(lhs, rhs, hypotheses)])
+
+
+def equal(lhs: Any, rhs: Any, hypotheses=None) -> bool:
+    """Exact equality: alpha-equivalent, or ``lhs - rhs`` reduces to 0 and both sides are defined at
+    the same points (see the module docstring)."""
+    return zero_test(lhs, rhs, hypotheses).ok
