@@ -238,7 +238,7 @@ class _Problem:
         # max |v| without an |v|-sized temporary; NaN/inf make the comparison below False
         v_max = max(float(v.max(initial=0.0)), -float(v.min(initial=0.0)))
         self.shortcut = (
-            not self.float_mask and self.slopes is None
+            self.q.size > 0 and self.k.size > 0 and not self.float_mask and self.slopes is None
             and v_max * self.bk * np.exp(SAFE_LOGIT) < np.finfo(ct).max / 16
         )  # fmt: skip
         self.capped = self.shortcut and self.c is not None and self.c <= SAFE_LOGIT
