@@ -492,3 +492,38 @@ def test_threads_split_the_batch_when_there_are_few_query_blocks():
     grads = tiled_attention_backward(q, k, v, out, lse, d_out, block_q=64, block_k=64, threads=2)
     for g, r in zip(grads, attention_backward(q, k, v, d_out)):
         _close(g, r)
+
+
+# ---------------------------------------------------------------------------------------------
+# skipped tiles
+
+
+@pytest.mark.parametrize(
+    ("kw", "n_q", "n_k"),
+    [(dict(window=(5, 3)), 64, 64), (dict(window=(0, 0), align="bottom_right"), 40, 70),
+     (dict(causal=True), 64, 64), (dict(causal="bottom_right", window=(9, None)), 30, 64),
+     (dict(key_lengths=np.array([10, 33])), 16, 64)],  # fmt: skip
+)
+def test_tiles_entirely_outside_the_band_or_the_key_lengths_are_never_computed(kw, n_q, n_k, monkeypatch):
+    visited = []
+    original = numeric.tiled._Problem.bias_and_mask
+
+    def spy(self, s, sl, i0, i1, j0, j1):  # called once for every tile the kernel computes
+        visited.append((i0, i1, j0, j1))
+        return original(self, s, sl, i0, i1, j0, j1)
+
+    monkeypatch.setattr(numeric.tiled._Problem, "bias_and_mask", spy)
+    rng = np.random.default_rng(25)
+    q = rng.normal(size=(2, 1, n_q, 4))
+    k, v = rng.normal(size=(2, 1, n_k, 4)), rng.normal(size=(2, 1, n_k, 4))
+    allowed = np.isfinite(attention_scores(q, k, **kw)).any(axis=(0, 1))  # (n_q, n_k) seen by some batch
+    for phase in ("forward", "backward"):
+        visited.clear()
+        out, lse = tiled_attention(q, k, v, **kw, block_q=8, block_k=8, threads=1)
+        if phase == "backward":
+            visited.clear()
+            tiled_attention_backward(q, k, v, out, lse, np.ones_like(out), **kw, block_q=8, block_k=8, threads=1)
+        assert visited
+        useless = [t for t in visited if not allowed[t[0] : t[1], t[2] : t[3]].any()]
+        assert not useless, f"{phase}: tiles with no visible entry were computed: {useless}"
+    _close(out, attention(q, k, v, **kw))
