@@ -6,22 +6,52 @@ materialises whatever the formula names, the ``n_q x n_k`` score matrix included
 
 .. math::
 
-    \operatorname{Attention}(Q, K, V) = \operatorname{softmax}\!\Big(\tfrac{Q K^\top}{\sqrt d} + M\Big) V
+    \operatorname{Attention}(Q, K, V) = \operatorname{softmax}(S)\,V, \qquad
+    S_{ij} = \operatorname{cap}(\text{scale}\cdot q_i\cdot k_j) + M_{ij} + B_{ij}
+    \ \text{where allowed, } -\infty \text{ elsewhere}
 
 Conventions
 -----------
-* Shapes: ``q (..., n_q, d)``, ``k (..., n_k, d)``, ``v (..., n_k, d_v)``; leading dims broadcast.
+* Shapes: ``q (..., h, n_q, d)``, ``k (..., h_kv, n_k, d)``, ``v (..., h_kv, n_k, d_v)``;
+  leading dims broadcast; ``d >= 1``. The head axis is dimension -3.
+* **Order of operations** (that of FlashAttention's reference ``attention_ref`` and of Gemma 2):
+  scale, then soft-cap, then the additive float mask and the ALiBi bias, then the masks
+  (boolean mask, causal/window band, key lengths) set entries to ``-inf``.
 * ``mask``: boolean (``True`` = may attend) or additive float (``-inf`` = may not attend).
-* ``causal=True`` (``"top_left"``): query ``i`` sees keys ``j <= i`` (torch
-  ``scaled_dot_product_attention``); ``causal="bottom_right"``: ``j <= i + n_k - n_q``
-  (FlashAttention >= 2.1).
+* **Alignment.** Query ``i`` sits at position ``i + offset`` among the keys, ``offset = 0``
+  (``align="top_left"``, the default, torch ``scaled_dot_product_attention``) or
+  ``n_k - n_q`` (``align="bottom_right"``, FlashAttention >= 2.1, a query block that ends the key
+  sequence). The offset serves ``causal=True``, ``window`` and ``alibi_slopes``.
+  ``causal="bottom_right"`` implies ``align="bottom_right"``; ``causal="top_left"`` with
+  ``align="bottom_right"`` (or the reverse) is an error naming both.
+* **Causal**: query ``i`` sees keys ``j <= i + offset``.
+* **Sliding window** ``window=(left, right)`` (Longformer, Beltagy et al. 2020; Mistral 7B,
+  Jiang et al. 2023; FlashAttention's ``window_size``): query ``i`` sees key ``j`` iff
+  ``i + offset - left <= j <= i + offset + right``; ``None`` leaves that side unbounded. With
+  ``causal``, ``right`` becomes ``min(right, 0)``; ``causal=True`` is ``window=(None, 0)``.
+* **Logit soft-capping** ``softcap=c`` (Gemma 2, Gemma Team 2024; Grok-1): the scaled score ``s``
+  becomes ``c * tanh(s / c)``, before masks and biases; masked entries stay ``-inf``.
+* **ALiBi** ``alibi_slopes`` (Press, Smith & Lewis, "Train Short, Test Long", ICLR 2022): query
+  head ``m`` adds ``-slopes[m] * |i + offset - j|`` to its scores (after soft-capping, like the
+  float mask). Slopes are finite and non-negative, shape ``(h,)`` or broadcastable ``(..., h)``;
+  :func:`alibi_slopes` gives the paper's geometric slopes.
+* **Grouped-query / multi-query attention** (Ainslie et al., "GQA", 2023; Shazeer, "Fast
+  Transformer Decoding", 2019): ``h % h_kv == 0`` and query head ``m`` uses key/value head
+  ``m // (h // h_kv)`` (consecutive query heads share a key/value head: torch's ``enable_gqa``
+  and FlashAttention's convention). The gradients of a shared key/value head are summed over its
+  group. ``h_kv = 1`` is multi-query attention (it is also plain broadcasting).
+* **Key lengths** ``key_lengths`` (shape ``(batch,)``, 4-D inputs ``(batch, heads, n, d)``):
+  keys at positions ``>= key_lengths[b]`` are masked for batch element ``b`` (right padding).
+  Positions for the alignment are still those of the padded arrays.
 * **Fully masked rows** (a query that may see no key) have output 0, gradient 0 and
   log-sum-exp ``-inf``: the softmax of an all ``-inf`` row is defined here as the zero vector,
-  never NaN. :func:`numeric.tiled.tiled_attention` follows the same convention.
-* **Ignored keys** (masked for every query) never reach the output, even if they hold NaN or
-  inf (see :func:`numeric.validation.zero_ignored_keys`). Non-finite values elsewhere are not
-  rejected; they propagate as IEEE arithmetic does: a NaN in query ``i`` makes row ``i`` NaN, and a
-  NaN in a key or value that some query may see can reach every row (``0 * nan = nan`` inside
+  never NaN. :func:`numeric.tiled.tiled_attention` follows the same convention. Empty inputs
+  (``n_q = 0`` or ``n_k = 0``) give empty or zero outputs.
+* **Ignored keys** (masked for every query: by the mask, the band, or the key lengths) never
+  reach the output or the gradients, even if they hold NaN or inf (see
+  :func:`numeric.validation.zero_ignored_keys`). Non-finite values elsewhere are not rejected;
+  they propagate as IEEE arithmetic does: a NaN in query ``i`` makes row ``i`` NaN, and a NaN in a
+  key or value that some query may see can reach every row (``0 * nan = nan`` inside
   :math:`PV`). Checking would cost a pass over the inputs and hide bugs upstream.
 * float16 inputs are computed in float32 and the result returned in float16.
 
@@ -29,6 +59,11 @@ References
 ----------
 Vaswani et al., "Attention Is All You Need", 2017, eq. (1) and section 3.2.2 (multi-head).
 Xiong et al., "On Layer Normalization in the Transformer Architecture", 2020 (pre-/post-norm).
+Press, Smith & Lewis, "Train Short, Test Long: Attention with Linear Biases", ICLR 2022 (ALiBi).
+Ainslie et al., "GQA: Training Generalized Multi-Query Transformer Models", EMNLP 2023.
+Beltagy et al., "Longformer", 2020; Jiang et al., "Mistral 7B", 2023 (sliding windows).
+Gemma Team, "Gemma 2: Improving Open Language Models at a Practical Size", 2024 (soft-capping).
+Dao, "FlashAttention-2", 2023 (bottom-right causal alignment, ``window_size``, ``softcap``).
 """
 
 from __future__ import annotations

@@ -58,12 +58,14 @@ workers use ``threads`` cores instead of ``threads x`` BLAS's own pool. (The lim
 process-wide for the duration of the call: another thread calling BLAS at the same moment also
 runs single-threaded.) Problems below :data:`MIN_PARALLEL_FLOPS` run in the calling thread.
 
-Determinism. The forward computes every row with the same operations whichever worker runs it:
-its result does not depend on ``threads``. The backward gives each worker its own ``dQ``
-accumulator, and the units are assigned to workers by a fixed rule (largest first, to the least
-loaded worker, ties by index) before anything runs; the accumulators are summed in worker order.
-So for a given shape, block sizes and ``threads`` the gradients are bitwise reproducible; a
-different thread count changes ``dQ`` by rounding only (the summation order over key blocks).
+Determinism. A unit's arithmetic is fixed by the shape, the block sizes and ``threads`` (which
+units exist, and whether BLAS runs on one thread), never by which worker runs it or when, so
+the forward is bitwise reproducible for a given ``threads``. The backward gives each worker its
+own ``dQ`` accumulator, and assigns the units to workers by a fixed rule (largest first, to the
+least loaded worker, ties by index) before anything runs; the accumulators are summed in worker
+order. So for a given shape, block sizes and ``threads`` the gradients are bitwise reproducible
+too. Different thread counts agree to rounding only: the summation order of ``dQ`` over key
+blocks changes, and so may BLAS's blocking when it is pinned to one thread.
 
 Memory
 ------

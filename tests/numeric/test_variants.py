@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import numeric.tiled
@@ -160,6 +160,7 @@ BLOCKS = st.sampled_from([1, 2, 3, 7, 16, 64])
 THREADS = st.sampled_from([1, 2, 3])
 
 
+@settings(max_examples=150)  # many variants to combine: more examples than the profile's 40
 @given(problems(), BLOCKS, BLOCKS, THREADS)
 def test_reference_and_tiled_equal_the_formula_for_every_combination_of_variants(p, block_q, block_k, threads):
     q, k, v, kw = p
@@ -172,6 +173,7 @@ def test_reference_and_tiled_equal_the_formula_for_every_combination_of_variants
     _lse_close(lse, expected_lse)
 
 
+@settings(max_examples=100)
 @given(problems(max_n=14), BLOCKS, BLOCKS, THREADS)
 def test_tiled_gradients_equal_the_explicit_backward_for_every_combination(p, block_q, block_k, threads):
     q, k, v, kw = p
