@@ -36,7 +36,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .reference import attention, attention_backward
-from .tiled import DEFAULT_BLOCK_K, DEFAULT_BLOCK_Q, cpu_count, tiled_attention, tiled_attention_backward
+from .tiled import (
+    DEFAULT_BLOCK_K,
+    DEFAULT_BLOCK_Q,
+    _default_blocks,
+    cpu_count,
+    tiled_attention,
+    tiled_attention_backward,
+)
+from .validation import check_attention_args
 
 __all__ = [
     "DEFAULT_SIZES",
@@ -409,6 +417,8 @@ def run_bench(
         row: dict = {"n": n, "notes": []}
         w = _Workload(variant, n, d, batch, dtype, causal, window=window, softcap=softcap, group=group)
         config["workload"] = w.description
+        default_q, default_k = _default_blocks(check_attention_args(w.q, w.k, w.v, **w.kw))
+        config["block_q"], config["block_k"] = block_q or default_q, block_k or default_k
         q, k, v, d_out, kw = w.q, w.k, w.v, w.d_out, w.kw
         flops = w.flops
         out, lse = tiled_attention(q, k, v, **kw, **tiled_kw)
@@ -435,8 +445,9 @@ def run_bench(
         elif backward and naive_fwd:
             row["notes"].append(f"naive backward skipped at n={n}: over the memory cap")
         if torch is not None:
-            dense = variant in ("softcap", "alibi", "window")  # torch's peer holds n x n inputs
-            if dense and not naive_fwd:
+            # torch's softcap and ALiBi peers hold n x n float matrices per head, like naive
+            # (the window's boolean band mask is one n x n byte matrix: always run)
+            if variant in ("softcap", "alibi") and not naive_fwd:
                 row["notes"].append(f"torch peer skipped at n={n}: its n x n matrices exceed the memory cap")
             else:
                 try:

@@ -134,6 +134,20 @@ SAFE_LOGIT = 20.0
 MIN_PARALLEL_FLOPS = 2e7
 
 
+def _default_blocks(args) -> tuple[int, int]:
+    """Tile sizes: the tuned defaults, or square tiles about as wide as a narrow window.
+
+    A query block of ``b`` rows under a window ``w`` keys wide visits ``b + w`` keys; with the
+    defaults and ``w = 256`` four fifths of each tile would be masked. Tiles of the window's
+    width (a power of two, 128 to :data:`DEFAULT_BLOCK_K`) keep about half of every tile useful.
+    """
+    if args.left is None or args.right is None:
+        return DEFAULT_BLOCK_Q, DEFAULT_BLOCK_K
+    width = args.left + args.right + 1
+    b = min(DEFAULT_BLOCK_K, max(128, 1 << max(0, width - 1).bit_length()))
+    return (b, b) if width < DEFAULT_BLOCK_K else (DEFAULT_BLOCK_Q, DEFAULT_BLOCK_K)
+
+
 def cpu_count() -> int:
     """The CPUs this process may run on (the default ``threads``)."""
     try:
@@ -167,8 +181,9 @@ class _Problem:
 
     def __init__(self, args, block_q, block_k, threads):
         self.args = args
-        self.bq = check_block_size("block_q", block_q, DEFAULT_BLOCK_Q)
-        self.bk = check_block_size("block_k", block_k, DEFAULT_BLOCK_K)
+        default_q, default_k = _default_blocks(args)
+        self.bq = check_block_size("block_q", block_q, default_q)
+        self.bk = check_block_size("block_k", block_k, default_k)
         self.threads = check_threads(threads, cpu_count())
         self.ct = ct = compute_dtype(args.q.dtype)
         k, v = zero_ignored_keys(args)

@@ -529,3 +529,49 @@ def test_tiles_entirely_outside_the_band_or_the_key_lengths_are_never_computed(k
         useless = [t for t in visited if not allowed[t[0] : t[1], t[2] : t[3]].any()]
         assert not useless, f"{phase}: tiles with no visible entry were computed: {useless}"
     _close(out, attention(q, k, v, **kw))
+
+
+# ---------------------------------------------------------------------------------------------
+# broadcast slopes, low precision
+
+
+def test_alibi_slopes_broadcast_over_the_batch_one_row_per_batch_element():
+    q, k, v = _qkv(26, h=4, h_kv=2)
+    slopes = np.array([[0.5, 0.25, 0.1, 0.0], [1.0, 0.3, 0.2, 0.05]])  # (batch, h)
+    expected = np.stack([attention(q[b], k[b], v[b], alibi_slopes=slopes[b]) for b in range(2)])
+    _close(attention(q, k, v, alibi_slopes=slopes), expected)
+    _close(tiled_attention(q, k, v, alibi_slopes=slopes, block_q=4, block_k=4, threads=2)[0], expected)
+
+
+def _low_precision_ok(low, ref_low, ref64, allowance):
+    # FlashAttention's protocol (see test_tiled.py): the kernel's error in low precision is at
+    # most twice the reference's own low-precision error, plus a rounding allowance.
+    err = float(np.max(np.abs(low.astype(np.float64) - ref64), initial=0.0))
+    ref_err = float(np.max(np.abs(ref_low.astype(np.float64) - ref64), initial=0.0))
+    assert err <= 2 * ref_err + allowance, f"kernel error {err:.3g}, reference error {ref_err:.3g}"
+
+
+@given(problems(max_n=16), BLOCKS, BLOCKS, THREADS)
+def test_float32_variants_err_at_most_twice_the_float32_reference(p, block_q, block_k, threads):
+    q, k, v, kw = p
+    q32, k32, v32 = (x.astype(np.float32) for x in (q, k, v))
+    kw32 = {key: (val.astype(np.float32) if key == "mask" else val) for key, val in kw.items()}
+    kw64 = {key: (val.astype(np.float32).astype(np.float64) if key == "mask" else val) for key, val in kw.items()}
+    q64, k64, v64 = (x.astype(np.float64) for x in (q32, k32, v32))  # the same numbers in float64
+    out, lse = tiled_attention(q32, k32, v32, **kw32, block_q=block_q, block_k=block_k, threads=threads)
+    assert out.dtype == np.float32 and lse.dtype == np.float32
+    _low_precision_ok(out, attention(q32, k32, v32, **kw32), attention(q64, k64, v64, **kw64), 1e-6)
+    d_out = np.random.default_rng(0).normal(size=out.shape).astype(np.float32)
+    grads = tiled_attention_backward(q32, k32, v32, out, lse, d_out, **kw32, block_q=block_q,
+                                     block_k=block_k, threads=threads)  # fmt: skip
+    refs32 = attention_backward(q32, k32, v32, d_out, **kw32)
+    refs64 = attention_backward(q64, k64, v64, d_out.astype(np.float64), **kw64)
+    # Gradients can cancel to ~0 (one visible key: dq = dk = 0) while their terms do not: the
+    # rounding allowance is relative to the size of the terms, e.g. dk = scale dS^T Q with
+    # |dS| <= |dO| |v|, not to the result.
+    top = lambda x: float(np.abs(x).max(initial=0.0))  # noqa: E731
+    scale = 1 / math.sqrt(q.shape[-1])
+    terms = (scale * top(k64) * top(d_out) * top(v64), scale * top(q64) * top(d_out) * top(v64), top(d_out))
+    for g, r32, r64, term in zip(grads, refs32, refs64, terms):
+        assert g.dtype == np.float32
+        _low_precision_ok(g, r32, r64, 1e-6 * max(1.0, top(r64), term))
