@@ -48,16 +48,16 @@ from .validation import check_attention_args
 
 __all__ = [
     "DEFAULT_SIZES",
+    "VARIANTS",
     "attention_flops",
     "format_table",
     "matmul_gflops",
     "median_time",
-    "timings",
     "memory_profile",
     "naive_bytes",
     "peak_memory",
     "run_bench",
-    "VARIANTS",
+    "timings",
     "visible_pairs",
 ]
 
@@ -279,7 +279,7 @@ class _Workload:
             scale = 1.0 / math.sqrt(tq.shape[-1])
             causal_mask = torch.ones(n, n, dtype=torch.bool).triu(1) if causal else None
 
-            def sdpa(q, k, v, **_):  # noqa: F811 - the peer for soft-capping
+            def sdpa(q, k, v, **_):
                 s = (q @ k.transpose(-1, -2)) * scale
                 s = c * torch.tanh(s / c)
                 if causal_mask is not None:
@@ -412,8 +412,7 @@ def run_bench(
     )  # fmt: skip
     tiled_kw = dict(block_q=block_q, block_k=block_k, threads=threads)
     itemsize = np.dtype(dtype).itemsize
-    rows = []
-    for n in sizes:
+    def one_size(n: int) -> dict:  # a function, so that the timed closures bind this size's arrays
         row: dict = {"n": n, "notes": []}
         w = _Workload(variant, n, d, batch, dtype, causal, window=window, softcap=softcap, group=group)
         config["workload"] = w.description
@@ -491,8 +490,11 @@ def run_bench(
             ratios[f"tiled/torch_{phase}"] = tiled / tt if tiled and tt else None
             ratios[f"naive/tiled_{phase}"] = naive / tiled if tiled and naive else None
         row["ratios"] = ratios
-        rows.append(row)
-        del q, k, v, d_out, out, lse, w
+        return row
+
+    rows = []
+    for n in sizes:
+        rows.append(one_size(n))
         gc.collect()
     machine["load_average_after"] = _load()
     return {"machine": machine, "config": config, "rows": rows}

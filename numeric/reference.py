@@ -76,8 +76,6 @@ import numpy as np
 from .validation import (
     check_attention_args,
     compute_dtype,
-    unbroadcast,
-    visible_range,
     zero_ignored_keys,
 )
 

@@ -138,13 +138,14 @@ def _default_blocks(args) -> tuple[int, int]:
     """Tile sizes: the tuned defaults, or square tiles about as wide as a narrow window.
 
     A query block of ``b`` rows under a window ``w`` keys wide visits ``b + w`` keys; with the
-    defaults and ``w = 256`` four fifths of each tile would be masked. Tiles of the window's
-    width (a power of two, 128 to :data:`DEFAULT_BLOCK_K`) keep about half of every tile useful.
+    defaults and ``w = 256`` four fifths of each tile would be masked. Square tiles of about the
+    window's width (the power of two at most ``w``, clamped to 128 ... :data:`DEFAULT_BLOCK_K`)
+    keep about half of every tile useful.
     """
     if args.left is None or args.right is None:
         return DEFAULT_BLOCK_Q, DEFAULT_BLOCK_K
     width = args.left + args.right + 1
-    b = min(DEFAULT_BLOCK_K, max(128, 1 << max(0, width - 1).bit_length()))
+    b = min(DEFAULT_BLOCK_K, max(128, 1 << (width.bit_length() - 1)))  # the power of two <= width
     return (b, b) if width < DEFAULT_BLOCK_K else (DEFAULT_BLOCK_Q, DEFAULT_BLOCK_K)
 
 

@@ -51,7 +51,10 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
-    from numeric.bench import format_table, run_bench  # lazy: keeps `symattn --help` fast
+    from numeric.bench import (  # lazy: keeps `symattn --help` fast
+        format_table,
+        run_bench,
+    )
 
     try:
         sizes = _sizes(args.sizes)

@@ -8,7 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from numeric.bench import attention_flops, format_table, memory_profile, naive_bytes, run_bench
+from numeric.bench import (
+    attention_flops,
+    format_table,
+    memory_profile,
+    naive_bytes,
+    run_bench,
+)
 
 
 def test_run_bench_reports_every_implementation_ratio_and_memory_at_toy_sizes():

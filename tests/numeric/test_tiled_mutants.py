@@ -254,7 +254,7 @@ def _mutant(old: str, new: str) -> types.ModuleType:
     assert SOURCE.count(old) == 1, f"the mutated line is not (exactly once) in numeric/tiled.py: {old!r}"
     module = types.ModuleType("numeric._tiled_mutant")
     module.__package__ = "numeric"
-    exec(compile(SOURCE.replace(old, new), "numeric/tiled.py (mutant)", "exec"), module.__dict__)
+    exec(compile(SOURCE.replace(old, new), "numeric/tiled.py (mutant)", "exec"), module.__dict__)  # noqa: S102
     module.MIN_PARALLEL_FLOPS = 0
     return module
 

@@ -23,9 +23,9 @@ from numeric import (
     alibi_slopes,
     attention,
     attention_backward,
+    attention_scores,
     decode_step,
     logsumexp,
-    attention_scores,
     tiled_attention,
     tiled_attention_backward,
 )
@@ -569,7 +569,7 @@ def test_float32_variants_err_at_most_twice_the_float32_reference(p, block_q, bl
     # Gradients can cancel to ~0 (one visible key: dq = dk = 0) while their terms do not: the
     # rounding allowance is relative to the size of the terms, e.g. dk = scale dS^T Q with
     # |dS| <= |dO| |v|, not to the result.
-    top = lambda x: float(np.abs(x).max(initial=0.0))  # noqa: E731
+    top = lambda x: float(np.abs(x).max(initial=0.0))
     scale = 1 / math.sqrt(q.shape[-1])
     terms = (scale * top(k64) * top(d_out) * top(v64), scale * top(q64) * top(d_out) * top(v64), top(d_out))
     for g, r32, r64, term in zip(grads, refs32, refs64, terms):
