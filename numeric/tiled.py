@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -157,17 +158,46 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-_controller = None
+class _BlasPin:
+    """BLAS on one thread while any parallel call runs (threadpoolctl), counted across callers.
+
+    Reference-counted: if two user threads run parallel kernels at once, the first to enter pins
+    BLAS and the last to leave restores it (a plain nested ``limit`` could restore the pinned
+    value last and leave BLAS single-threaded for good).
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._users = 0
+        self._limit = None
+        self._controller = None
+
+    def __enter__(self):
+        with self._lock:
+            if self._users == 0:
+                if self._controller is None:
+                    from threadpoolctl import ThreadpoolController
+
+                    self._controller = ThreadpoolController()
+                self._limit = self._controller.limit(limits=1, user_api="blas")
+            self._users += 1
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._users -= 1
+            if self._users == 0:
+                self._limit.restore_original_limits()
+                self._limit = None
+        return False
+
+
+_blas_pin = _BlasPin()
 
 
 def _blas_single_threaded():
-    """A context in which BLAS runs on one thread (threadpoolctl), created once per process."""
-    global _controller
-    if _controller is None:
-        from threadpoolctl import ThreadpoolController
-
-        _controller = ThreadpoolController()
-    return _controller.limit(limits=1, user_api="blas")
+    """A context in which BLAS runs on one thread."""
+    return _blas_pin
 
 
 def _take(x, axis: int, sl: slice):

@@ -47,8 +47,8 @@ def formula(q, k, v, *, mask=None, causal=False, scale=None, window=None, softca
     b, h, n_q, d = q.shape
     h_kv, n_k = k.shape[1], k.shape[2]
     g = h // h_kv
-    k = np.repeat(k, g, axis=1)  # query head m uses key/value head m // g
-    v = np.repeat(v, g, axis=1)
+    k = np.broadcast_to(np.repeat(k, g, axis=1), (b, h, n_k, k.shape[-1]))  # head m uses kv head m // g
+    v = np.broadcast_to(np.repeat(v, g, axis=1), (b, h, n_k, v.shape[-1]))
     scale = 1 / math.sqrt(d) if scale is None else scale
     bottom_right = causal == "bottom_right" or align == "bottom_right"
     offset = n_k - n_q if bottom_right else 0
@@ -130,9 +130,10 @@ def problems(draw, max_n=20):
     d_v = draw(st.sampled_from([1, 4]))
     temperature = draw(st.sampled_from([1.0, 12.0]))  # 12: scores beyond SAFE_LOGIT, the exact path
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    b_kv = draw(st.sampled_from([1, b]))  # keys and values may also broadcast over the batch
     q = temperature * rng.normal(size=(b, h, n_q, d))
-    k = rng.normal(size=(b, h_kv, n_k, d))
-    v = rng.normal(size=(b, h_kv, n_k, d_v))
+    k = rng.normal(size=(b_kv, h_kv, n_k, d))
+    v = rng.normal(size=(b_kv, h_kv, n_k, d_v))
     kw = {}
     kw["causal"] = draw(st.sampled_from([False, True, "bottom_right"]))
     align = draw(st.sampled_from([None, "top_left", "bottom_right"]))
@@ -260,6 +261,19 @@ def test_grouped_query_attention_equals_attention_with_explicitly_repeated_heads
         _close(grads[0], dq_rep)
         _close(grads[1], dk_sum)
         _close(grads[2], dv_sum)
+
+
+def test_grouped_query_attention_of_three_dimensional_inputs_uses_dimension_minus_3_as_heads():
+    rng = np.random.default_rng(27)
+    q, k, v = rng.normal(size=(6, 5, 4)), rng.normal(size=(2, 7, 4)), rng.normal(size=(2, 7, 3))
+    expected = attention(q, np.repeat(k, 3, axis=0), np.repeat(v, 3, axis=0), window=(2, 2))
+    _close(attention(q, k, v, window=(2, 2)), expected)
+    out, lse = tiled_attention(q, k, v, window=(2, 2), block_q=2, block_k=3, threads=2)
+    _close(out, expected)
+    d_out = rng.normal(size=out.shape)
+    _, dk_rep, _ = attention_backward(q, np.repeat(k, 3, axis=0), np.repeat(v, 3, axis=0), d_out, window=(2, 2))
+    dk = tiled_attention_backward(q, k, v, out, lse, d_out, window=(2, 2), block_q=2, block_k=3)[1]
+    _close(dk, dk_rep.reshape(2, 3, 7, 4).sum(axis=1))
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -575,3 +589,30 @@ def test_float32_variants_err_at_most_twice_the_float32_reference(p, block_q, bl
     for g, r32, r64, term in zip(grads, refs32, refs64, terms):
         assert g.dtype == np.float32
         _low_precision_ok(g, r32, r64, 1e-6 * max(1.0, top(r64), term))
+
+
+def test_blas_threads_are_restored_after_parallel_calls_even_from_concurrent_callers():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threading
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpoolctl.threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    q, k, v = _qkv(28, b=2, n_q=64, n_k=64)
+    errors = []
+
+    def call():
+        try:
+            out, lse = tiled_attention(q, k, v, block_q=8, block_k=8, threads=2)
+            tiled_attention_backward(q, k, v, out, lse, np.ones_like(out), block_q=8, block_k=8, threads=2)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    callers = [threading.Thread(target=call) for _ in range(4)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join()
+    assert not errors
+    assert blas_threads() == before
