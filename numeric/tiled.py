@@ -110,6 +110,7 @@ __all__ = [
     "DEFAULT_BLOCK_Q",
     "MIN_PARALLEL_FLOPS",
     "SAFE_LOGIT",
+    "TILE_ELEMENTS",
     "cpu_count",
     "decode_step",
     "tiled_attention",
@@ -129,6 +130,10 @@ DEFAULT_BLOCK_K = 512
 # Scores bounded by this in absolute value (Cauchy-Schwarz, per tile) are exponentiated without
 # the max shift: e^20 ~ 5e8 is far from overflow in float32 and e^-20 far from underflow.
 SAFE_LOGIT = 20.0
+
+# The most numbers one score tile may hold (batch slice x block_q x block_k): one float32
+# 1024 x 512 tile, 2 MiB, the size the block defaults were tuned at.
+TILE_ELEMENTS = DEFAULT_BLOCK_Q * DEFAULT_BLOCK_K
 
 # Below this many matmul FLOPs (4 n_q n_k d B) a call runs in the calling thread: starting a
 # pool costs ~0.1 ms, more than the whole computation of a small problem.
@@ -312,9 +317,14 @@ class _Problem:
 
     # -- splitting ---------------------------------------------------------------------------
     def batch_slices(self, blocks: int) -> list[slice]:
-        """Slices of the split batch axis: more than one only when there are few blocks per thread."""
+        """Slices of the split batch axis: for the threads when there are few blocks per thread,
+        and so that one score tile holds at most :data:`TILE_ELEMENTS` numbers (a batch-wide tile
+        of 16 heads would be 16 x 2 MiB, far out of cache for the elementwise passes)."""
         size = self.batch[self.axis]
-        pieces = 1 if self.threads == 1 or blocks >= 2 * self.threads else min(size, self.threads)
+        pieces = 1 if self.threads == 1 or blocks >= 2 * self.threads else self.threads
+        rest = math.prod(self.batch) // max(size, 1)  # the other batch axes ride along in every tile
+        tile = rest * min(self.bq, self.n_q) * min(self.bk, self.n_k)
+        pieces = min(size, max(pieces, -(-size * tile // TILE_ELEMENTS)))
         edges = np.linspace(0, size, pieces + 1).round().astype(int)
         return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 

@@ -616,3 +616,17 @@ def test_blas_threads_are_restored_after_parallel_calls_even_from_concurrent_cal
         t.join()
     assert not errors
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_slices_sized_for_the_cache_give_the_same_result(threads, monkeypatch):
+    # TILE_ELEMENTS caps a score tile's size: with a tiny cap every batch element is its own unit
+    monkeypatch.setattr(numeric.tiled, "TILE_ELEMENTS", 16)
+    q, k, v = _qkv(29, b=5, h=4, h_kv=2, n_q=12, n_k=15)
+    kw = dict(causal=True, alibi_slopes=alibi_slopes(4), key_lengths=np.array([15, 3, 9, 0, 12]))
+    out, lse = tiled_attention(q, k, v, **kw, block_q=4, block_k=4, threads=threads)
+    _close(out, attention(q, k, v, **kw))
+    d_out = np.random.default_rng(30).normal(size=out.shape)
+    grads = tiled_attention_backward(q, k, v, out, lse, d_out, **kw, block_q=4, block_k=4, threads=threads)
+    for g, r in zip(grads, attention_backward(q, k, v, d_out, **kw)):
+        _close(g, r)
