@@ -90,6 +90,7 @@ Dao et al., "FlashAttention", NeurIPS 2022, Algorithm 1; Dao, "FlashAttention-2"
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import threading
@@ -205,11 +206,12 @@ def _blas_single_threaded():
     return _blas_pin
 
 
-def _take(x, axis: int, sl: slice):
-    """``x[..., sl, ...]`` along batch ``axis``, unless ``x`` is broadcast (size 1) there."""
-    if x is None or x.shape[axis] == 1:
-        return x
-    return x[(slice(None),) * axis + (sl,)]
+def _take(x, sl: tuple[slice, ...]):
+    """``x`` restricted to the batch slices ``sl`` (one per batch axis), except along axes where
+    ``x`` is broadcast (size 1)."""
+    if x is None:
+        return None
+    return x[tuple(slice(None) if n == 1 else s for n, s in zip(x.shape, sl))]
 
 
 class _Problem:
@@ -237,9 +239,6 @@ class _Problem:
         self.float_mask = mask is not None and mask.dtype != np.bool_
         self.slopes = None if args.slopes is None else args.slopes.astype(ct)
         self.lengths = args.lengths  # (B, 1, ..., 1) or None
-        # the batch axis the threads split: the first one with at least `threads` entries, else the largest
-        sizes = list(self.batch)
-        self.axis = next((a for a, s in enumerate(sizes) if s >= self.threads), int(np.argmax(sizes)))
         self._bound_init()
 
     # -- positions -----------------------------------------------------------------------------
@@ -257,18 +256,17 @@ class _Problem:
         hi = self.n_q if self.left is None else min(self.n_q, j1 - self.offset + self.left)
         return lo, max(lo, hi)
 
-    def bias_and_mask(self, s, sl: slice, i0: int, i1: int, j0: int, j1: int) -> None:
+    def bias_and_mask(self, s, sl: tuple[slice, ...], i0: int, i1: int, j0: int, j1: int) -> None:
         """Add the float mask and ALiBi bias to the score tile ``s`` and set masked entries to -inf, in place."""
-        ax = self.axis
         rows = cols = None
         if self.slopes is not None or self.left is not None or self.right is not None:
             rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]  # (bq, 1)  aligned positions
             cols = np.arange(j0, j1)[None, :]  # (1, bk)
         if self.slopes is not None:
             dist = np.abs(rows - cols).astype(self.ct)  # (bq, bk)
-            s -= _take(self.slopes, ax, sl) * dist  # (*b, bq, bk)  -slope |i - j|
+            s -= _take(self.slopes, sl) * dist  # (*b, bq, bk)  -slope |i - j|
         if self.mask is not None:
-            m = _take(self.mask, ax, sl)[..., i0:i1, j0:j1]  # (*b, bq, bk) view
+            m = _take(self.mask, sl)[..., i0:i1, j0:j1]  # (*b, bq, bk) view
             if m.dtype == np.bool_:
                 np.copyto(s, -np.inf, where=~m)
             else:
@@ -280,7 +278,7 @@ class _Problem:
         if self.right is not None and j1 - 1 > i0 + self.offset + self.right:  # crosses the right edge
             np.copyto(s, -np.inf, where=cols > rows + self.right)
         if self.lengths is not None:
-            lengths = _take(self.lengths, ax, sl)  # (B_s, 1, ..., 1)
+            lengths = _take(self.lengths, sl)  # (B_s, 1, ..., 1)
             if j1 > int(lengths.min(initial=j1)):
                 np.copyto(s, -np.inf, where=np.arange(j0, j1) >= lengths[..., None])  # (B_s, .., 1, bk)
 
@@ -316,22 +314,31 @@ class _Problem:
         return float(self.q_norm[i0:i1].max()) if self.shortcut and not self.capped else math.inf
 
     # -- splitting ---------------------------------------------------------------------------
-    def batch_slices(self, blocks: int) -> list[slice]:
-        """Slices of the split batch axis: for the threads when there are few blocks per thread,
-        and so that one score tile holds at most :data:`TILE_ELEMENTS` numbers (a batch-wide tile
-        of 16 heads would be 16 x 2 MiB, far out of cache for the elementwise passes)."""
-        size = self.batch[self.axis]
-        pieces = 1 if self.threads == 1 or blocks >= 2 * self.threads else self.threads
-        rest = math.prod(self.batch) // max(size, 1)  # the other batch axes ride along in every tile
-        tile = rest * min(self.bq, self.n_q) * min(self.bk, self.n_k)
-        pieces = min(size, max(pieces, -(-size * tile // TILE_ELEMENTS)))
-        edges = np.linspace(0, size, pieces + 1).round().astype(int)
-        return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    def batch_slices(self, blocks: int) -> list[tuple[slice, ...]]:
+        """Batch slices (one slice per batch axis) that form the units with the blocks.
 
-    def slice_batch(self, sl: slice) -> tuple[int, ...]:
-        b = list(self.batch)
-        b[self.axis] = sl.stop - sl.start
-        return tuple(b)
+        More than one when there are few blocks per thread, and enough that one score tile holds
+        at most :data:`TILE_ELEMENTS` numbers (a batch-wide tile of 16 heads would be 16 x 2 MiB,
+        far out of cache for the elementwise passes). The largest batch axes are split first.
+        """
+        sizes = self.batch
+        want = 1 if self.threads == 1 or blocks >= 2 * self.threads else self.threads
+        tile = min(self.bq, self.n_q) * min(self.bk, self.n_k)
+        want = max(want, -(-math.prod(sizes) * tile // TILE_ELEMENTS))
+        splits = [1] * len(sizes)
+        for a in sorted(range(len(sizes)), key=lambda a: (-sizes[a], a)):
+            if math.prod(splits) >= want:
+                break
+            splits[a] = max(1, min(sizes[a], -(-want // math.prod(splits))))
+        per_axis = []
+        for size, pieces in zip(sizes, splits):
+            edges = np.linspace(0, size, pieces + 1).round().astype(int)
+            per_axis.append([slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a])
+        return list(itertools.product(*per_axis))
+
+    @staticmethod
+    def slice_batch(sl: tuple[slice, ...]) -> tuple[int, ...]:
+        return tuple(s.stop - s.start for s in sl)
 
     def parallel(self, flops: float) -> bool:
         return self.threads > 1 and flops >= MIN_PARALLEL_FLOPS
@@ -407,7 +414,7 @@ def tiled_attention(
 
 
 def _forward(pr: _Problem, out, lse):
-    ct, bq, bk, ax = pr.ct, pr.bq, pr.bk, pr.axis
+    ct, bq, bk = pr.ct, pr.bq, pr.bk
     neg_inf = ct.type(-np.inf)
     d_v = pr.args.d_v
     q_s = pr.q * ct.type(pr.q_factor)  # (*b, n_q, d)  scale (over softcap) folded into Q
@@ -419,10 +426,10 @@ def _forward(pr: _Problem, out, lse):
     def unit(u):
         sl, i0 = u
         i1 = min(i0 + bq, pr.n_q)
-        lengths = _take(pr.lengths, ax, sl)
+        lengths = _take(pr.lengths, sl)
         j_lo, j_hi = pr.key_range(i0, i1, lengths)
-        q_i = _take(q_s, ax, sl)[..., i0:i1, :]  # (*b_s, bq, d)
-        k_ts, v1_s = _take(k_t, ax, sl), _take(v1, ax, sl)
+        q_i = _take(q_s, sl)[..., i0:i1, :]  # (*b_s, bq, d)
+        k_ts, v1_s = _take(k_t, sl), _take(v1, sl)
         bshape = pr.slice_batch(sl)
         m = np.full((*bshape, i1 - i0, 1), neg_inf, ct)  # (*b_s, bq, 1)  running shift (max)
         acc = np.zeros((*bshape, i1 - i0, d_v + 1), ct)  # (*b_s, bq, d_v + 1)  [P V | rowsum P]
@@ -458,7 +465,7 @@ def _forward(pr: _Problem, out, lse):
 
         l = acc[..., d_v:]  # (*b_s, bq, 1)  rowsum of exp(S - m) over all keys
         empty = l == 0  # fully masked rows
-        out_s, lse_s = _take(out, ax, sl), _take(lse, ax, sl)
+        out_s, lse_s = _take(out, sl), _take(lse, sl)
         np.divide(acc[..., :d_v], np.where(empty, 1, l), out=out_s[..., i0:i1, :])
         with np.errstate(divide="ignore"):  # log 0 = -inf is the lse of an empty row
             lse_s[..., i0:i1] = (np.where(empty, neg_inf, m) + np.log(l))[..., 0]
@@ -468,8 +475,8 @@ def _forward(pr: _Problem, out, lse):
 
     def cost(u):
         sl, i0 = u
-        lo, hi = pr.key_range(i0, min(i0 + bq, pr.n_q), _take(pr.lengths, ax, sl))
-        return (hi - lo) * (sl.stop - sl.start)
+        lo, hi = pr.key_range(i0, min(i0 + bq, pr.n_q), _take(pr.lengths, sl))
+        return (hi - lo) * math.prod(pr.slice_batch(sl))
 
     units.sort(key=lambda u: -cost(u))  # largest first: the pool balances the tail
     flops = 4.0 * pr.n_q * pr.n_k * pr.q.shape[-1] * math.prod(pr.batch)
@@ -533,23 +540,23 @@ def tiled_attention_backward(
 
 
 def _backward(pr: _Problem, do, big_d, lse_c, dq, dk, dv):
-    ct, bq, bk, ax = pr.ct, pr.bq, pr.bk, pr.axis
+    ct, bq, bk = pr.ct, pr.bq, pr.bk
     q_s = pr.q * ct.type(pr.q_factor)  # (*b, n_q, d)  R / c (or R) = q_s k^T
     c = None if pr.c is None else ct.type(pr.c)
 
     def unit(u, dq_acc):
         sl, j0 = u
         j1 = min(j0 + bk, pr.n_k)
-        lengths = _take(pr.lengths, ax, sl)
+        lengths = _take(pr.lengths, sl)
         if lengths is not None and j0 >= int(lengths.max(initial=0)):
             return  # padding for every batch element of the slice: gradients stay 0
-        k_j = _take(pr.k, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d)
-        v_j = _take(pr.v, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d_v)
-        dk_j = _take(dk, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d)  views: accumulate in place
-        dv_j = _take(dv, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d_v)
-        qs, dos, ds_, ls = (_take(x, ax, sl) for x in (q_s, do, big_d, lse_c))
-        q_raw = _take(pr.q, ax, sl)
-        dq_s = _take(dq_acc, ax, sl)
+        k_j = _take(pr.k, sl)[..., j0:j1, :]  # (*b_s, bk, d)
+        v_j = _take(pr.v, sl)[..., j0:j1, :]  # (*b_s, bk, d_v)
+        dk_j = _take(dk, sl)[..., j0:j1, :]  # (*b_s, bk, d)  views: accumulate in place
+        dv_j = _take(dv, sl)[..., j0:j1, :]  # (*b_s, bk, d_v)
+        qs, dos, ds_, ls = (_take(x, sl) for x in (q_s, do, big_d, lse_c))
+        q_raw = _take(pr.q, sl)
+        dq_s = _take(dq_acc, sl)
         i_lo, i_hi = pr.query_range(j0, j1)
         for i0 in range(i_lo, i_hi, bq):
             i1 = min(i0 + bq, i_hi)
@@ -584,7 +591,7 @@ def _backward(pr: _Problem, do, big_d, lse_c, dq, dk, dv):
         def cost(u):
             sl, j0 = u
             lo, hi = pr.query_range(j0, min(j0 + bk, pr.n_k))
-            return (hi - lo) * (sl.stop - sl.start)
+            return (hi - lo) * math.prod(pr.slice_batch(sl))
 
         plan = _lpt([cost(u) for u in units], pr.threads)
         accs = [dq] + [np.zeros_like(dq) for _ in plan[1:]]

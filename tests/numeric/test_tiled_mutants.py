@@ -216,7 +216,7 @@ MUTANTS = [
     ("softcap: forward not multiplied by c", "s *= c  # c tanh(scale q.k / c)", "pass"),
     ("softcap: backward without the tanh derivative", "np.multiply(ds, t, out=ds)  # dR = dS (1 - tanh^2)",
      "pass"),
-    ("alibi: bias added instead of subtracted", "s -= _take(self.slopes, ax, sl) * dist", "s += _take(self.slopes, ax, sl) * dist"),
+    ("alibi: bias added instead of subtracted", "s -= _take(self.slopes, sl) * dist", "s += _take(self.slopes, sl) * dist"),
     ("alibi/band: positions not aligned", "rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]",
      "rows = np.arange(i0, i1)[:, None]"),
     ("band: left edge tested on the first row only", "j0 < i1 - 1 + self.offset - self.left",
@@ -244,9 +244,10 @@ MUTANTS = [
      "if lengths is not None and j0 >= int(lengths.min(initial=0)):"),
     ("backward: fully masked rows not given lse = +inf", "lse_c[lse_c == -np.inf] = np.inf", "pass"),
     ("threads: worker accumulators not summed", "dq += acc", "pass"),
-    ("threads: batch slices ignored", "if x is None or x.shape[axis] == 1:", "if True:"),
-    ("threads: last batch slice dropped", "for a, b in zip(edges[:-1], edges[1:]) if b > a]",
-     "for a, b in zip(edges[:-2], edges[1:-1]) if b > a]"),
+    ("threads: batch slices ignored", "return x[tuple(slice(None) if n == 1 else s for n, s in zip(x.shape, sl))]",
+     "return x"),
+    ("threads: last batch slice dropped", "for a, b in zip(edges[:-1], edges[1:]) if b > a])",
+     "for a, b in zip(edges[:-2], edges[1:-1]) if b > a])"),
 ]  # fmt: skip
 
 
