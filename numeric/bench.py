@@ -25,6 +25,7 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import math
 import os
 import platform
 import statistics
@@ -35,19 +36,29 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .reference import attention, attention_backward
-from .tiled import DEFAULT_BLOCK_K, DEFAULT_BLOCK_Q, tiled_attention, tiled_attention_backward
+from .tiled import (
+    DEFAULT_BLOCK_K,
+    DEFAULT_BLOCK_Q,
+    _default_blocks,
+    cpu_count,
+    tiled_attention,
+    tiled_attention_backward,
+)
+from .validation import check_attention_args
 
 __all__ = [
     "DEFAULT_SIZES",
+    "VARIANTS",
     "attention_flops",
     "format_table",
     "matmul_gflops",
     "median_time",
-    "timings",
     "memory_profile",
     "naive_bytes",
     "peak_memory",
     "run_bench",
+    "timings",
+    "visible_pairs",
 ]
 
 DEFAULT_SIZES = (1024, 4096, 16384)
@@ -150,6 +161,20 @@ def _inputs(n: int, d: int, batch: int, dtype, seed: int = 0):
     return q, k, v, d_out
 
 
+def visible_pairs(n: int, *, causal: bool = False, window: int | None = None) -> int:
+    """Number of (query, key) pairs that may attend, self-attention of length ``n``.
+
+    ``window`` is the left width of a causal sliding window (query ``i`` sees ``i - w .. i``).
+
+    >>> visible_pairs(4), visible_pairs(4, causal=True), visible_pairs(4, causal=True, window=1)
+    (16, 10, 7)
+    """
+    i = np.arange(n)
+    if window is not None:
+        return int(np.minimum(i + 1, window + 1).sum())
+    return int((i + 1).sum()) if causal else n * n
+
+
 def _wall(fn: Callable[[], object]) -> Callable[[], float]:
     def timed() -> float:
         t0 = time.perf_counter()
@@ -159,41 +184,134 @@ def _wall(fn: Callable[[], object]) -> Callable[[], float]:
     return timed
 
 
-def _torch_runs(torch, q, k, v, d_out, causal, backward) -> dict[str, Callable[[], float]]:
-    """Timed calls of torch's fused CPU attention (FlashAttention-style, O(n) memory).
+VARIANTS = ("gqa", "window", "softcap", "alibi")
 
-    Inputs go in as ``(1, B, n, d)``: torch only uses its fused kernels on 4-D inputs and would
-    otherwise fall back to the math path, which materialises ``n x n`` (an OOM at n = 65536).
-    The fused kernel is requested explicitly, so an unavailable kernel raises instead of
-    silently timing (and allocating) the math path.
+
+class _Workload:
+    """Inputs, keyword arguments and the torch peer of one benchmark configuration.
+
+    * ``None``: ``(B, n, d)`` plain (or causal) attention; torch SDPA's fused kernel.
+    * ``"gqa"``: ``B`` query heads sharing ``B / group`` key/value heads, causal if asked;
+      torch SDPA with ``enable_gqa=True`` (fused kernel).
+    * ``"window"``: a causal sliding window of ``window`` keys to the left (Mistral-style);
+      torch SDPA with the equivalent boolean band mask (an ``n x n`` input; the fused kernel
+      still computes every tile).
+    * ``"softcap"``: Gemma-2 style ``c tanh(s / c)``, causal if asked; torch has no soft-cap in
+      SDPA, so its peer is the explicit formula (``n x n`` scores, autograd).
+    * ``"alibi"``: the slopes of :func:`numeric.alibi_slopes` for ``B`` heads, causal if asked;
+      torch SDPA with the bias as a float ``(1, B, n, n)`` mask (``-inf`` above the diagonal
+      when causal), which torch runs on its non-fused path.
     """
-    from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    tq, tk, tv, tdo = (torch.from_numpy(x).reshape(1, -1, *x.shape[-2:]) for x in (q, k, v, d_out))
-    sdpa = torch.nn.functional.scaled_dot_product_attention
+    def __init__(self, variant, n, d, batch, dtype, causal, *, window=256, softcap=50.0, group=4):
+        from .reference import alibi_slopes
 
-    def flash(*args):
-        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-            return sdpa(*args, is_causal=causal)
+        self.variant, self.n, self.causal = variant, n, causal
+        rng = np.random.default_rng(0)
 
-    def forward():
-        with torch.no_grad():
-            flash(tq, tk, tv)
+        def normal(*shape):
+            return rng.standard_normal(shape, dtype=np.float32).astype(dtype)
 
-    runs = {"torch_fwd": _wall(forward)}
-    if backward:
-        leaves = [x.clone().requires_grad_() for x in (tq, tk, tv)]
+        self.kw: dict = dict(causal=causal)
+        pairs = visible_pairs(n, causal=causal)
+        heads = batch
+        if variant is None:
+            self.q, self.k, self.v, self.d_out = (normal(batch, n, d) for _ in range(4))
+        elif variant == "gqa":
+            heads = batch if batch % group == 0 and batch > group else 2 * group
+            self.q, self.d_out = normal(1, heads, n, d), normal(1, heads, n, d)
+            self.k, self.v = normal(1, heads // group, n, d), normal(1, heads // group, n, d)
+        else:
+            self.q, self.k, self.v, self.d_out = (normal(1, batch, n, d) for _ in range(4))
+            if variant == "window":
+                self.kw = dict(causal=True, window=(window, 0))
+                pairs = visible_pairs(n, causal=True, window=window)
+            elif variant == "softcap":
+                self.kw["softcap"] = softcap
+            elif variant == "alibi":
+                self.kw["alibi_slopes"] = alibi_slopes(batch)
+            else:
+                raise ValueError(f"variant must be one of {VARIANTS} or None, got {variant!r}")
+        self.heads = heads
+        self.flops = 4.0 * pairs * d * heads
+        self.description = {
+            None: "plain" + (" causal" if causal else ""),
+            "gqa": f"GQA: {heads} query heads on {heads // group} key/value heads" + (", causal" if causal else ""),
+            "window": f"causal sliding window of {window} keys",
+            "softcap": f"soft-cap {softcap:g}" + (", causal" if causal else ""),
+            "alibi": f"ALiBi, {batch} heads" + (", causal" if causal else ""),
+        }[variant]
+        self.window, self.softcap = window, softcap
 
-        def backward_only() -> float:
-            for x in leaves:
-                x.grad = None
-            o = flash(*leaves)  # builds the graph, untimed
-            t0 = time.perf_counter()
-            o.backward(tdo)
-            return time.perf_counter() - t0
+    def naive_matrices(self) -> int:
+        """How many n x n score matrices (over all heads) the naive reference holds at once."""
+        return self.heads
 
-        runs["torch_bwd"] = backward_only
-    return runs
+    def torch_runs(self, torch, backward: bool) -> tuple[dict[str, Callable[[], float]], str]:
+        """Timed calls of the torch peer (forward, backward), and what the peer is."""
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        tq, tk, tv, tdo = (torch.from_numpy(x) for x in (self.q, self.k, self.v, self.d_out))
+        if tq.ndim == 3:
+            # torch only uses its fused kernels on 4-D inputs and would otherwise fall back to
+            # the math path, which materialises n x n (an OOM at n = 65536).
+            tq, tk, tv, tdo = (x.reshape(1, *x.shape) for x in (tq, tk, tv, tdo))
+        n, causal = self.n, self.causal
+        fused = [SDPBackend.FLASH_ATTENTION]
+        if self.variant in (None, "gqa"):
+            extra = dict(is_causal=causal, enable_gqa=self.variant == "gqa")
+            backends, peer = fused, "SDPA fused (flash) kernel" + (", enable_gqa" if self.variant else "")
+        elif self.variant == "window":
+            i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+            extra = dict(attn_mask=(j <= i) & (j >= i - self.window))  # (n, n) boolean band
+            backends, peer = fused, "SDPA fused kernel with a boolean n x n band mask"
+        elif self.variant == "alibi":
+            slopes = torch.from_numpy(self.kw["alibi_slopes"]).to(tq.dtype)
+            i, j = torch.arange(n)[:, None], torch.arange(n)[None, :]
+            bias = -slopes[:, None, None] * (i - j).abs().to(tq.dtype)  # (h, n, n)
+            if causal:
+                bias = bias.masked_fill(j > i, float("-inf"))
+            extra = dict(attn_mask=bias[None])  # (1, h, n, n)
+            backends, peer = None, "SDPA (default backend) with a float (1, h, n, n) bias mask"
+        else:  # softcap: torch has none in SDPA; the formula
+            c = self.softcap
+            scale = 1.0 / math.sqrt(tq.shape[-1])
+            causal_mask = torch.ones(n, n, dtype=torch.bool).triu(1) if causal else None
+
+            def sdpa(q, k, v, **_):
+                s = (q @ k.transpose(-1, -2)) * scale
+                s = c * torch.tanh(s / c)
+                if causal_mask is not None:
+                    s = s.masked_fill(causal_mask, float("-inf"))
+                return torch.softmax(s, dim=-1) @ v
+
+            extra, backends, peer = {}, None, "explicit formula (n x n scores, autograd)"
+
+        def call(*args):
+            if backends is None:
+                return sdpa(*args, **extra)
+            with sdpa_kernel(backends):
+                return sdpa(*args, **extra)
+
+        def forward():
+            with torch.no_grad():
+                call(tq, tk, tv)
+
+        runs = {"torch_fwd": _wall(forward)}
+        if backward:
+            leaves = [x.clone().requires_grad_() for x in (tq, tk, tv)]
+
+            def backward_only() -> float:
+                for x in leaves:
+                    x.grad = None
+                o = call(*leaves)  # builds the graph, untimed
+                t0 = time.perf_counter()
+                o.backward(tdo)
+                return time.perf_counter() - t0
+
+            runs["torch_bwd"] = backward_only
+        return runs, peer
 
 
 def _grouped(runs: dict[str, Callable[[], float]], *, repeats: int, budget: float,
@@ -254,6 +372,11 @@ def run_bench(
     memory: bool = True,
     block_q: int | None = None,
     block_k: int | None = None,
+    threads: int | None = None,
+    variant: str | None = None,
+    window: int = 256,
+    softcap: float = 50.0,
+    group: int = 4,
     matmul_n: int = 2048,
     progress: Callable[[str], None] | None = None,
 ) -> dict:
@@ -263,7 +386,10 @@ def run_bench(
     ``<impl>_fwd_s``, ``<impl>_bwd_s`` (median seconds, ``None`` when skipped), ``<impl>_fwd_gflops``
     and, for tiled and naive, ``<impl>_fwd_peak_mib`` / ``<impl>_bwd_peak_mib``; ``ratios`` holds
     ``tiled/torch`` and ``naive/tiled`` for forward and backward; ``notes`` explains skips.
+    ``variant`` (one of :data:`VARIANTS`) selects a workload of :class:`_Workload`.
     """
+    if variant is not None and variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS} or None, got {variant!r}")
     say = progress or (lambda message: None)
     torch = _torch() if use_torch else None
     say("measuring the float32 matmul rate")
@@ -282,45 +408,54 @@ def run_bench(
         sizes=list(sizes), d=d, batch=batch, dtype=np.dtype(dtype).name, causal=causal,
         repeats=repeats, budget_s=budget, backward=backward, naive_cap_mib=naive_cap_mib,
         block_q=block_q or DEFAULT_BLOCK_Q, block_k=block_k or DEFAULT_BLOCK_K,
+        threads=threads or cpu_count(), variant=variant,
     )  # fmt: skip
-    blocks = dict(block_q=block_q, block_k=block_k)
+    tiled_kw = dict(block_q=block_q, block_k=block_k, threads=threads)
     itemsize = np.dtype(dtype).itemsize
-    rows = []
-    for n in sizes:
+    def one_size(n: int) -> dict:  # a function, so that the timed closures bind this size's arrays
         row: dict = {"n": n, "notes": []}
-        q, k, v, d_out = _inputs(n, d, batch, dtype)
-        flops = attention_flops(n, n, d, batch=batch, causal=causal)
-        out, lse = tiled_attention(q, k, v, causal=causal, **blocks)
+        w = _Workload(variant, n, d, batch, dtype, causal, window=window, softcap=softcap, group=group)
+        config["workload"] = w.description
+        default_q, default_k = _default_blocks(check_attention_args(w.q, w.k, w.v, **w.kw))
+        config["block_q"], config["block_k"] = block_q or default_q, block_k or default_k
+        q, k, v, d_out, kw = w.q, w.k, w.v, w.d_out, w.kw
+        flops = w.flops
+        out, lse = tiled_attention(q, k, v, **kw, **tiled_kw)
 
         # Each measurement is a callable returning the seconds it took (so that torch's
         # backward can exclude the forward that builds its graph); all run on the same inputs.
         runs: dict[str, Callable[[], float]] = {
-            "tiled_fwd": _wall(lambda: tiled_attention(q, k, v, causal=causal, **blocks)),
+            "tiled_fwd": _wall(lambda: tiled_attention(q, k, v, **kw, **tiled_kw)),
         }
         if backward:
-            runs["tiled_bwd"] = _wall(
-                lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks)
-            )
-        naive_fwd = naive_bytes(n, n, batch=batch, itemsize=itemsize) <= naive_cap_mib * MIB
-        naive_bwd = backward and naive_bytes(n, n, batch=batch, itemsize=itemsize, backward=True) <= naive_cap_mib * MIB
+            runs["tiled_bwd"] = _wall(lambda: tiled_attention_backward(q, k, v, out, lse, d_out, **kw, **tiled_kw))
+        heads = w.naive_matrices()
+        naive_fwd = naive_bytes(n, n, batch=heads, itemsize=itemsize) <= naive_cap_mib * MIB
+        naive_bwd = backward and naive_bytes(n, n, batch=heads, itemsize=itemsize, backward=True) <= naive_cap_mib * MIB
         if naive_fwd:
-            runs["naive_fwd"] = _wall(lambda: attention(q, k, v, causal=causal))
+            runs["naive_fwd"] = _wall(lambda: attention(q, k, v, **kw))
         else:
             row["notes"].append(
                 f"naive skipped at n={n}: its n x n matrices need ~"
-                f"{naive_bytes(n, n, batch=batch, itemsize=itemsize) / MIB:.0f} MiB > cap {naive_cap_mib:.0f} MiB"
+                f"{naive_bytes(n, n, batch=heads, itemsize=itemsize) / MIB:.0f} MiB > cap {naive_cap_mib:.0f} MiB"
             )
         if naive_bwd:
-            runs["naive_bwd"] = _wall(lambda: attention_backward(q, k, v, d_out, causal=causal))
+            runs["naive_bwd"] = _wall(lambda: attention_backward(q, k, v, d_out, **kw))
         elif backward and naive_fwd:
             row["notes"].append(f"naive backward skipped at n={n}: over the memory cap")
         if torch is not None:
-            try:
-                torch_runs = _torch_runs(torch, q, k, v, d_out, causal, backward)
-                torch_runs["torch_fwd"]()  # fails fast if the fused kernel is unavailable
-                runs.update(torch_runs)
-            except (ImportError, RuntimeError) as exc:
-                row["notes"].append(f"torch fused attention unavailable, torch peer skipped: {exc}")
+            # torch's softcap and ALiBi peers hold n x n float matrices per head, like naive
+            # (the window's boolean band mask is one n x n byte matrix: always run)
+            if variant in ("softcap", "alibi") and not naive_fwd:
+                row["notes"].append(f"torch peer skipped at n={n}: its n x n matrices exceed the memory cap")
+            else:
+                try:
+                    torch_runs, peer = w.torch_runs(torch, backward)
+                    torch_runs["torch_fwd"]()  # fails fast if the requested kernel is unavailable
+                    runs.update(torch_runs)
+                    config["torch_peer"] = peer
+                except (ImportError, RuntimeError) as exc:
+                    row["notes"].append(f"torch kernel unavailable, torch peer skipped: {exc}")
         elif use_torch:
             row["notes"].append("torch not importable: torch peer skipped")
         else:
@@ -334,15 +469,15 @@ def run_bench(
 
         if memory:
             say(f"n={n}: peak memory (tracemalloc)")
-            row["tiled_fwd_peak_mib"] = peak_memory(lambda: tiled_attention(q, k, v, causal=causal, **blocks))[0] / MIB
+            row["tiled_fwd_peak_mib"] = peak_memory(lambda: tiled_attention(q, k, v, **kw, **tiled_kw))[0] / MIB
             if backward:
                 row["tiled_bwd_peak_mib"] = peak_memory(
-                    lambda: tiled_attention_backward(q, k, v, out, lse, d_out, causal=causal, **blocks)
+                    lambda: tiled_attention_backward(q, k, v, out, lse, d_out, **kw, **tiled_kw)
                 )[0] / MIB  # fmt: skip
             if naive_fwd:
-                row["naive_fwd_peak_mib"] = peak_memory(lambda: attention(q, k, v, causal=causal))[0] / MIB
+                row["naive_fwd_peak_mib"] = peak_memory(lambda: attention(q, k, v, **kw))[0] / MIB
             if naive_bwd:
-                row["naive_bwd_peak_mib"] = peak_memory(lambda: attention_backward(q, k, v, d_out, causal=causal))[0] / MIB
+                row["naive_bwd_peak_mib"] = peak_memory(lambda: attention_backward(q, k, v, d_out, **kw))[0] / MIB
 
         for impl in ("tiled", "naive", "torch"):
             t = row.get(f"{impl}_fwd_s")
@@ -355,8 +490,11 @@ def run_bench(
             ratios[f"tiled/torch_{phase}"] = tiled / tt if tiled and tt else None
             ratios[f"naive/tiled_{phase}"] = naive / tiled if tiled and naive else None
         row["ratios"] = ratios
-        rows.append(row)
-        del q, k, v, d_out, out, lse
+        return row
+
+    rows = []
+    for n in sizes:
+        rows.append(one_size(n))
         gc.collect()
     machine["load_average_after"] = _load()
     return {"machine": machine, "config": config, "rows": rows}
@@ -371,13 +509,15 @@ def format_table(result: dict) -> str:
     """A readable table of :func:`run_bench`'s result."""
     m, c = result["machine"], result["config"]
     lines = [
-        f"attention benchmark: d={c['d']}, batch*heads={c['batch']}, {c['dtype']}, "
-        f"causal={c['causal']}, blocks {c['block_q']}x{c['block_k']}",
+        f"attention benchmark: {c.get('workload', '')}; d={c['d']}, batch*heads={c['batch']}, {c['dtype']}, "
+        f"causal={c['causal']}, blocks {c['block_q']}x{c['block_k']}, {c.get('threads')} threads",
+        f"torch peer: {c.get('torch_peer', 'none')}",
         f"machine: {m['processor']}, {m['cpus']} CPUs, numpy {m['numpy']}, torch {m['torch'] or 'not used'}"
         + (f" ({m['torch_threads']} threads)" if m["torch"] else ""),
         f"float32 matmul rate ({m['matmul_n']}^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s; "
         f"load average before {m['load_average_before']}, after {m.get('load_average_after')}",
-        "times are medians of up to --repeats calls after a warm-up (min in --json); GF/s = 4 n^2 d (x2.5 backward) / time",
+        "times are medians of up to --repeats calls after a warm-up (min in --json); "
+        "GF/s = 4 d x visible pairs (x2.5 backward) / time",
         "",
     ]
     head = (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-HELP = "benchmark tiled attention (forward/backward) against naive numpy and torch SDPA"
+HELP = "benchmark tiled attention (forward/backward, variants) against naive numpy and torch SDPA"
 
 
 def _sizes(text: str) -> list[int]:
@@ -36,20 +36,32 @@ def add_arguments(parser) -> None:
                         help="skip naive attention where its n x n matrices would exceed this (default 4096)")
     parser.add_argument("--block-q", type=int, default=None, help="tiled query block (default: tuned)")
     parser.add_argument("--block-k", type=int, default=None, help="tiled key block (default: tuned)")
+    parser.add_argument("--threads", type=int, default=None, help="tiled kernel worker threads (default: CPU count)")
+    parser.add_argument("--variant", choices=("gqa", "window", "softcap", "alibi"), default=None,
+                        help="time one attention variant against torch (gqa: SDPA enable_gqa; window: a boolean "
+                             "band mask; softcap: the explicit formula; alibi: SDPA with a float bias mask)")
+    parser.add_argument("--window", type=int, default=256, metavar="W",
+                        help="--variant window: keys to the left of the diagonal (default 256)")
+    parser.add_argument("--softcap", type=float, default=50.0, metavar="C", help="--variant softcap: the cap (default 50)")
+    parser.add_argument("--group", type=int, default=4, metavar="G",
+                        help="--variant gqa: query heads per key/value head (default 4)")
     parser.add_argument("--matmul-n", type=int, default=2048, metavar="N",
                         help="size of the square float32 matmul that calibrates GFLOP/s (default 2048)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args) -> int:
-    from numeric.bench import format_table, run_bench  # lazy: keeps `symattn --help` fast
+    from numeric.bench import (  # lazy: keeps `symattn --help` fast
+        format_table,
+        run_bench,
+    )
 
     try:
         sizes = _sizes(args.sizes)
     except ValueError:
         print(f"symattn bench: --sizes must be positive integers, got {args.sizes!r}", file=sys.stderr)
         return 2
-    for name in ("d", "batch", "repeats", "block_q", "block_k", "matmul_n"):
+    for name in ("d", "batch", "repeats", "block_q", "block_k", "matmul_n", "threads", "window", "softcap", "group"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             print(f"symattn bench: --{name.replace('_', '-')} must be positive, got {value}", file=sys.stderr)
@@ -58,7 +70,9 @@ def run(args) -> int:
     result = run_bench(
         sizes, d=args.d, batch=args.batch, dtype=args.dtype, causal=args.causal, repeats=args.repeats,
         budget=args.budget, backward=args.backward, naive_cap_mib=args.naive_cap, use_torch=args.torch,
-        memory=args.memory, block_q=args.block_q, block_k=args.block_k, matmul_n=args.matmul_n, progress=progress,
+        memory=args.memory, block_q=args.block_q, block_k=args.block_k, threads=args.threads,
+        variant=args.variant, window=args.window, softcap=args.softcap, group=args.group,
+        matmul_n=args.matmul_n, progress=progress,
     )  # fmt: skip
     print(json.dumps(result, indent=2) if args.json else format_table(result))
     return 0

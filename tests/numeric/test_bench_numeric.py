@@ -8,7 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from numeric.bench import attention_flops, format_table, memory_profile, naive_bytes, run_bench
+from numeric.bench import (
+    attention_flops,
+    format_table,
+    memory_profile,
+    naive_bytes,
+    run_bench,
+)
 
 
 def test_run_bench_reports_every_implementation_ratio_and_memory_at_toy_sizes():
@@ -88,3 +94,31 @@ def test_cli_rejects_bad_arguments_with_exit_status_2(argv, message, capsys):
 def test_dtype_flag_reaches_the_kernel():
     result = run_bench([16], d=4, dtype=np.float64, repeats=1, use_torch=False, matmul_n=64, memory=False)
     assert result["config"]["dtype"] == "float64"
+
+
+@pytest.mark.parametrize("variant", ["gqa", "window", "softcap", "alibi"])
+def test_every_variant_is_timed_against_its_torch_peer(variant):
+    pytest.importorskip("torch", reason="torch is an optional peer")
+    result = run_bench([64], d=8, batch=2, variant=variant, window=8, repeats=1, budget=0.5, memory=False,
+                       matmul_n=64, threads=2)  # fmt: skip
+    row = result["rows"][0]
+    assert result["config"]["variant"] == variant and result["config"]["threads"] == 2
+    assert row["tiled_fwd_s"] > 0 and row["torch_fwd_s"] > 0 and row["torch_bwd_s"] > 0
+    assert row["ratios"]["tiled/torch_fwd"] > 0 and row["ratios"]["tiled/torch_bwd"] > 0
+    assert result["config"]["torch_peer"] and result["config"]["workload"]
+    assert variant.lower()[:3] in result["config"]["workload"].lower() or variant == "window"
+    assert "torch peer" in format_table(result)
+
+
+def test_the_window_flop_count_counts_only_the_band():
+    from numeric.bench import visible_pairs
+
+    # query i sees keys max(0, i - w) .. i: 1 + 2 + ... + (w + 1), then w + 1 per row
+    assert visible_pairs(10, causal=True, window=3) == 1 + 2 + 3 + 4 * 7
+    assert visible_pairs(10, causal=True, window=100) == visible_pairs(10, causal=True) == 55
+    assert visible_pairs(10) == 100
+
+
+def test_an_unknown_variant_is_rejected():
+    with pytest.raises(ValueError, match=r"variant must be one of .* got 'sparse'"):
+        run_bench([16], variant="sparse", use_torch=False, memory=False, matmul_n=16)

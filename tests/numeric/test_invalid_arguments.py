@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from numeric import (
+    alibi_slopes,
     attention,
     attention_backward,
+    decode_step,
     linear_attention,
     mlp,
     multi_head_attention,
@@ -20,6 +22,7 @@ from numeric import (
 
 Q, K, V = np.zeros((2, 3, 4)), np.zeros((2, 5, 4)), np.zeros((2, 5, 6))
 OUT, LSE = np.zeros((2, 3, 6)), np.zeros((2, 3))
+Q4, K4, V4 = np.zeros((2, 6, 3, 4)), np.zeros((2, 3, 5, 4)), np.zeros((2, 3, 5, 6))  # 6 heads, 3 kv heads
 KERNELS = {"reference": attention, "tiled": tiled_attention}
 
 # (id, call, exception, message pattern)
@@ -28,8 +31,8 @@ CASES = [
      r"q and k must share the feature dimension d: q has shape \(2, 3, 4\), k has shape \(2, 5, 3\)"),
     ("n_k mismatch", lambda f: f(Q, K, np.zeros((2, 4, 6))), ValueError,
      r"same number of keys: k has shape \(2, 5, 4\), v has shape \(2, 4, 6\)"),
-    ("batch mismatch", lambda f: f(Q, np.zeros((3, 5, 4)), np.zeros((3, 5, 6))), ValueError,
-     r"leading dimensions of q \(2, 3, 4\), k \(3, 5, 4\), v \(3, 5, 6\) do not broadcast"),
+    ("batch mismatch", lambda f: f(np.zeros((2, 2, 3, 4)), np.zeros((3, 2, 5, 4)), np.zeros((3, 2, 5, 6))), ValueError,
+     r"leading dimensions of q \(2, 2, 3, 4\), k \(3, 2, 5, 4\), v \(3, 2, 5, 6\) do not broadcast"),
     ("1-d input", lambda f: f(np.zeros(4), K, V), ValueError,
      r"q must have at least 2 dimensions .* got shape \(4,\)"),
     ("integer dtype", lambda f: f(Q.astype(np.int64), K, V), TypeError,
@@ -49,6 +52,48 @@ CASES = [
     ("causal type", lambda f: f(Q, K, V, causal=1.5), ValueError, r"causal must be .* got 1.5"),
     ("scale nan", lambda f: f(Q, K, V, scale=float("nan")), ValueError, r"scale must be a finite real number, got nan"),
     ("scale str", lambda f: f(Q, K, V, scale="0.5"), ValueError, r"scale must be a finite real number, got '0.5'"),
+    ("d zero", lambda f: f(Q[..., :0], K[..., :0], V), ValueError,
+     r"feature dimension d of q and k must be at least 1, got q of shape \(2, 3, 0\)"),
+    ("heads not a multiple", lambda f: f(Q4, np.zeros((2, 4, 5, 4)), np.zeros((2, 4, 5, 6))), ValueError,
+     r"multiple of the key/value heads .* q has 6 heads \(shape \(2, 6, 3, 4\)\), k has 4 \(shape \(2, 4, 5, 4\)\)"),
+    ("k and v heads differ", lambda f: f(Q4, np.zeros((2, 2, 5, 4)), np.zeros((2, 3, 5, 6))), ValueError,
+     r"k and v must have the same number of heads .* k has shape \(2, 2, 5, 4\), v has shape \(2, 3, 5, 6\)"),
+    ("align value", lambda f: f(Q, K, V, align="center"), ValueError,
+     r"align must be None, 'top_left' or 'bottom_right', got 'center'"),
+    ("align contradicts causal", lambda f: f(Q, K, V, causal="bottom_right", align="top_left"), ValueError,
+     r"causal='bottom_right' contradicts align='top_left'"),
+    ("window not a pair", lambda f: f(Q, K, V, window=3), ValueError,
+     r"window must be a pair \(left, right\) of None or non-negative integers, got 3"),
+    ("window triple", lambda f: f(Q, K, V, window=(1, 2, 3)), ValueError, r"window must be a pair .* got \(1, 2, 3\)"),
+    ("window negative", lambda f: f(Q, K, V, window=(1, -1)), ValueError,
+     r"window right must be None or a non-negative integer, got -1"),
+    ("window float", lambda f: f(Q, K, V, window=(1.5, None)), ValueError,
+     r"window left must be None or a non-negative integer, got 1.5"),
+    ("window bool", lambda f: f(Q, K, V, window=(True, None)), ValueError, r"window left .* got True"),
+    ("softcap zero", lambda f: f(Q, K, V, softcap=0.0), ValueError,
+     r"softcap must be a finite positive real number \(or None\), got 0.0"),
+    ("softcap negative", lambda f: f(Q, K, V, softcap=-2), ValueError, r"softcap must be .* got -2"),
+    ("softcap inf", lambda f: f(Q, K, V, softcap=float("inf")), ValueError, r"softcap must be .* got inf"),
+    ("softcap str", lambda f: f(Q, K, V, softcap="30"), ValueError, r"softcap must be .* got '30'"),
+    ("alibi shape", lambda f: f(Q4, K4, V4, alibi_slopes=np.ones(4)), ValueError,
+     r"alibi_slopes must have shape \(h,\) = \(6,\) .* got shape \(4,\)"),
+    ("alibi scalar", lambda f: f(Q4, K4, V4, alibi_slopes=0.5), ValueError, r"alibi_slopes must have shape .* got shape \(\)"),
+    ("alibi negative", lambda f: f(Q4, K4, V4, alibi_slopes=-np.ones(6)), ValueError,
+     r"alibi_slopes must be finite and non-negative"),
+    ("alibi nan", lambda f: f(Q4, K4, V4, alibi_slopes=np.full(6, np.nan)), ValueError,
+     r"alibi_slopes must be finite and non-negative"),
+    ("alibi dtype", lambda f: f(Q4, K4, V4, alibi_slopes=np.ones(6, bool)), TypeError,
+     r"alibi_slopes must be real numbers, got dtype bool"),
+    ("key_lengths on 3-d", lambda f: f(Q, K, V, key_lengths=np.array([5, 5])), ValueError,
+     r"key_lengths needs 4-D inputs \(batch, heads, n, d\): q has shape \(2, 3, 4\)"),
+    ("key_lengths shape", lambda f: f(Q4, K4, V4, key_lengths=np.array([5, 5, 5])), ValueError,
+     r"key_lengths must have shape \(batch,\) = \(2,\), got \(3,\)"),
+    ("key_lengths too long", lambda f: f(Q4, K4, V4, key_lengths=np.array([5, 6])), ValueError,
+     r"key_lengths must lie in \[0, n_k\] = \[0, 5\], got \[5, 6\]"),
+    ("key_lengths negative", lambda f: f(Q4, K4, V4, key_lengths=np.array([-1, 2])), ValueError,
+     r"key_lengths must lie in \[0, n_k\]"),
+    ("key_lengths float", lambda f: f(Q4, K4, V4, key_lengths=np.array([2.0, 3.0])), TypeError,
+     r"key_lengths must be integers, got dtype float64"),
 ]  # fmt: skip
 
 TILED_CASES = [
@@ -56,6 +101,9 @@ TILED_CASES = [
     ("block_k negative", dict(block_k=-4), r"block_k must be a positive integer, got -4"),
     ("block_q float", dict(block_q=2.5), r"block_q must be a positive integer, got 2.5"),
     ("block_k bool", dict(block_k=True), r"block_k must be a positive integer, got True"),
+    ("threads zero", dict(threads=0), r"threads must be a positive integer, got 0"),
+    ("threads float", dict(threads=1.5), r"threads must be a positive integer, got 1.5"),
+    ("threads bool", dict(threads=True), r"threads must be a positive integer, got True"),
 ]
 
 BACKWARD_CASES = [
@@ -80,6 +128,14 @@ OTHER_CASES = [
      r"heads must be a positive integer, got 0"),
     ("mlp activation", lambda: mlp(np.zeros((1, 2)), np.eye(2), np.eye(2), activation="swish"), ValueError,
      r"unknown activation 'swish'"),
+    ("alibi_slopes h", lambda: alibi_slopes(0), ValueError, r"alibi_slopes needs a positive integer number of heads h, got 0"),
+    ("alibi_slopes h float", lambda: alibi_slopes(2.0), ValueError, r"number of heads h, got 2.0"),
+    ("decode_step two queries", lambda: decode_step(Q, K, V), ValueError,
+     r"decode_step takes one query \(q_t of shape \(\.\.\., 1, d\)\), got shape \(2, 3, 4\)"),
+    ("decode_step bad window", lambda: decode_step(Q[:, :1], K, V, window=(-1, 0)), ValueError,
+     r"window left must be None or a non-negative integer, got -1"),
+    ("gqa backward d_out", lambda: attention_backward(Q4, K4, V4, np.zeros((2, 3, 3, 6))), ValueError,
+     r"d_out has shape \(2, 3, 3, 6\), expected \(2, 6, 3, 6\)"),
     ("reference backward d_out", lambda: attention_backward(Q, K, V, np.zeros((2, 3, 5))), ValueError,
      r"d_out has shape \(2, 3, 5\), expected \(2, 3, 6\)"),
 ]  # fmt: skip
