@@ -1,0 +1,334 @@
+r"""Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors.
+
+Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b``; an :class:`~symattn.statement.IndexRange`
+hypothesis places a free index the same way, and an :class:`~symattn.statement.Assumption` whose
+condition is ``x <= y`` (or ``x >= y``) with one side a symbol bounds that symbol. From these,
+:func:`range_sign` decides the sign of an expression that is *linear* in the ranged indices:
+for each index (innermost first) whose coefficient has a known sign, the expression is smallest
+at one end of the range, so it is enough to sign it there. ``Max``/``Min`` of linear pieces are
+handled the same way (``c Max(x, y) >= c x`` for ``c >= 0``, so one piece suffices; ``Min``
+needs both). Nothing is evaluated numerically; an expression the procedure cannot sign is
+"unknown", never "true".
+
+Rules
+-----
+* ``mask_restrict``  -- ``sum_{j=a}^{b} 1[lo <= j <= hi] f(j) = sum_{j=max(a,lo)}^{min(b,hi)} f(j)``,
+  with ``max``/``min`` resolved where the ranges decide them; the restricted range must be known
+  not to be reversed (``lo' - 1 <= hi'``; otherwise, if it is known to be empty, the sum is 0).
+  A mask whose index is a ranged index (a free index with an ``IndexRange``, or an enclosing
+  summation index) is evaluated to 1 or 0 where the ranges decide it.
+* ``abs_by_sign``  -- ``|x| = x`` where ``x >= 0`` and ``|x| = -x`` where ``x <= 0`` is known.
+* ``delta_by_range``  -- ``delta_{ij} = 0`` where ``i != j`` is known (``i - j >= 1`` or ``j - i >= 1``).
+* ``floor_by_range``  -- ``floor(x) = k`` for an integer ``k`` with ``k <= x < k + 1`` known.
+
+Each rule rewrites both sides everywhere it applies (with the enclosing summation ranges in
+view) and passes when the results agree by exact algebra.
+
+References
+----------
+Summation with Iverson brackets: Graham, Knuth and Patashnik, *Concrete Mathematics*, 2nd ed.,
+section 2.1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import sympy as sp
+
+from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules.algebra import equal, sign_of
+from symattn.statement import Assumption, IndexRange
+
+__all__ = ["range_sign", "ranges_of", "provably_le", "provably_lt"]
+
+POSITIVE, NONNEGATIVE = "positive", "nonnegative"
+
+
+# ------------------------------------------------------------------------------------ ranges
+def ranges_of(hypotheses) -> list:
+    """``[(symbol, lo, hi)]`` from IndexRange hypotheses and ``Assumption``s ``x <= y``."""
+    out = []
+    for h in hypotheses:
+        if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol):
+            out.append((h.index, sp.sympify(h.lower), sp.sympify(h.upper)))
+        elif isinstance(h, Assumption) and isinstance(h.condition, (sp.Le, sp.Ge, sp.Lt, sp.Gt)):
+            c = h.condition
+            small, big = (c.lhs, c.rhs) if isinstance(c, (sp.Le, sp.Lt)) else (c.rhs, c.lhs)
+            shift = 1 if isinstance(c, (sp.Lt, sp.Gt)) and small.is_integer and big.is_integer else 0
+            if isinstance(big, sp.Symbol):
+                out.append((big, small + shift, sp.oo))
+            if isinstance(small, sp.Symbol):
+                out.append((small, -sp.oo, big - shift))
+    return out
+
+
+def _stronger(a: str | None, b: str | None) -> str | None:
+    if POSITIVE in (a, b):
+        return POSITIVE
+    if NONNEGATIVE in (a, b):
+        return NONNEGATIVE
+    return None
+
+
+def _weaker(a: str | None, b: str | None) -> str | None:
+    if a is None or b is None:
+        return None
+    return POSITIVE if a == b == POSITIVE else NONNEGATIVE
+
+
+def _direct_sign(e: sp.Expr) -> str | None:
+    if e == 0:
+        return NONNEGATIVE
+    if e.is_number:
+        return POSITIVE if e.is_positive else (NONNEGATIVE if e.is_nonnegative else None)
+    return sign_of(e)
+
+
+def range_sign(expr: Any, ranges=(), depth: int = 0) -> str | None:
+    """``'positive'``, ``'nonnegative'`` or ``None`` for ``expr`` whose ranged symbols lie in their
+    ranges (``ranges``: ``[(symbol, lo, hi)]``, outermost first; ``lo``/``hi`` may be infinite).
+
+    >>> i, n, w = sp.symbols("i n w", integer=True, positive=True)
+    >>> range_sign(n - i, [(i, 1, n)]), range_sign(i - 2, [(i, 1, n)])
+    ('nonnegative', None)
+    >>> range_sign(sp.Max(1, i - w + 1) - 1, [(i, 1, n)])     # the Max is at least its first piece
+    'nonnegative'
+    """
+    if depth > 40:
+        return None
+    e = sp.expand(sp.sympify(expr, strict=True))
+    s = _direct_sign(e)
+    if s == POSITIVE:
+        return s
+    best = s
+    # Max/Min pieces
+    extrema = sorted(e.atoms(sp.Max, sp.Min), key=sp.default_sort_key)
+    if extrema:
+        m = extrema[0]
+        x = sp.Dummy("x")
+        lin = e.xreplace({m: x})
+        if sp.diff(lin, x, 2) == 0 and not sp.diff(lin, x).has(x):
+            c, rest = sp.diff(lin, x), lin.subs(x, 0)
+            up = range_sign(c, ranges, depth + 1) is not None
+            down = (not up) and range_sign(-c, ranges, depth + 1) is not None
+            if up or down:
+                pieces = [range_sign(rest + c * a, ranges, depth + 1) for a in m.args]
+                any_ok = (isinstance(m, sp.Max) and up) or (isinstance(m, sp.Min) and down)
+                if any_ok:
+                    got = None
+                    for p in pieces:
+                        got = _stronger(got, p)
+                else:
+                    got = pieces[0]
+                    for p in pieces[1:]:
+                        got = _weaker(got, p)
+                return _stronger(best, got)
+        return best
+    # ranged symbols, innermost first
+    ranges = [(v, sp.sympify(lo), sp.sympify(hi)) for (v, lo, hi) in ranges]
+    for (v, lo, hi) in reversed(ranges):
+        if not e.has(v):
+            continue
+        c = sp.diff(e, v)
+        if c.has(v):
+            return best  # not linear in v
+        if range_sign(c, ranges, depth + 1) is not None:
+            end = lo
+        elif range_sign(-c, ranges, depth + 1) is not None:
+            end = hi
+        else:
+            continue
+        if end.is_infinite:
+            continue
+        return _stronger(best, range_sign(e.subs(v, end), ranges, depth + 1))
+    return best
+
+
+def provably_le(a: Any, b: Any, ranges=()) -> bool:
+    """``a <= b`` follows from the ranges."""
+    return range_sign(b - a, ranges) is not None
+
+
+def provably_lt(a: Any, b: Any, ranges=()) -> bool:
+    """``a < b`` follows from the ranges (for integers, ``a + 1 <= b`` is also tried)."""
+    if range_sign(b - a, ranges) == POSITIVE:
+        return True
+    return bool(sp.sympify(a).is_integer and sp.sympify(b).is_integer and provably_le(a + 1, b, ranges))
+
+
+# ------------------------------------------------------------------------------------ traversal
+def _walk(expr: Any, fn: Callable[[Any, list], Any], ranges: list) -> Any:
+    """Rebuild ``expr`` bottom-up, calling ``fn(node, ranges)`` on every node; inside a sum the
+    summation index is added to the ranges (and a rebound name is refused)."""
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: _walk(e, fn, ranges))
+    if not isinstance(expr, sp.Basic) or expr.is_Atom:
+        return expr
+    if isinstance(expr, sp.Sum):
+        inner = list(ranges)
+        for (k, lo, hi) in expr.limits:
+            if any(k == v for (v, _, _) in inner) or k.free_symbols & (lo.free_symbols | hi.free_symbols):
+                raise RuleError(f"the summation index {k} is also used outside its sum; rename it")
+            inner.append((k, lo, hi))
+        body = _walk(expr.function, fn, inner)
+        node = expr if body == expr.function else sp.Sum(body, *expr.limits)
+        return fn(node, ranges)
+    if isinstance(expr, (sp.Lambda, sp.Integral, sp.Product)) or hasattr(expr, "limits"):
+        return expr  # other binders: left alone
+    args = [_walk(a, fn, ranges) for a in expr.args]
+    node = expr if all(a is b for a, b in zip(args, expr.args)) else expr.func(*args)
+    return fn(node, ranges)
+
+
+def _normal(expr, fn, ranges, rounds: int = 8):
+    for _ in range(rounds):
+        new = _walk(expr, fn, ranges)
+        if new == expr:
+            return expr
+        expr = new
+    return expr
+
+
+def _check(lhs, rhs, relation, ctx, fn, what: str):
+    if relation != "=":
+        raise RuleError(f"{what} justifies equalities only; this step is {relation!r}")
+    ranges = ranges_of(ctx.hypotheses)
+    nl, nr = _normal(lhs, fn, ranges), _normal(rhs, fn, ranges)
+    if nl == lhs and nr == rhs:
+        return failed(f"{what} applies nowhere in either side (the ranges do not decide it)")
+    if equal(nl, nr):
+        return passed(f"both sides agree after {what}")
+    return failed(f"after {what} the sides differ: {sp.sstr(nl)[:240]} vs {sp.sstr(nr)[:240]}")
+
+
+# ------------------------------------------------------------------------------------ masks
+def _band_class():
+    from symattn.masks import Band
+
+    return Band
+
+
+def _evaluate_band(b, ranges):
+    j, lo, hi = b.args
+    inside = (lo == -sp.oo or provably_le(lo, j, ranges)) and (hi == sp.oo or provably_le(j, hi, ranges))
+    if inside:
+        return sp.S.One
+    if (lo != -sp.oo and provably_lt(j, lo, ranges)) or (hi != sp.oo and provably_lt(hi, j, ranges)):
+        return sp.S.Zero
+    return b
+
+
+def _restrict(node, ranges):
+    Band = _band_class()
+    if isinstance(node, Band):
+        return _evaluate_band(node, ranges)
+    if not isinstance(node, sp.Sum):
+        return node
+    if len(node.limits) > 1:  # SymPy merges nested sums; the first limit is the innermost
+        inner = _restrict(sp.Sum(node.function, node.limits[0]), list(ranges) + list(node.limits[1:]))
+        if inner == sp.Sum(node.function, node.limits[0]):
+            return node
+        return sp.Sum(inner, *node.limits[1:])
+    (k, a, b) = node.limits[0]
+    bands = [f for f in sp.Mul.make_args(node.function) if isinstance(f, Band) and f.args[0] == k]
+    if len(bands) != 1:
+        return node
+    band = bands[0]
+    _, lo, hi = band.args
+    if lo.has(k) or hi.has(k):
+        return node
+    rest = node.function / band
+    if lo == -sp.oo or provably_le(lo, a, ranges):
+        new_lo = a
+    elif provably_le(a, lo, ranges):
+        new_lo = lo
+    else:
+        new_lo = sp.Max(a, lo)
+    if hi == sp.oo or provably_le(b, hi, ranges):
+        new_hi = b
+    elif provably_le(hi, b, ranges):
+        new_hi = hi
+    else:
+        new_hi = sp.Min(b, hi)
+    if provably_le(new_lo - 1, new_hi, ranges):
+        return sp.Sum(rest, (k, new_lo, new_hi))
+    if provably_lt(new_hi, new_lo, ranges):
+        return sp.S.Zero  # no key of the sum's range is inside the band
+    return node
+
+
+@rule(
+    "mask_restrict",
+    "sum_{j=a}^{b} 1[lo <= j <= hi] f(j) = sum_{j=max(a,lo)}^{min(b,hi)} f(j) (range not reversed, else 0 "
+    "if empty); masks decided by the ranges evaluate to 1 or 0",
+)
+def check_mask_restrict(lhs, rhs, relation, ctx):
+    return _check(lhs, rhs, relation, ctx, _restrict, "restricting the masked sums")
+
+
+# ------------------------------------------------------------------------------------ abs, delta, floor
+def _abs(node, ranges):
+    if isinstance(node, sp.Abs):
+        (x,) = node.args
+        if x.is_real is not True and not _range_real(x):
+            return node
+        if range_sign(x, ranges) is not None or _structural_sign(x, ranges) is not None:
+            return x
+        if range_sign(-x, ranges) is not None or _structural_sign(-x, ranges) is not None:
+            return -x
+    return node
+
+
+def _range_real(x) -> bool:
+    return all(getattr(a, "is_real", None) for a in x.atoms(sp.Symbol, sp.Indexed)) and not x.has(sp.I)
+
+
+def _structural_sign(x, ranges):
+    from symattn.rules.inequalities import sign
+
+    hyps = tuple(IndexRange(f"_r_{v}", index=v, lower=lo, upper=hi) for (v, lo, hi) in ranges
+                 if not (lo.is_infinite or hi.is_infinite))
+    return sign(x, hyps)
+
+
+@rule("abs_by_sign", "|x| = x where x >= 0, |x| = -x where x <= 0, from the ranges and sign rules")
+def check_abs_by_sign(lhs, rhs, relation, ctx):
+    return _check(lhs, rhs, relation, ctx, _abs, "removing absolute values of known sign")
+
+
+def _delta(node, ranges):
+    if isinstance(node, sp.KroneckerDelta):
+        x, y = node.args[:2]
+        if provably_le(x + 1, y, ranges) or provably_le(y + 1, x, ranges):
+            if x.is_integer and y.is_integer:
+                return sp.S.Zero
+    return node
+
+
+@rule("delta_by_range", "delta_{ij} = 0 where i != j follows from the ranges (integer indices)")
+def check_delta_by_range(lhs, rhs, relation, ctx):
+    return _check(lhs, rhs, relation, ctx, _delta, "evaluating Kronecker deltas of distinct indices")
+
+
+def _floor_with(values):
+    def fn(node, ranges):
+        if isinstance(node, sp.floor):
+            (x,) = node.args
+            for k in values:
+                if k.is_integer and provably_le(k, x, ranges) and provably_lt(x, k + 1, ranges):
+                    return k
+        return node
+
+    return fn
+
+
+@rule("floor_by_range", "floor(x) = k for an integer k with k <= x < k + 1 known from the ranges", params=("value",))
+def check_floor_by_range(lhs, rhs, relation, ctx, value=None):
+    if value is None:
+        raise RuleError("floor_by_range needs value=<the integer k> (or a list of candidates)")
+    values = [sp.sympify(v, strict=True) if isinstance(v, int) else v for v in (value if isinstance(value, (list, tuple)) else [value])]
+    for v in values:
+        if not isinstance(v, sp.Expr) or v.is_integer is not True:
+            raise RuleError(f"floor_by_range: the value {v!r} is not known to be an integer")
+    return _check(lhs, rhs, relation, ctx, _floor_with(values), "evaluating floors")
