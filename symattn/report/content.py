@@ -67,6 +67,7 @@ TOPIC_ORDER = (
     "online_softmax",
     "complexity",
     "problems",
+    "beyond",
 )
 
 #: Heuristics and empirical observations are boxed and labelled as the source texts do.
@@ -298,6 +299,7 @@ TOPIC_TITLES = {
     "online_softmax": "Online softmax and tiled attention",
     "complexity": "Complexity",
     "problems": "Problems, solved",
+    "beyond": "Beyond the texts",
 }
 
 

@@ -163,6 +163,9 @@ def _walk(expr: Any, fn: Callable[[Any, list], Any], ranges: list) -> Any:
     summation index is added to the ranges (and a rebound name is refused)."""
     if isinstance(expr, sp.MatrixBase):
         return expr.applyfunc(lambda e: _walk(e, fn, ranges))
+    if isinstance(expr, sp.Indexed):  # an Atom to SymPy, but its indices are expressions
+        idx = [_walk(a, fn, ranges) for a in expr.indices]
+        return expr if list(expr.indices) == idx else expr.base[tuple(idx)]
     if not isinstance(expr, sp.Basic) or expr.is_Atom:
         return expr
     if isinstance(expr, sp.Sum):
