@@ -20,6 +20,7 @@ Rules
 * ``abs_by_sign``  -- ``|x| = x`` where ``x >= 0`` and ``|x| = -x`` where ``x <= 0`` is known.
 * ``delta_by_range``  -- ``delta_{ij} = 0`` where ``i != j`` is known (``i - j >= 1`` or ``j - i >= 1``).
 * ``floor_by_range``  -- ``floor(x) = k`` for an integer ``k`` with ``k <= x < k + 1`` known.
+* ``minmax_by_range``  -- ``max(x, y) = x`` where ``y <= x`` is known, ``min(x, y) = x`` where ``x <= y``.
 
 Each rule rewrites both sides everywhere it applies (with the enclosing summation ranges in
 view) and passes when the results agree by exact algebra.
@@ -335,3 +336,18 @@ def check_floor_by_range(lhs, rhs, relation, ctx, value=None):
         if not isinstance(v, sp.Expr) or v.is_integer is not True:
             raise RuleError(f"floor_by_range: the value {v!r} is not known to be an integer")
     return _check(lhs, rhs, relation, ctx, _floor_with(values), "evaluating floors")
+
+
+def _minmax(node, ranges):
+    if isinstance(node, (sp.Max, sp.Min)):
+        args = list(node.args)
+        for a in args:
+            if all(b is a or (provably_le(b, a, ranges) if isinstance(node, sp.Max) else provably_le(a, b, ranges))
+                   for b in args):
+                return a
+    return node
+
+
+@rule("minmax_by_range", "max(x, y) = x where y <= x, min(x, y) = x where x <= y, known from the ranges")
+def check_minmax_by_range(lhs, rhs, relation, ctx):
+    return _check(lhs, rhs, relation, ctx, _minmax, "resolving max/min from the ranges")
