@@ -20,6 +20,9 @@ Rules
 * ``abs_by_sign``  -- ``|x| = x`` where ``x >= 0`` and ``|x| = -x`` where ``x <= 0`` is known.
 * ``delta_by_range``  -- ``delta_{ij} = 0`` where ``i != j`` is known (``i - j >= 1`` or ``j - i >= 1``).
 * ``floor_by_range``  -- ``floor(x) = k`` for an integer ``k`` with ``k <= x < k + 1`` known.
+* ``range_split`` / ``range_join``  -- ``sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f`` for
+  ``a - 1 <= m <= b`` shown from the ranges (``sum_split``'s step, with this module's range
+  reasoning: ``m = i - 1`` for a free ``i`` in ``1..n`` splits ``1..n``); ``range_join`` reads it backwards.
 * ``minmax_by_range``  -- ``max(x, y) = x`` where ``y <= x`` is known, ``min(x, y) = x`` where ``x <= y``.
 
 Each rule rewrites both sides everywhere it applies (with the enclosing summation ranges in
@@ -289,11 +292,28 @@ def _range_real(x) -> bool:
 
 
 def _structural_sign(x, ranges):
+    """Nonnegative sums of nonnegative terms: finite sums whose ranges the ranges show are not
+    reversed (``lo - 1 <= hi``) and whose summand is nonnegative, products of such, and anything
+    :func:`symattn.rules.inequalities.sign` signs."""
     from symattn.rules.inequalities import sign
 
     hyps = tuple(IndexRange(f"_r_{v}", index=v, lower=lo, upper=hi) for (v, lo, hi) in ranges
-                 if not (lo.is_infinite or hi.is_infinite))
-    return sign(x, hyps)
+                 if not (sp.sympify(lo).is_infinite or sp.sympify(hi).is_infinite))
+    got = sign(x, hyps)
+    if got is not None:
+        return got
+    if isinstance(x, sp.Add):
+        signs = [_structural_sign(t, ranges) for t in x.args]
+        return None if None in signs else (POSITIVE if POSITIVE in signs else NONNEGATIVE)
+    if isinstance(x, sp.Mul):
+        signs = [_structural_sign(t, ranges) for t in x.args]
+        return None if None in signs else (POSITIVE if all(t == POSITIVE for t in signs) else NONNEGATIVE)
+    if isinstance(x, sp.Sum) and len(x.limits) == 1:
+        (k, lo, hi) = x.limits[0]
+        body = _structural_sign(x.function, list(ranges) + [(k, lo, hi)])
+        if body is not None and provably_le(lo - 1, hi, ranges):
+            return NONNEGATIVE
+    return range_sign(x, ranges)
 
 
 @rule("abs_by_sign", "|x| = x where x >= 0, |x| = -x where x <= 0, from the ranges and sign rules")
@@ -351,3 +371,50 @@ def _minmax(node, ranges):
 @rule("minmax_by_range", "max(x, y) = x where y <= x, min(x, y) = x where x <= y, known from the ranges")
 def check_minmax_by_range(lhs, rhs, relation, ctx):
     return _check(lhs, rhs, relation, ctx, _minmax, "resolving max/min from the ranges")
+
+
+def _single_terms(expr):
+    def one(x):
+        if len(x.limits) == 1:
+            (k, lo, hi) = x.limits[0]
+            if sp.expand(hi - lo) == 0:
+                return x.function.xreplace({k: lo})
+        return x
+
+    return expr.replace(lambda e: isinstance(e, sp.Sum), one) if isinstance(expr, sp.Basic) else expr
+
+
+def _split_check(lhs, rhs, ctx, at):
+    if at is None:
+        raise RuleError("needs at=<split point m>")
+    point = sp.sympify(at, strict=True) if isinstance(at, int) else at
+    ranges = ranges_of(ctx.hypotheses)
+    sums = sorted((x for x in lhs.atoms(sp.Sum) if len(x.limits) == 1), key=sp.default_sort_key) \
+        if isinstance(lhs, sp.Basic) else []
+    if not sums:
+        return failed("no single-index sum on the left side to split")
+    for x in sums:
+        (k, lo, hi) = x.limits[0]
+        if point.has(k) or not (provably_le(lo - 1, point, ranges) and provably_le(point, hi, ranges)):
+            continue
+        pieces = sp.Sum(x.function, (k, lo, point)) + sp.Sum(x.function, (k, point + 1, hi))
+        candidate = lhs.xreplace({x: pieces})
+        if equal(candidate, rhs) or equal(_single_terms(candidate), _single_terms(rhs)):
+            return passed(f"split the sum over {k} = {lo}..{hi} at {point} ({lo} - 1 <= {point} <= {hi} from the ranges)")
+    return failed(f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in a - 1..b")
+
+
+@rule("range_split", "sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f for a-1 <= m <= b known from the ranges",
+      params=("at",))
+def check_range_split(lhs, rhs, relation, ctx, at=None):
+    if relation != "=":
+        raise RuleError("range_split justifies equalities only")
+    return _split_check(lhs, rhs, ctx, at)
+
+
+@rule("range_join", "sum_{k=a}^{m} f + sum_{k=m+1}^{b} f = sum_{k=a}^{b} f (range_split read backwards)",
+      params=("at",))
+def check_range_join(lhs, rhs, relation, ctx, at=None):
+    if relation != "=":
+        raise RuleError("range_join justifies equalities only")
+    return _split_check(rhs, lhs, ctx, at)
