@@ -23,6 +23,9 @@ Rules
 * ``range_split`` / ``range_join``  -- ``sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f`` for
   ``a - 1 <= m <= b`` shown from the ranges (``sum_split``'s step, with this module's range
   reasoning: ``m = i - 1`` for a free ``i`` in ``1..n`` splits ``1..n``); ``range_join`` reads it backwards.
+* ``range_inequality``  -- ``lhs <= rhs`` when ``scale * (rhs - lhs)`` (``scale`` a factor SymPy
+  knows is positive, default 1) is signed by :func:`range_sign` after cancelling: bounds such
+  as ``d <= M <= N d`` enter through the ranges.
 * ``minmax_by_range``  -- ``max(x, y) = x`` where ``y <= x`` is known, ``min(x, y) = x`` where ``x <= y``.
 
 Each rule rewrites both sides everywhere it applies (with the enclosing summation ranges in
@@ -418,3 +421,20 @@ def check_range_join(lhs, rhs, relation, ctx, at=None):
     if relation != "=":
         raise RuleError("range_join justifies equalities only")
     return _split_check(rhs, lhs, ctx, at)
+
+
+@rule("range_inequality", "lhs <= rhs when scale * (rhs - lhs) >= 0 (scale > 0) follows from the ranges",
+      params=("scale",))
+def check_range_inequality(lhs, rhs, relation, ctx, scale=None):
+    if relation not in ("<", "<=", ">", ">="):
+        raise RuleError(f"range_inequality justifies inequalities, not {relation!r}")
+    factor = sp.S.One if scale is None else (sp.sympify(scale, strict=True) if isinstance(scale, int) else scale)
+    if not isinstance(factor, sp.Expr) or sign_of(factor) != POSITIVE:
+        raise RuleError(f"the scale {factor} is not known to be positive")
+    gap = (rhs - lhs) if relation in ("<", "<=") else (lhs - rhs)
+    scaled = sp.cancel(sp.together(factor * gap))
+    got = range_sign(scaled, ranges_of(ctx.hypotheses))
+    strict = relation in ("<", ">")
+    if got == POSITIVE or (got == NONNEGATIVE and not strict):
+        return passed(f"the scaled gap {sp.sstr(scaled)[:200]} is {got} on the ranges")
+    return failed(f"cannot sign the scaled gap {sp.sstr(scaled)[:200]} from the ranges")
