@@ -28,4 +28,5 @@ def statement_at(statement: Statement, mapping: Callable[[int], dict]) -> Callab
         m = {k: sp.sympify(v, strict=True) if isinstance(v, int) else v for k, v in mapping(size).items()}
         return Statement(_at(statement.lhs, m), _at(statement.rhs, m), statement.relation)
 
+    build.mapping = mapping  # so that a variant of the statement can be instantiated the same way
     return build

@@ -12,9 +12,12 @@ d_k*sigma**4
 """
 
 from symattn.complexity import activation_memory, attention_mlp_ratio, crossover, layer_costs, mha_param_count, model_costs
+from symattn.complexity import gqa_param_count, kv_cache_bytes
+from symattn.flash_io import flash_hbm_accesses
+from symattn.masks import causal_mask, score_pairs, window_mask
 from symattn.conformance import check as check_conformance
 from symattn.derivation import Derivation, Step
-from symattn.moments import Cov, E, Var, dot, gaussian_vector, iid_vector
+from symattn.moments import Cov, E, Var, correlated_vectors, dot, gaussian_vector, iid_vector
 from symattn.multihead import head_blocks, mha_sum_form
 from symattn.online_softmax import SoftmaxState
 from symattn.online_softmax import merge as online_softmax_merge
@@ -59,6 +62,7 @@ __all__ = [
     "Cov",
     "E",
     "Var",
+    "correlated_vectors",
     "dot",
     "gaussian_vector",
     "iid_vector",
@@ -87,6 +91,13 @@ __all__ = [
     "layer_costs",
     "mha_param_count",
     "model_costs",
+    # beyond the texts: GQA, KV cache, masks, FlashAttention's IO
+    "causal_mask",
+    "flash_hbm_accesses",
+    "gqa_param_count",
+    "kv_cache_bytes",
+    "score_pairs",
+    "window_mask",
     # conformance
     "check_conformance",
 ]
