@@ -72,6 +72,11 @@ class Band(sp.Function):
 
     nargs = 3
 
+    def __new__(cls, j, lo, hi, **options):
+        # refuse strings before SymPy would parse them
+        return super().__new__(cls, _expr(j, "Band index"), _expr(lo, "Band lower end"), _expr(hi, "Band upper end"),
+                               **options)
+
     @classmethod
     def eval(cls, j, lo, hi):
         for x, what in ((j, "index"), (lo, "lower end"), (hi, "upper end")):

@@ -76,21 +76,25 @@ def check_triangle_inequality(lhs, rhs, relation, ctx):
     if not isinstance(small, sp.Basic):
         return failed("no |sum| on the smaller side")
     candidates = [a for a in small.atoms(sp.Abs) if isinstance(a.args[0], sp.Sum) and len(a.args[0].limits) == 1]
+    reasons = []
     for a in sorted(candidates, key=sp.default_sort_key):
         s = a.args[0]
         (k, lo, hi) = s.limits[0]
         if not _not_reversed(lo, hi, ctx):
+            reasons.append(f"the range {lo}..{hi} is not known to be not reversed (hi >= lo - 1)")
             continue
         bound = sp.Sum(sp.Abs(s.function), (k, lo, hi))
         x = sp.Dummy("x", nonnegative=True)
         F = small.xreplace({a: x})
         slope = sp.diff(F, x)
         if slope.has(x) or not (slope == 1 or sign_of(slope) in ("positive", "nonnegative")):
+            reasons.append(f"the expression is not known to increase with |sum over {k}|")
             continue
         if equal(F.xreplace({x: bound}), big):
             return passed(f"|sum over {k} = {lo}..{hi}| <= sum of absolute values (range not reversed)")
-    return failed("no |sum_k f| on the smaller side whose replacement by sum_k |f| gives the other side "
-                  "(and whose range is known not to be reversed)")
+    if reasons:
+        return failed("; ".join(reasons))
+    return failed("no |sum_k f| on the smaller side whose replacement by sum_k |f| gives the other side")
 
 
 @rule(
