@@ -310,3 +310,67 @@ register(Theorem(
     ),
     topic=TOPIC,
 ))
+
+
+# ------------------------------------------------------------------------ the tiled kernel's memory
+from symattn.flash_io import TiledWorkspace  # noqa: E402
+
+n_, b_q, b_k = sp.symbols("n b_q b_k", integer=True, positive=True)
+_ws_statement = Statement(TiledWorkspace(n_, d, b_q, b_k), 2 * b_q * b_k + 18 * n_ * d, "<=")
+
+
+def _workspace_numeric(seed: int) -> NumericResult:
+    import tracemalloc
+
+    from numeric import tiled_attention
+
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    slack = 64 * 1024  # bytes: Python objects, small index arrays, the allocator's rounding
+    for nn, dd, bq, bk in ((64, 8, 16, 16), (256, 16, 64, 32), (512, 32, 128, 128), (300, 8, 7, 50),
+                           (int(rng.integers(50, 400)), int(rng.integers(1, 40)), int(rng.integers(1, 64)),
+                            int(rng.integers(1, 64)))):
+        q, k, v = rng.normal(size=(3, nn, dd))
+        bq_eff, bk_eff = min(bq, nn), min(bk, nn)
+        tracemalloc.start()
+        out, lse = tiled_attention(q, k, v, block_q=bq, block_k=bk)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        extra = peak - out.nbytes - lse.nbytes  # the outputs are not workspace
+        model = int(TiledWorkspace(nn, dd, bq_eff, bk_eff).doit()) * 8
+        worst = max(worst, (extra - model - slack) / model)
+        samples += 1
+    return NumericResult(worst <= 0, samples, seed, max(worst, 0.0), 0.0,
+                         "tracemalloc peak of numeric.tiled_attention (float64, outputs subtracted) against 8 bytes x "
+                         "TiledWorkspace + 64 KiB; relative excess")
+
+
+register(Theorem(
+    id="tiled_attention_extra_memory",
+    title="numeric.tiled_attention's workspace is at most 2 b_q b_k + 18 n d numbers: O((b_q + d) b_k + n d)",
+    statement=_ws_statement,
+    source="extension; the memory claim of seed 000 (Key idea: 'reducing memory to O(n)') and seed 002 "
+    "('O(n) memory') made precise for numeric.tiled_attention",
+    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_), text="b_q <= n (the kernel clips blocks to n)"),),
+    derivation=lambda: (
+        Derivation(_ws_statement.lhs)
+        .eq(3 * n_ * d + 3 * n_ + 2 * b_q * b_k + 4 * b_q * d + 8 * b_q, "definition", name="tiled_workspace",
+            note="the arrays of the kernel, one by one (see symattn.flash_io.TiledWorkspace)")
+        .le(_ws_statement.rhs, "range_inequality",
+            note="the gap 15nd - 3n - 4 b_q d - 8 b_q decreases in b_q and is 11 n (d - 1) >= 0 at b_q = n")
+    ),
+    dimensions=(n_, d, b_q, b_k),
+    numeric=_workspace_numeric,
+    plain=(
+        "Reading numeric.tiled_attention array by array, its workspace besides inputs and outputs is "
+        "$3nd + 3n + 2b_q b_k + 4b_q d + 8b_q$ numbers: the value matrix with a column of ones, a few $n$-vectors, "
+        "two score tiles, the query block and three accumulators of the query block. With $b_q \\le n$ that is at "
+        "most $2 b_q b_k + 18nd$: linear in $n$ for fixed block sizes, where the formula as written needs the "
+        "$n^2$ score matrix. This is the texts' 'O(n) memory', with the block sizes and the width kept."
+    ),
+    notes=(
+        "The count is a model of the code (reviewed against numeric/tiled.py), not derived from it mechanically; "
+        "the numeric check measures the kernel's real peak with tracemalloc and keeps the model honest."
+    ),
+    topic=TOPIC,
+))

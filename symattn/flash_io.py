@@ -44,7 +44,7 @@ import sympy as sp
 from symattn.complexity import MatMulMACs, _dimension
 from symattn.rules.definitions import define
 
-__all__ = ["FlashMACs", "FlashHBM", "StandardHBM", "flash_hbm_accesses"]
+__all__ = ["FlashMACs", "FlashHBM", "StandardHBM", "TiledWorkspace", "flash_hbm_accesses"]
 
 
 class _Model(sp.Function):
@@ -100,6 +100,37 @@ class StandardHBM(_Model):
         return r"\operatorname{HBM}_{\mathrm{std}}\left(%s\right)" % ", ".join(printer._print(a) for a in self.args)
 
 
+class TiledWorkspace(_Model):
+    r"""Live workspace (elements) of ``numeric.tiled_attention`` for one batch element, ``n`` queries
+    and keys of width ``d = d_v``, blocks ``b_q x b_k``, outside its inputs and outputs, read off the
+    code array by array:
+
+    * ``v1 = [V | 1]``: ``n (d + 1)``; copies of ``K, V`` (cast or masked keys zeroed): at most ``2 n d``;
+      the Cauchy-Schwarz norms of the rows of ``Q`` and ``K``: ``2 n``;
+    * the score tile ``s_full`` and an edge tile: ``2 b_q b_k``; the scaled query block ``q_i``: ``b_q d``;
+    * ``acc``, the product ``P [V | 1]`` and its rescaled copy: ``3 b_q (d + 1)``;
+    * per-row vectors (``m``, the new maximum, the shift, the rescaling factor, the row max): ``5 b_q``.
+
+    >>> n, d, bq, bk = sp.symbols("n d b_q b_k", positive=True, integer=True)
+    >>> TiledWorkspace(n, d, bq, bk).doit()
+    2*b_k*b_q + 4*b_q*d + 8*b_q + 3*d*n + 3*n
+    """
+
+    nargs = 4
+
+    def expanded(self):
+        n, d, bq, bk = self.args
+        inputs_side = n * (d + 1) + 2 * n * d + 2 * n
+        tiles = 2 * bq * bk + bq * d
+        accumulators = 3 * bq * (d + 1) + 5 * bq
+        return inputs_side + tiles + accumulators
+
+    def _latex(self, printer):
+        return r"\operatorname{W}_{\mathrm{tiled}}\left(%s\right)" % ", ".join(printer._print(a) for a in self.args)
+
+
+define("tiled_workspace", TiledWorkspace, lambda e: e.expanded(),
+       text="numeric.tiled_attention's arrays besides inputs and outputs")
 define("flash_macs", FlashMACs, lambda e: e.expanded(), text="Algorithm 1: Q_i K_j^T and P_ij V_j in every inner iteration")
 define("flash_hbm", FlashHBM, lambda e: e.expanded(), text="Algorithm 1, lines 2, 6, 8, 12-13")
 define("standard_hbm", StandardHBM, lambda e: e.expanded(), text="Algorithm 0: S and P round-trip through HBM")
