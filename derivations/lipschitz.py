@@ -183,3 +183,50 @@ register(Theorem(
     notes="A concrete case, so no dimension stays symbolic; the statement holds for every real t.",
     topic=TOPIC,
 ))
+
+
+# ------------------------------------------------------------------------ operator norm
+vv = sp.IndexedBase("v", real=True)
+_op_statement = Statement(
+    sp.Sum(sp.Sum(_J * vv[j], (j, 1, n)) ** 2, (i, 1, n)),
+    sp.Rational(1, 4) * sp.Sum(vv[j] ** 2, (j, 1, n)), "<=")
+
+
+def _op_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = -np.inf, 400
+    for _ in range(trials):
+        p = _random_weights(rng, int(rng.integers(1, 30)))
+        jac = np.diag(p) - np.outer(p, p)  # (n, n)
+        worst = max(worst, float(np.linalg.norm(jac, 2)) - 0.5)
+        x = rng.normal(size=p.size)
+        worst = max(worst, float(np.linalg.norm(jac @ x) - 0.5 * np.linalg.norm(x)))
+    # the constant is sharp: a = (1/2, 1/2), v = (1, -1) gives J v = v / 2
+    sharp = np.diag([0.5, 0.5]) - np.outer([0.5, 0.5], [0.5, 0.5])
+    ok_sharp = np.allclose(sharp @ np.array([1.0, -1.0]), [0.5, -0.5])
+    return NumericResult(worst <= 1e-15 and ok_sharp, trials, seed, max(worst, 0.0), 1e-15,
+                         "||J||_2 - 1/2 and ||J v|| - ||v||/2 over random softmax weights (n up to 29); "
+                         "equality at a = (1/2, 1/2), v = (1, -1)")
+
+
+register(Theorem(
+    id="softmax_jacobian_operator_norm_le_half",
+    title="The softmax Jacobian has operator norm at most 1/2: ||J v|| <= ||v|| / 2",
+    statement=_op_statement,
+    source="extension; from J = diag(a) - a a^T (seed 000, Proposition 'The softmax Jacobian')",
+    hypotheses=_HYPS[1:],
+    target="numerically-consistent",
+    numeric=_op_numeric,
+    plain=(
+        "$J$ is symmetric and every row of $|J|$ sums to at most $1/2$ (softmax_jacobian_inf_norm_le_half), so by "
+        "the Schur test $\\|Jv\\|^2 = \\sum_i (\\sum_j J_{ij} v_j)^2 \\le \\sum_i (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) "
+        "\\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean norm, and $1/2$ is attained at "
+        "$a = (1/2, 1/2)$."
+    ),
+    notes=(
+        "Registered at numerically-consistent: the Schur-test chain needs |sum_j J_ij v_j| <= sum_j |J_ij| |v_j| under "
+        "a square, a Cauchy-Schwarz step with the weights sqrt|J_ij|, and the column sums of |J| by symmetry; the "
+        "first is not a shape any rule accepts yet. The row-sum bound it rests on is proved."
+    ),
+    topic=TOPIC,
+))

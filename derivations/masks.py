@@ -233,6 +233,25 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ window >= n is causal
+def _window_causal_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 60
+    for _ in range(trials):
+        nn = int(rng.integers(1, 20))
+        ww = nn + int(rng.integers(0, 5))
+        scores, vals = rng.normal(size=(nn, nn)), rng.normal(size=nn)
+        a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")
+
+        def attend(keep):
+            x = np.where(keep, scores, -np.inf)
+            p = np.exp(x - x.max(1, keepdims=True))
+            return (p @ vals) / p.sum(1)
+
+        worst = max(worst, float(np.abs(attend((b <= a) & (b > a - ww)) - attend(b <= a)).max()))
+    return NumericResult(worst == 0.0, trials, seed, worst, 0.0,
+                         "window masks with w >= n against np.tril: the same boolean mask, identical outputs")
+
+
 _unbounded_statement = Statement(_masked_row(lambda jj: window_mask(i, jj, w), lambda jj: s[i, jj], 1, n),
                                  _masked_row(lambda jj: causal_mask(i, jj), lambda jj: s[i, jj], 1, n))
 
@@ -251,7 +270,7 @@ register(Theorem(
     dimensions=(n, w),
     instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}), (0, 1, 2, 3, 4),
                         label="(i, w) in {1, 2, 3} x {3, 4}, n = 3"),
-    numeric=None,
+    numeric=lambda seed: _window_causal_numeric(seed),
     plain=(
         "If the window length $w$ is at least the sequence length $n$, every query $i \\le n$ sees all keys "
         "$1, \\dots, i$ (the window would reach back to key $i - w + 1 \\le 1$): sliding-window attention "
