@@ -8,6 +8,9 @@ r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``
   the end is never attained: ``c |tanh(s/c)| < c`` for ``c > 0``.
 * ``hyperbolic_as_exp``  -- both sides agree once ``sinh, cosh, tanh, sech`` ... are written with
   exponentials (``tanh x = (e^x - e^{-x}) / (e^x + e^{-x})``).
+* ``hyperbolic_witness``  -- ``lhs <= rhs`` through a witness equal to ``rhs - lhs`` once both are
+  written with exponentials, whose sign SymPy reads off (``sinh c > 0`` for ``c > 0``, where
+  ``e^c - e^{-c}`` has no sign SymPy knows).
 * ``limit_evaluate``  -- replace each unevaluated ``Limit`` by SymPy's limit (the Gruntz
   algorithm, exact and symbolic), under the time limit; the step passes when the results agree.
   A limit SymPy cannot evaluate, or evaluates only to an unevaluated object, fails the step.
@@ -120,3 +123,20 @@ def check_limit_evaluate(lhs, rhs, relation, ctx):
     if equal(a, b):
         return passed("the limits evaluate to the same value")
     return failed(f"the limits evaluate to {sp.sstr(a)} and {sp.sstr(b)}")
+
+
+@rule("hyperbolic_witness", "rhs - lhs equals a witness (compared with exponentials) whose sign SymPy knows",
+      params=("witness",))
+def check_hyperbolic_witness(lhs, rhs, relation, ctx, witness=None):
+    if relation not in ("<=", "<", ">=", ">"):
+        raise RuleError(f"hyperbolic_witness justifies inequalities, not {relation!r}")
+    if witness is None:
+        raise RuleError("hyperbolic_witness needs witness=<an expression equal to the gap>")
+    gap = rhs - lhs if relation in ("<=", "<") else lhs - rhs
+    if not equal(sp.sympify(witness).rewrite(sp.exp), gap.rewrite(sp.exp)):
+        return failed("the witness is not equal to the gap, even written with exponentials")
+    sign = sign_of(witness)
+    strict = relation in ("<", ">")
+    if sign == "positive" or (sign == "nonnegative" and not strict):
+        return passed(f"the gap equals {sp.sstr(witness)[:120]}, which is {sign}")
+    return failed(f"SymPy cannot sign the witness {sp.sstr(witness)[:120]}")
