@@ -40,7 +40,7 @@ from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, flash_hbm_accesse
 from symattn.statement import Assumption, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
-SOURCE = "Dao et al. (2022), 'FlashAttention', Algorithm 1 and Theorem 2"
+SOURCE = "extension; Dao et al. (2022), 'FlashAttention', Algorithm 1 and Theorem 2"
 
 N, d, M, B_r, B_c = sp.symbols("N d M B_r B_c", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
@@ -294,7 +294,7 @@ register(Theorem(
     id="standard_attention_hbm_accesses",
     title="Standard attention moves 4 N d + 4 N^2 elements to and from HBM: Theta(N d + N^2)",
     statement=_std_statement,
-    source="Dao et al. (2022), 'FlashAttention', Algorithm 0 and Theorem 2",
+    source="extension; Dao et al. (2022), 'FlashAttention', Algorithm 0 and Theorem 2",
     derivation=lambda: (
         Derivation(_std_statement.lhs)
         .eq((2 * N * d + N**2) + (N**2 + N**2) + (N**2 + N * d + N * d), "definition", name="standard_hbm",

@@ -166,7 +166,7 @@ register(Theorem(
     id="dot_product_self_attention_not_lipschitz",
     title="Dot-product self-attention is not Lipschitz: at X = (t, 0), d f_2 / d x_2 = t^2/4 + 1/2",
     statement=_notlip_statement,
-    source="Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and its proof",
+    source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and its proof",
     derivation=lambda: (
         Derivation(_notlip_statement.lhs)
         .eq(sp.Subs(sp.diff(_f(2), x2), (x1, x2), (t, 0)), "differentiate", note="quotient and chain rules")

@@ -402,7 +402,7 @@ register(Theorem(
     id="alibi_slopes_geometric",
     title="ALiBi's slopes 2^(-8k/h) form a geometric sequence of ratio 2^(-8/h) starting at 2^(-8/h)",
     statement=_slopes_statement,
-    source="Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at 2^(-8/n)')",
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at 2^(-8/n)')",
     hypotheses=(IndexRange("head", index=kk, lower=1, upper=h - 1),),
     derivation=lambda: (
         Derivation(_slopes_statement.lhs)

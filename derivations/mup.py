@@ -35,7 +35,7 @@ from symattn.rules.expectation import Expectation, Variance
 from symattn.statement import RandomFamily, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
-SOURCE = "Yang et al. (2022), 'Tensor Programs V', section 4 and Appendix J (1/d attention scaling)"
+SOURCE = "extension; Yang et al. (2022), 'Tensor Programs V', section 4 and Appendix J (1/d attention scaling)"
 
 d = sp.Symbol("d", integer=True, positive=True)
 sigma = sp.Symbol("sigma", positive=True)

@@ -41,7 +41,7 @@ from symattn.rules.inequalities import MaxOver
 from symattn.statement import Equation, Statement
 from symattn.theorem import NumericResult, Theorem, register
 
-SOURCE = "Su et al. (2021), 'RoFormer', section 3.4.3 (long-term decay, Abel summation)"
+SOURCE = "extension; Su et al. (2021), 'RoFormer', section 3.4.3 (long-term decay, Abel summation)"
 
 D = sp.Symbol("D", integer=True, positive=True)  # d/2, the number of coordinate pairs
 i, jj, kk = sp.symbols("i j k", integer=True)

@@ -31,7 +31,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Assumption, IndexRange, Statement
 from symattn.theorem import NumericResult, Theorem, register
 
-SOURCE = "Gemma Team (2024), 'Gemma 2', section 2 (logit soft-capping)"
+SOURCE = "extension; Gemma Team (2024), 'Gemma 2', section 2 (logit soft-capping)"
 
 c = sp.Symbol("c", positive=True)
 s_ = sp.Symbol("s", real=True)
