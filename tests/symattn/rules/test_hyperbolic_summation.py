@@ -130,3 +130,66 @@ def test_variance_of_pair_sum_valid_and_invalid():
     shifted = sp.Sum(q[i] * kk[i + 1], (i, 1, d - 1))
     bad = step(Variance(shifted), sp.Sum(Variance(q[i] * kk[i + 1]), (i, 1, d - 1)), "=", "variance_of_pair_sum", WITH)
     assert bad.status is Level.FAIL and "applies nowhere" in bad.reason
+
+
+# ------------------------------------------------------------------------ monotone_step, hyperbolic_witness
+from symattn.derivation import Derivation  # noqa: E402
+
+TANH_LT_1 = Derivation(sp.tanh(s)).lt(sp.S.One, "tanh_bound")
+TANH_GT_M1 = Derivation(sp.tanh(s)).step(sp.S.NegativeOne, "tanh_bound", ">")
+
+
+@pytest.mark.parametrize("lhs, rel, rhs, at, proof", [
+    (sp.exp(c * sp.tanh(s)), "<", sp.exp(c), sp.tanh(s), TANH_LT_1),        # increasing
+    (1 / (1 + sp.exp(sp.tanh(s))), ">", 1 / (1 + sp.E), sp.tanh(s), TANH_LT_1),  # decreasing: the bound flips
+    (sp.exp(c * sp.tanh(s)), ">=", sp.exp(-c), sp.tanh(s), TANH_GT_M1),
+])
+def test_monotone_step_valid(lhs, rel, rhs, at, proof):
+    res = step(lhs, rhs, rel, "monotone_step", at=at, proof=proof)
+    assert res.status is Level.PASS, res.reason
+
+
+def test_monotone_step_bounds_a_sum_termwise():
+    x = sp.IndexedBase("x", real=True)
+    body = sp.exp(c * sp.tanh(x[k]))
+    summand = Derivation(body).lt(sp.exp(c), "monotone_step", at=sp.tanh(x[k]),
+                                  proof=Derivation(sp.tanh(x[k])).lt(sp.S.One, "tanh_bound"))
+    lhs = 1 / (1 + sp.Sum(body, (k, 1, n)))
+    res = step(lhs, 1 / (1 + sp.Sum(sp.exp(c), (k, 1, n))), ">=", "monotone_step",
+               at=sp.Sum(body, (k, 1, n)), proof=summand)
+    assert res.status is Level.PASS, res.reason
+
+
+@pytest.mark.parametrize("lhs, rel, rhs, at, proof, why", [
+    # the right direction for an increasing F is <, not >
+    (sp.exp(c * sp.tanh(s)), ">", sp.exp(c), sp.tanh(s), TANH_LT_1, "other way"),
+    # x^2 is not monotone on the reals: no sign for 2x
+    (sp.tanh(s) ** 2, "<", 1, sp.tanh(s), TANH_LT_1, "derivative"),
+    # the nested proof starts elsewhere
+    (sp.exp(sp.tanh(y)), "<", sp.E, sp.tanh(y), TANH_LT_1, "starts at"),
+    # the replacement does not give the right side
+    (sp.exp(c * sp.tanh(s)), "<", sp.exp(2 * c), sp.tanh(s), TANH_LT_1, "does not give the right side"),
+])
+def test_monotone_step_invalid(lhs, rel, rhs, at, proof, why):
+    res = step(lhs, rhs, rel, "monotone_step", at=at, proof=proof)
+    assert res.status is Level.FAIL and why in res.reason, res.reason
+
+
+def test_monotone_step_refuses_a_sum_over_a_possibly_reversed_range():
+    m = sp.Symbol("m", integer=True)
+    x = sp.IndexedBase("x", real=True)
+    body = sp.exp(c * sp.tanh(x[k]))
+    summand = Derivation(body).lt(sp.exp(c), "monotone_step", at=sp.tanh(x[k]),
+                                  proof=Derivation(sp.tanh(x[k])).lt(sp.S.One, "tanh_bound"))
+    res = step(sp.Sum(body, (k, 1, m)), sp.Sum(sp.exp(c), (k, 1, m)), "<=", "monotone_step",
+               at=sp.Sum(body, (k, 1, m)), proof=summand)
+    assert res.status is Level.FAIL and "reversed" in res.reason
+
+
+def test_hyperbolic_witness_valid_and_invalid():
+    gap_ok = step(sp.exp(-c), sp.exp(c), "<", "hyperbolic_witness", witness=2 * sp.sinh(c))
+    assert gap_ok.status is Level.PASS, gap_ok.reason
+    wrong = step(sp.exp(-c), sp.exp(c), "<", "hyperbolic_witness", witness=sp.sinh(c))
+    assert wrong.status is Level.FAIL and "not equal to the gap" in wrong.reason
+    unsigned = step(sp.exp(-s), sp.exp(s), "<", "hyperbolic_witness", witness=2 * sp.sinh(s))  # s may be negative
+    assert unsigned.status is Level.FAIL and "cannot sign" in unsigned.reason
