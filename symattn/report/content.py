@@ -67,7 +67,6 @@ TOPIC_ORDER = (
     "online_softmax",
     "complexity",
     "problems",
-    "beyond",
 )
 
 #: Heuristics and empirical observations are boxed and labelled as the source texts do.
