@@ -41,39 +41,49 @@ j = sp.Symbol("j", integer=True)
 a = sp.IndexedBase("a", positive=True)
 
 _J = a[i] * (sp.KroneckerDelta(i, j) - a[j])  # J_ij
-_SIMPLEX = Equation("simplex", lhs=sp.Sum(a[j], (j, 1, n)), rhs=sp.S.One)
+_SIMPLEX = Equation("simplex_j", lhs=sp.Sum(a[j], (j, 1, n)), rhs=sp.S.One)
 _HYPS = (IndexRange("row", index=i, lower=1, upper=n), _SIMPLEX)
 _inf_statement = Statement(sp.Sum(sp.Abs(_J), (j, 1, n)), sp.Rational(1, 2), "<=")
 
 
-def _inf_derivation() -> Derivation:
-    def S(lo, hi, f=a[j]):
-        return sp.Sum(f, (j, lo, hi))
+def _abs_sum_derivation(free, bound, total) -> Derivation:
+    """sum_{bound} |a_row (delta - a_col)| <= 1/2 along a row (bound = j) or a column (bound = the row
+    index): the diagonal term a(1 - a), the others a_free a_bound, and sum_{bound != free} a = 1 - a_free."""
+    def S(lo, hi, f=a[bound]):
+        return sp.Sum(f, (bound, lo, hi))
 
-    absJ = sp.Abs(_J)
-    low, high = S(1, i - 1), S(i + 1, n)
+    term = total.function
+    absJ = sp.Abs(term)
+    diag = sp.Abs(a[free] * (1 - a[free]))
+    off = a[free] * a[bound]
+    low, high = S(1, free - 1), S(free + 1, n)
+    simplex = f"simplex_{bound}"
     return (
-        Derivation(_inf_statement.lhs)
-        .eq(S(1, i - 1, absJ) + S(i, n, absJ), "range_split", at=i - 1, note="the keys before i, and from i on")
-        .eq(S(1, i - 1, absJ) + sp.Abs(a[i] * (1 - a[i])) + S(i + 1, n, absJ), "range_split", at=i,
-            note="the diagonal term J_ii = a_i (1 - a_i)")
-        .eq(S(1, i - 1, a[i] * a[j]) + sp.Abs(a[i] * (1 - a[i])) + S(i + 1, n, a[i] * a[j]), "delta_by_range",
-            note="off the diagonal delta_ij = 0 and |-a_i a_j| = a_i a_j")
-        .eq(S(1, i - 1, a[i] * a[j]) + sp.Abs(a[i] * (S(1, n) - a[i])) + S(i + 1, n, a[i] * a[j]), "substitute",
-            using="simplex", note="1 = sum_j a_j")
-        .eq(S(1, i - 1, a[i] * a[j]) + sp.Abs(a[i] * (S(1, i - 1) + S(i, n) - a[i])) + S(i + 1, n, a[i] * a[j]),
-            "range_split", at=i - 1, note="split the sum at i")
-        .eq(S(1, i - 1, a[i] * a[j]) + sp.Abs(a[i] * (low + high)) + S(i + 1, n, a[i] * a[j]), "range_split", at=i,
-            note="the term a_i cancels: 1 - a_i is the sum of the other weights")
-        .eq(S(1, i - 1, a[i] * a[j]) + a[i] * (low + high) + S(i + 1, n, a[i] * a[j]), "abs_by_sign",
+        Derivation(total)
+        .eq(S(1, free - 1, absJ) + S(free, n, absJ), "range_split", at=free - 1, note="before the diagonal, and from it on")
+        .eq(S(1, free - 1, absJ) + diag + S(free + 1, n, absJ), "range_split", at=free,
+            note="the diagonal term a(1 - a)")
+        .eq(S(1, free - 1, off) + diag + S(free + 1, n, off), "delta_by_range",
+            note="off the diagonal delta = 0 and |-a_i a_j| = a_i a_j")
+        .eq(S(1, free - 1, off) + sp.Abs(a[free] * (S(1, n) - a[free])) + S(free + 1, n, off), "substitute",
+            using=simplex, note="1 = the sum of the weights")
+        .eq(S(1, free - 1, off) + sp.Abs(a[free] * (S(1, free - 1) + S(free, n) - a[free])) + S(free + 1, n, off),
+            "range_split", at=free - 1, note="split the sum at the diagonal")
+        .eq(S(1, free - 1, off) + sp.Abs(a[free] * (low + high)) + S(free + 1, n, off), "range_split", at=free,
+            note="the diagonal weight cancels: 1 - a is the sum of the other weights")
+        .eq(S(1, free - 1, off) + a[free] * (low + high) + S(free + 1, n, off), "abs_by_sign",
             note="a sum of positive weights over a range that is not reversed is nonnegative")
-        .eq(2 * a[i] * (low + high), "sum_linearity", note="a_i leaves the sums")
-        .eq(2 * a[i] * (low + S(i, n) - a[i]), "range_join", at=i, note="put the term a_i back")
-        .eq(2 * a[i] * (S(1, n) - a[i]), "range_join", at=i - 1, note="join the ranges")
-        .eq(2 * a[i] * (1 - a[i]), "substitute", using="simplex", note="sum_j a_j = 1")
-        .le(sp.Rational(1, 2), "inequality", witness=2 * (a[i] - sp.Rational(1, 2)) ** 2,
+        .eq(2 * a[free] * (low + high), "sum_linearity", note="the diagonal weight leaves the sums")
+        .eq(2 * a[free] * (low + S(free, n) - a[free]), "range_join", at=free, note="put the diagonal weight back")
+        .eq(2 * a[free] * (S(1, n) - a[free]), "range_join", at=free - 1, note="join the ranges")
+        .eq(2 * a[free] * (1 - a[free]), "substitute", using=simplex, note="the weights sum to 1")
+        .le(sp.Rational(1, 2), "inequality", witness=2 * (a[free] - sp.Rational(1, 2)) ** 2,
             note="1/2 - 2 a (1 - a) = 2 (a - 1/2)^2 >= 0")
     )
+
+
+def _inf_derivation() -> Derivation:
+    return _abs_sum_derivation(i, j, _inf_statement.lhs)
 
 
 def _simplex_instance(size: int) -> Statement:
@@ -128,6 +138,38 @@ register(Theorem(
 ))
 
 
+# ------------------------------------------------------------------------ columns
+kc = sp.Symbol("k", integer=True, positive=True)  # the column
+lc = sp.Symbol("l", integer=True)  # the row, summed
+_col_statement = Statement(sp.Sum(sp.Abs(a[lc] * (sp.KroneckerDelta(lc, kc) - a[kc])), (lc, 1, n)), sp.Rational(1, 2), "<=")
+
+
+def _col_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = -np.inf, 300
+    for _ in range(trials):
+        p = _random_weights(rng, int(rng.integers(1, 30)))
+        cols = np.abs(np.diag(p) - np.outer(p, p)).sum(0)
+        worst = max(worst, float(cols.max()) - 0.5)
+    return NumericResult(worst <= 1e-15, trials, seed, max(worst, 0.0), 1e-15,
+                         "max_k sum_l |J_lk| - 1/2 over random softmax weights")
+
+
+register(Theorem(
+    id="softmax_jacobian_column_abs_sum_le_half",
+    title="Every column of |J| sums to 2 a_k (1 - a_k) <= 1/2",
+    statement=_col_statement,
+    source="extension; from J = diag(a) - a a^T (seed 000, Proposition 'The softmax Jacobian')",
+    hypotheses=(IndexRange("column", index=kc, lower=1, upper=n),
+                Equation("simplex_l", lhs=sp.Sum(a[lc], (lc, 1, n)), rhs=sp.S.One)),
+    derivation=lambda: _abs_sum_derivation(kc, lc, _col_statement.lhs),
+    dimensions=(n,),
+    numeric=_col_numeric,
+    plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k) \\le 1/2$ ($J$ is symmetric).",
+    topic=TOPIC,
+))
+
+
 # ------------------------------------------------------------------------ not Lipschitz
 x1, x2, t = sp.symbols("x_1 x_2 t", real=True)
 
@@ -142,23 +184,21 @@ _notlip_statement = Statement(sp.Subs(sp.Derivative(_f(2), x2), (x1, x2), (t, 0)
 
 
 def _notlip_numeric(seed: int) -> NumericResult:
-    import torch
+    def f(z):  # softmax(X X^T) X for n = 2, d = 1, W_Q = W_K = W_V = 1; works for complex z
+        s_ = z[:, None] * z[None, :]  # (n, n)
+        e_ = np.exp(s_ - s_.real.max(1, keepdims=True))
+        return (e_ / e_.sum(1, keepdims=True)) @ z  # (n,)
 
-    worst = 0.0
-    samples = 0
+    worst, samples, step = 0.0, 0, 1e-30
     for tv in np.linspace(-20.0, 20.0, 41):
-        x = torch.tensor([tv, 0.0], dtype=torch.float64, requires_grad=True)  # (n,), d = 1
-
-        def f(z):
-            a_ = torch.softmax(z[:, None] * z[None, :], dim=1)  # (n, n), W_Q = W_K = W_V = 1
-            return a_ @ z
-
-        jac = torch.autograd.functional.jacobian(f, x)  # (n, n)
-        worst = max(worst, abs(float(jac[1, 1]) - (tv**2 / 4 + 0.5)) / (1 + tv**2))
+        # complex-step derivative: Im f(x + i h e_2) / h is d f / d x_2 to rounding, no cancellation
+        z = np.array([tv, 0.0], dtype=complex) + np.array([0.0, 1j * step])
+        deriv = float(f(z)[1].imag / step)
+        worst = max(worst, abs(deriv - (tv**2 / 4 + 0.5)) / (1 + tv**2))
         samples += 1
     tol = 1e-12
     return NumericResult(worst <= tol, samples, seed, worst, tol,
-                         "torch.autograd Jacobian of softmax(X X^T) X at X = (t, 0), t = -20..20, entry (2, 2) "
+                         "complex-step derivative of softmax(X X^T) X at X = (t, 0), t = -20..20, entry (2, 2) "
                          "against t^2/4 + 1/2; relative error")
 
 
@@ -187,9 +227,11 @@ register(Theorem(
 
 # ------------------------------------------------------------------------ operator norm
 vv = sp.IndexedBase("v", real=True)
+jp = sp.Symbol("j", integer=True, positive=True)  # a column index, summed over 1..n (so positive)
+_Jp = a[i] * (sp.KroneckerDelta(i, jp) - a[jp])
 _op_statement = Statement(
-    sp.Sum(sp.Sum(_J * vv[j], (j, 1, n)) ** 2, (i, 1, n)),
-    sp.Rational(1, 4) * sp.Sum(vv[j] ** 2, (j, 1, n)), "<=")
+    sp.Sum(sp.Sum(_Jp * vv[jp], (jp, 1, n)) ** 2, (i, 1, n)),
+    sp.Rational(1, 4) * sp.Sum(vv[jp] ** 2, (jp, 1, n)), "<=")
 
 
 def _op_numeric(seed: int) -> NumericResult:
@@ -209,24 +251,57 @@ def _op_numeric(seed: int) -> NumericResult:
                          "equality at a = (1/2, 1/2), v = (1, -1)")
 
 
+def _op_derivation() -> Derivation:
+    absJ = sp.Abs(_Jp)
+    row_abs = sp.Sum(absJ, (jp, 1, n))
+    weighted = sp.Sum(absJ * vv[jp] ** 2, (jp, 1, n))
+    summand = (
+        Derivation(sp.Sum(_Jp * vv[jp], (jp, 1, n)) ** 2)
+        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality", note="|sum| <= sum |.|, squared")
+        .le(row_abs * weighted, "weighted_cauchy_schwarz", weight=absJ, values=sp.Abs(vv[jp]),
+            note="Cauchy-Schwarz with sqrt|J_ij| and sqrt|J_ij| |v_j|")
+        .le(sp.Rational(1, 2) * weighted, "monotone_step", at=row_abs,
+            proof=Derivation(row_abs).le(sp.Rational(1, 2), "apply_theorem", theorem="softmax_jacobian_inf_norm_le_half"),
+            note="the row sums of |J| are at most 1/2")
+    )
+    col_abs = sp.Sum(sp.Abs(a[i] * (sp.KroneckerDelta(i, jp) - a[jp])), (i, 1, n))
+    column = (
+        Derivation(vv[jp] ** 2 * col_abs)
+        .le(vv[jp] ** 2 * sp.Rational(1, 2), "monotone_step", at=col_abs,
+            proof=Derivation(col_abs).le(sp.Rational(1, 2), "apply_theorem",
+                                         theorem="softmax_jacobian_column_abs_sum_le_half", mapping={kc: jp}),
+            note="the column sums of |J| are at most 1/2")
+    )
+    return (
+        Derivation(_op_statement.lhs)
+        .le(sp.Sum(sp.Rational(1, 2) * weighted, (i, 1, n)), "monotone_step", at=_op_statement.lhs, proof=summand,
+            note="row by row: the Schur test")
+        .eq(sp.Rational(1, 2) * sp.Sum(sp.Sum(absJ * vv[jp] ** 2, (jp, 1, n)), (i, 1, n)), "sum_linearity",
+            note="1/2 leaves the sum")
+        .eq(sp.Rational(1, 2) * sp.Sum(sp.Sum(absJ * vv[jp] ** 2, (i, 1, n)), (jp, 1, n)), "sum_interchange",
+            note="sum over the columns outside")
+        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity", note="v_j^2 leaves the inner sum")
+        .le(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * sp.Rational(1, 2), (jp, 1, n)), "monotone_step",
+            at=sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), proof=column, note="column by column")
+        .eq(_op_statement.rhs, "sum_linearity", note="collect")
+    )
+
+
 register(Theorem(
     id="softmax_jacobian_operator_norm_le_half",
-    title="The softmax Jacobian has operator norm at most 1/2: ||J v|| <= ||v|| / 2",
+    title="The softmax Jacobian has operator norm at most 1/2: ||J v||^2 <= ||v||^2 / 4",
     statement=_op_statement,
     source="extension; from J = diag(a) - a a^T (seed 000, Proposition 'The softmax Jacobian')",
-    hypotheses=_HYPS[1:],
-    target="numerically-consistent",
+    hypotheses=(Equation("simplex_j", lhs=sp.Sum(a[jp], (jp, 1, n)), rhs=sp.S.One),
+                Equation("simplex_l", lhs=sp.Sum(a[lc], (lc, 1, n)), rhs=sp.S.One)),
+    derivation=_op_derivation,
+    dimensions=(n,),
     numeric=_op_numeric,
     plain=(
-        "$J$ is symmetric and every row of $|J|$ sums to at most $1/2$ (softmax_jacobian_inf_norm_le_half), so by "
-        "the Schur test $\\|Jv\\|^2 = \\sum_i (\\sum_j J_{ij} v_j)^2 \\le \\sum_i (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) "
-        "\\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean norm, and $1/2$ is attained at "
-        "$a = (1/2, 1/2)$."
-    ),
-    notes=(
-        "Registered at numerically-consistent: the Schur-test chain needs |sum_j J_ij v_j| <= sum_j |J_ij| |v_j| under "
-        "a square, a Cauchy-Schwarz step with the weights sqrt|J_ij|, and the column sums of |J| by symmetry; the "
-        "first is not a shape any rule accepts yet. The row-sum bound it rests on is proved."
+        "Row by row, $(\\sum_j J_{ij} v_j)^2 \\le (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) \\le \\frac12 \\sum_j |J_{ij}| v_j^2$ "
+        "(Cauchy-Schwarz with the weights $|J_{ij}|$, then the row sums of $|J|$). Summing over $i$ and using the "
+        "column sums, $\\|Jv\\|^2 \\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean norm (the Schur "
+        "test), and $1/2$ is attained at $a = (1/2, 1/2)$, $v = (1, -1)$."
     ),
     topic=TOPIC,
 ))

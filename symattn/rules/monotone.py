@@ -9,7 +9,8 @@ positive, nonnegative when both are known nonnegative, real otherwise; finite su
 nondecreasing and ``A <= B``, and the reverse if it is nonincreasing.
 
 When ``A`` is a finite sum ``sum_{k=a}^{b} f(k)`` over a range known not to be reversed, the nested
-derivation proves the *summand* bound ``f(k) <= g(k)`` at the sum's own index ``k``, for a generic
+derivation may instead prove the *summand* bound ``f(k) <= g(k)`` at the sum's own index ``k`` (when it
+starts at the summand rather than at the sum), for a generic
 ``k`` in ``a..b`` (an :class:`~symattn.statement.IndexRange` is added for it; ``k`` may not be used
 outside the sum), and ``B = sum_{k=a}^{b} g(k)``.
 
@@ -105,7 +106,10 @@ def check_monotone_step(lhs, rhs, relation, ctx, at=None, proof=None):
     if not (isinstance(lhs, sp.Basic) and lhs.has(at)):
         return failed(f"{sp.sstr(at)} does not occur in the left side")
     extra = ()
-    if isinstance(at, sp.Sum):
+    from symattn.derivation import Derivation
+
+    whole = isinstance(proof, Derivation) and equal(proof.start, at)  # a bound on the sum's value itself
+    if isinstance(at, sp.Sum) and not whole:
         if len(at.limits) != 1:
             raise RuleError("monotone_step replaces single-index sums")
         (k, lo, hi) = at.limits[0]

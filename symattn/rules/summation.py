@@ -9,7 +9,11 @@ r"""Shifting a summation index, and the triangle inequality: ``sum_shift``, ``tr
   complex (or real) ``f`` and a range that is not reversed (``b >= a - 1``; with SymPy's
   convention a reversed range gives the *negative* of a sum, for which the bound is false).
   The bound may sit inside a larger expression that is increasing in it: ``c |S| + e <= c T + e``
-  for ``c >= 0``.
+  for ``c >= 0``; for a real sum, ``S^2 = |S|^2 <= T^2`` as well.
+* ``weighted_cauchy_schwarz``  -- :math:`(\sum_k w_k u_k)^2 \le (\sum_k w_k)(\sum_k w_k u_k^2)` for
+  weights ``w_k >= 0`` and real ``u_k`` (given as ``weight=``, ``values=``) over a range that is not
+  reversed (Cauchy--Schwarz with :math:`\sqrt{w_k}` and :math:`\sqrt{w_k} u_k`).
+* ``termwise_bound``  -- two sums over the same range, compared term by term with the sign rules.
 
 >>> import sympy as sp
 >>> k = sp.Symbol("k", integer=True); f = sp.IndexedBase("f")
@@ -76,7 +80,24 @@ def check_triangle_inequality(lhs, rhs, relation, ctx):
     if not isinstance(small, sp.Basic):
         return failed("no |sum| on the smaller side")
     candidates = [a for a in small.atoms(sp.Abs) if isinstance(a.args[0], sp.Sum) and len(a.args[0].limits) == 1]
+    # a real sum squared is |sum|^2: the square of a nonnegative number increases with it
+    squares = [p for p in small.atoms(sp.Pow) if isinstance(p.base, sp.Sum) and len(p.base.limits) == 1
+               and p.exp == 2 and p.base.is_extended_real]
     reasons = []
+    for p in sorted(squares, key=sp.default_sort_key):
+        s = p.base
+        (k, lo, hi) = s.limits[0]
+        if not _not_reversed(lo, hi, ctx):
+            reasons.append(f"the range {lo}..{hi} is not known to be not reversed (hi >= lo - 1)")
+            continue
+        x = sp.Dummy("x", nonnegative=True)
+        F = small.xreplace({p: x**2})
+        slope = sp.diff(F, x)
+        if F.has(s) or sign_of(slope) not in ("positive", "nonnegative"):
+            reasons.append(f"the expression is not known to increase with |sum over {k}|")
+            continue
+        if equal(F.xreplace({x: sp.Sum(sp.Abs(s.function), (k, lo, hi))}), big):
+            return passed(f"(sum over {k} = {lo}..{hi})^2 = |sum|^2 <= (sum of absolute values)^2")
     for a in sorted(candidates, key=sp.default_sort_key):
         s = a.args[0]
         (k, lo, hi) = s.limits[0]
@@ -124,3 +145,33 @@ def check_termwise_bound(lhs, rhs, relation, ctx):
         if sign(form, local) is not None:
             return passed(f"every term gap is nonnegative for {k} in {lo}..{hi}")
     return failed(f"cannot show the termwise gap {sp.sstr(gap)[:200]} is nonnegative for {k} in {lo}..{hi}")
+
+
+@rule(
+    "weighted_cauchy_schwarz",
+    "(sum_k w_k u_k)^2 <= (sum_k w_k)(sum_k w_k u_k^2) for w_k >= 0, u_k real, over a range not reversed",
+    params=("weight", "values"),
+)
+def check_weighted_cauchy_schwarz(lhs, rhs, relation, ctx, weight=None, values=None):
+    from symattn.rules.ranges import _structural_sign, ranges_of
+
+    if relation != "<=":
+        raise RuleError(f"weighted_cauchy_schwarz justifies <= steps, not {relation!r}")
+    if weight is None or values is None:
+        raise RuleError("weighted_cauchy_schwarz needs weight=<w_k> and values=<u_k>")
+    if not (isinstance(lhs, sp.Pow) and lhs.exp == 2 and isinstance(lhs.base, sp.Sum) and len(lhs.base.limits) == 1):
+        return failed(f"the left side must be the square of a single-index sum, got {sp.sstr(lhs)[:120]}")
+    (k, lo, hi) = lhs.base.limits[0]
+    if not _not_reversed(lo, hi, ctx):
+        return failed(f"the range {lo}..{hi} is not known to be not reversed")
+    if not equal(lhs.base.function, weight * values):
+        return failed("the summand on the left is not weight * values")
+    ranges = ranges_of(ctx.hypotheses) + [(k, lo, hi)]
+    if _structural_sign(weight, ranges) is None:
+        return failed(f"the weight {sp.sstr(weight)[:120]} is not known to be nonnegative")
+    if values.is_extended_real is not True:
+        return failed(f"the values {sp.sstr(values)[:120]} are not known to be real")
+    want = sp.Sum(weight, (k, lo, hi)) * sp.Sum(weight * values**2, (k, lo, hi))
+    if equal(want, rhs):
+        return passed("weighted Cauchy-Schwarz (Jensen for the square)")
+    return failed("the right side is not (sum w)(sum w u^2)")
