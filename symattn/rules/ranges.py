@@ -1,6 +1,7 @@
 r"""Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors.
 
-Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b``; an :class:`~symattn.statement.IndexRange`
+Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b`` -- when the range is known not to be
+reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus sign); an :class:`~symattn.statement.IndexRange`
 hypothesis places a free index the same way, and an :class:`~symattn.statement.Assumption` whose
 condition is ``x <= y`` (or ``x >= y``) with one side a symbol bounds that symbol. From these,
 :func:`range_sign` decides the sign of an expression that is *linear* in the ranged indices:
@@ -13,8 +14,8 @@ needs both). Nothing is evaluated numerically; an expression the procedure canno
 Rules
 -----
 * ``mask_restrict``  -- ``sum_{j=a}^{b} 1[lo <= j <= hi] f(j) = sum_{j=max(a,lo)}^{min(b,hi)} f(j)``,
-  with ``max``/``min`` resolved where the ranges decide them; the restricted range must be known
-  not to be reversed (``lo' - 1 <= hi'``; otherwise, if it is known to be empty, the sum is 0).
+  with ``max``/``min`` resolved where the ranges decide them; the range ``a..b`` and the restricted
+  range must be known not to be reversed (``lo' - 1 <= hi'``; otherwise, if it is known to be empty, the sum is 0).
   A mask whose index is a ranged index (a free index with an ``IndexRange``, or an enclosing
   summation index) is evaluated to 1 or 0 where the ranges decide it.
 * ``abs_by_sign``  -- ``|x| = x`` where ``x >= 0`` and ``|x| = -x`` where ``x <= 0`` is known.
@@ -180,7 +181,10 @@ def _walk(expr: Any, fn: Callable[[Any, list], Any], ranges: list) -> Any:
         for (k, lo, hi) in expr.limits:
             if any(k == v for (v, _, _) in inner) or k.free_symbols & (lo.free_symbols | hi.free_symbols):
                 raise RuleError(f"the summation index {k} is also used outside its sum; rename it")
-            inner.append((k, lo, hi))
+            # SymPy's sum over a reversed range (hi < lo - 1) is minus the sum over hi+1..lo-1, whose
+            # indices lie outside lo..hi: the index is known to lie in lo..hi only if the range is not reversed
+            if provably_le(lo - 1, hi, inner):
+                inner.append((k, lo, hi))
         body = _walk(expr.function, fn, inner)
         node = expr if body == expr.function else sp.Sum(body, *expr.limits)
         return fn(node, ranges)
@@ -248,6 +252,8 @@ def _restrict(node, ranges):
     _, lo, hi = band.args
     if lo.has(k) or hi.has(k):
         return node
+    if not provably_le(a - 1, b, ranges):
+        return node  # a reversed range is minus the sum over b+1..a-1: restricting a..b would be wrong
     rest = node.function / band
     if lo == -sp.oo or provably_le(lo, a, ranges):
         new_lo = a

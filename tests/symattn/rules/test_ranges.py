@@ -39,9 +39,9 @@ VALID = [
     ("mask_restrict", S(Band(j, n + 1, 2 * n) * f[j], 1, n), sp.S.Zero, (), {}),  # no key inside the band
     ("abs_by_sign", S(sp.Abs(i - j) * f[j], 1, i), S((i - j) * f[j], 1, i), (), {}),
     ("abs_by_sign", sp.Abs(S(a[j], 1, i - 1)), S(a[j], 1, i - 1), (), {}),
-    ("delta_by_range", S(sp.KroneckerDelta(i, j) * f[j], i + 1, n), S(0 * f[j], i + 1, n), (), {}),
+    ("delta_by_range", S(sp.KroneckerDelta(i, j) * f[j], i + 1, n), S(0 * f[j], i + 1, n), (I_IN,), {}),
     ("floor_by_range", sp.floor(((c - 1) * g + r - 1) / g), c - 1, (R_IN,), {"value": c - 1}),
-    ("minmax_by_range", S(sp.Max(1, j - w + 1), w + 1, n), S(j - w + 1, w + 1, n), (), {}),
+    ("minmax_by_range", S(sp.Max(1, j - w + 1), w + 1, n), S(j - w + 1, w + 1, n), (W_IN,), {}),
     ("range_split", S(f[j], 1, n), S(f[j], 1, i - 1) + S(f[j], i, n), (I_IN,), {"at": i - 1}),
     ("range_join", S(f[j], 1, i - 1) + f[i], S(f[j], 1, i), (I_IN,), {"at": i - 1}),
 ]
@@ -62,6 +62,8 @@ INVALID = [
     ("abs_by_sign", S(sp.Abs(i - j) * f[j], 1, i), S((j - i) * f[j], 1, i), (), {}, "differ"),
     # a sum over a possibly reversed range is not known to be nonnegative
     ("abs_by_sign", sp.Abs(S(a[j], 1, i - n)), S(a[j], 1, i - n), (), {}, "applies nowhere"),
+    # without i <= n the range i+1..n may be reversed: minus the sum over n+1..i, which contains j = i
+    ("delta_by_range", S(sp.KroneckerDelta(i, j) * f[j], i + 1, n), S(0 * f[j], i + 1, n), (), {}, "applies nowhere"),
     # the diagonal term is not zero
     ("delta_by_range", S(sp.KroneckerDelta(i, j) * f[j], i, n), S(0 * f[j], i, n), (), {}, "applies nowhere"),
     # floor(((c-1)g + r - 1)/g) is c - 1, not c, for 1 <= r <= g
@@ -111,3 +113,14 @@ def test_band_evaluates_only_when_numbers_decide():
     assert isinstance(Band(j, 1, n), Band)
     with pytest.raises(TypeError):
         Band("j", 1, 2)
+
+
+def test_a_reversed_range_gives_its_index_no_range():
+    # Sum over 5..2 is minus the sum over 3..4 (SymPy's convention): the mask is 0 there, not 1
+    lhs = S(Band(j, 5, 10) * f[j], 5, 2)
+    assert lhs.doit() == -(Band(3, 5, 10) * f[3] + Band(4, 5, 10) * f[4])  # = 0
+    bad = check_step(S(Band(j, 3, 4) * f[j], 5, 2), sp.S.Zero, "=", "mask_restrict", {}, ctx())
+    assert bad.status is Level.FAIL  # truly -(f[3] + f[4]), not 0
+    m = sp.Symbol("m", integer=True)
+    unknown = check_step(S(sp.Abs(j - 1) * f[j], 1, m), S((j - 1) * f[j], 1, m), "=", "abs_by_sign", {}, ctx())
+    assert unknown.status is Level.FAIL  # m may be < 0: then j runs over m+1..0 where j - 1 < 0
