@@ -178,7 +178,7 @@ def _walk(expr: Any, fn: Callable[[Any, list], Any], ranges: list) -> Any:
         return expr
     if isinstance(expr, sp.Sum):
         inner = list(ranges)
-        for (k, lo, hi) in expr.limits:
+        for (k, lo, hi) in reversed(expr.limits):  # outermost first: inner bounds may use outer indices
             if any(k == v for (v, _, _) in inner) or k.free_symbols & (lo.free_symbols | hi.free_symbols):
                 raise RuleError(f"the summation index {k} is also used outside its sum; rename it")
             # SymPy's sum over a reversed range (hi < lo - 1) is minus the sum over hi+1..lo-1, whose
@@ -240,7 +240,11 @@ def _restrict(node, ranges):
     if not isinstance(node, sp.Sum):
         return node
     if len(node.limits) > 1:  # SymPy merges nested sums; the first limit is the innermost
-        inner = _restrict(sp.Sum(node.function, node.limits[0]), list(ranges) + list(node.limits[1:]))
+        outer = list(ranges)
+        for (v, lo_, hi_) in reversed(node.limits[1:]):  # outermost first; only ranges not reversed
+            if provably_le(lo_ - 1, hi_, outer):
+                outer.append((v, lo_, hi_))
+        inner = _restrict(sp.Sum(node.function, node.limits[0]), outer)
         if inner == sp.Sum(node.function, node.limits[0]):
             return node
         return sp.Sum(inner, *node.limits[1:])
