@@ -4,7 +4,8 @@ theorem's own statement at concrete sizes."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import sympy as sp
 

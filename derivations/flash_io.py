@@ -271,16 +271,15 @@ def _std_numeric(seed: int) -> NumericResult:
     for _ in range(20):
         n, dd = int(rng.integers(1, 30)), int(rng.integers(1, 9))
         hbm = _HBM()
-        q, k, v = (hbm.load(x) for x in rng.normal(size=(3, n, dd))[:2]), None, None
-        qq, kk_ = list(q)
+        x_q, x_k, x_v = rng.normal(size=(3, n, dd))  # in HBM
+        qq, kk_ = hbm.load(x_q), hbm.load(x_k)  # read Q, K
         s_hbm = np.empty((n, n))
         hbm.store(s_hbm, qq @ kk_.T)  # write S
         s = hbm.load(s_hbm)  # read S
         p_hbm = np.empty((n, n))
         e_ = np.exp(s - s.max(1, keepdims=True))
         hbm.store(p_hbm, e_ / e_.sum(1, keepdims=True))  # write P
-        vv = rng.normal(size=(n, dd))
-        o = hbm.load(p_hbm) @ hbm.load(vv)  # read P, V
+        o = hbm.load(p_hbm) @ hbm.load(x_v)  # read P, V
         hbm.store(np.empty((n, dd)), o)  # write O
         if hbm.moved != 4 * n * dd + 4 * n * n:
             bad = f"N = {n}, d = {dd}: moved {hbm.moved}"
@@ -313,7 +312,7 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ the tiled kernel's memory
-from symattn.flash_io import TiledWorkspace  # noqa: E402
+from symattn.flash_io import TiledWorkspace
 
 n_, b_q, b_k = sp.symbols("n b_q b_k", integer=True, positive=True)
 _ws_statement = Statement(TiledWorkspace(n_, d, b_q, b_k), 2 * b_q * b_k + 18 * n_ * d, "<=")

@@ -378,9 +378,9 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ decoding = causal row
-from symattn.masks import causal_mask  # noqa: E402
-from symattn.rules.induction import labelled  # noqa: E402
-from symattn.statement import Equation  # noqa: E402
+from symattn.masks import causal_mask
+from symattn.rules.induction import labelled
+from symattn.statement import Equation
 
 Tq = sp.Symbol("T", integer=True, positive=True)  # the decoding step (query position)
 tt = sp.Symbol("t", integer=True, positive=True)  # keys absorbed so far (induction variable)

@@ -44,7 +44,7 @@ import sympy as sp
 from symattn.complexity import MatMulMACs, _dimension
 from symattn.rules.definitions import define
 
-__all__ = ["FlashMACs", "FlashHBM", "StandardHBM", "TiledWorkspace", "flash_hbm_accesses"]
+__all__ = ["FlashHBM", "FlashMACs", "StandardHBM", "TiledWorkspace", "flash_hbm_accesses"]
 
 
 class _Model(sp.Function):

@@ -44,7 +44,7 @@ import sympy as sp
 
 from symattn.rules.definitions import define
 
-__all__ = ["Band", "causal_mask", "window_mask", "score_pairs"]
+__all__ = ["Band", "causal_mask", "score_pairs", "window_mask"]
 
 
 def _expr(x: Any, what: str) -> sp.Expr:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symattn.rules import RuleError, rule
-from symattn.rules.expectation import Expectation, RandomSetting, Variance, _bound_inside, _check
+from symattn.rules.expectation import Expectation, Variance, _bound_inside, _check
 from symattn.statement import Hypothesis
 
 __all__ = ["CorrelatedPairs"]
@@ -155,5 +155,3 @@ def check_variance_of_pair_sum(lhs, rhs, relation, ctx):
         raise RuleError("no CorrelatedPairs hypothesis")
     return _check(lhs, rhs, relation, ctx, _pair_sum_fn(pairs), "the variance of a sum of independent pairs")
 
-
-_unused = RandomSetting  # the setting the expectation rules build is the one these rules receive

@@ -30,7 +30,6 @@ Strict steps need a strict nested chain and a strictly monotone ``F`` (a derivat
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import sympy as sp
 
@@ -107,7 +106,6 @@ def check_monotone_step(lhs, rhs, relation, ctx, at=None, proof=None):
         return failed(f"{sp.sstr(at)} does not occur in the left side")
     extra = ()
     from symattn.derivation import Derivation
-
     from symattn.rules.algebra import canonical_bounds
 
     # a bound on the sum's value itself (structural test: a failing exact comparison is slow)

@@ -40,7 +40,8 @@ section 2.1.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import sympy as sp
 
@@ -48,7 +49,7 @@ from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal, sign_of
 from symattn.statement import Assumption, IndexRange
 
-__all__ = ["range_sign", "ranges_of", "provably_le", "provably_lt"]
+__all__ = ["provably_le", "provably_lt", "range_sign", "ranges_of"]
 
 POSITIVE, NONNEGATIVE = "positive", "nonnegative"
 

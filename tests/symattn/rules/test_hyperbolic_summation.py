@@ -133,7 +133,7 @@ def test_variance_of_pair_sum_valid_and_invalid():
 
 
 # ------------------------------------------------------------------------ monotone_step, hyperbolic_witness
-from symattn.derivation import Derivation  # noqa: E402
+from symattn.derivation import Derivation
 
 TANH_LT_1 = Derivation(sp.tanh(s)).lt(sp.S.One, "tanh_bound")
 TANH_GT_M1 = Derivation(sp.tanh(s)).step(sp.S.NegativeOne, "tanh_bound", ">")
