@@ -39,6 +39,11 @@ from symattn.statement import (
     RandomFamily,
     Statement,
 )
+# beyond the texts (issue 14): GQA, KV cache, masks, FlashAttention's IO, correlated moments
+from symattn.complexity import gqa_param_count, kv_cache_bytes  # noqa: E402
+from symattn.flash_io import flash_hbm_accesses  # noqa: E402
+from symattn.masks import causal_mask, score_pairs, window_mask  # noqa: E402
+from symattn.moments import correlated_vectors  # noqa: E402
 from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem, load_all, register, registry
 from symattn.verdict import Level, Outcome, Verdict
 
@@ -72,6 +77,7 @@ __all__ = [
     "Cov",
     "E",
     "Var",
+    "correlated_vectors",
     "dot",
     "gaussian_vector",
     "iid_vector",
@@ -100,6 +106,13 @@ __all__ = [
     "layer_costs",
     "mha_param_count",
     "model_costs",
+    # beyond the texts: GQA, KV cache, masks, FlashAttention's IO
+    "causal_mask",
+    "flash_hbm_accesses",
+    "gqa_param_count",
+    "kv_cache_bytes",
+    "score_pairs",
+    "window_mask",
     # conformance
     "check_conformance",
 ]

@@ -65,6 +65,8 @@ S000 = "000_ccf06b253f58a07c.txt"
 S002 = "002_e97041f43d35f9ac.txt"
 S004 = "004_b987b516506401e6.txt"
 SEED_FILES = (S000, S002, S004)
+#: worked figures beyond the three texts (issue 14): not quotes, so not checked against a seed file
+EXTENSION = "extension"
 
 
 @dataclass(frozen=True)
@@ -82,8 +84,8 @@ class AuditEntry:
     def __post_init__(self) -> None:
         if self.verdict not in AUDIT_VERDICTS:
             raise ValueError(f"{self.id}: verdict must be one of {AUDIT_VERDICTS}, got {self.verdict!r}")
-        if self.source not in SEED_FILES:
-            raise ValueError(f"{self.id}: source must be one of {SEED_FILES}, got {self.source!r}")
+        if self.source not in SEED_FILES + (EXTENSION,):
+            raise ValueError(f"{self.id}: source must be one of {SEED_FILES + (EXTENSION,)}, got {self.source!r}")
         for name in ("id", "claim", "stated", "computed"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise ValueError(f"{self.id or '?'}: {name} must be a non-empty string")
@@ -615,7 +617,35 @@ def _seed004() -> list[AuditEntry]:
     return out
 
 
-_SECTIONS: tuple[Callable[[], list[AuditEntry]], ...] = (_seed000, _seed002, _seed004)
+# ------------------------------------------------------------------ worked figures beyond the texts (issue 14)
+def _kv_cache_per_token(layers: int, kv_heads: int, head_dim: int) -> int:
+    """Bytes one token adds to the cache, from the arrays a decoder allocates: per layer a key and a
+    value of shape (kv_heads, 1 token, head_dim) in float16."""
+    return sum(np.zeros((2, kv_heads, 1, head_dim), np.float16).nbytes for _ in range(layers))
+
+
+def _worked_figures() -> list[AuditEntry]:
+    from symattn.complexity import kv_cache_bytes
+
+    out = []
+    for eid, heads, stated, unit, note in (
+        ("x_kv_cache_per_token_mha", 32, "0.5", 2**20,
+         "2 (keys, values) x 32 layers x 32 heads x 128 x 2 bytes = 524,288 bytes = 0.5 MiB (theorem kv_cache_size)."),
+        ("x_kv_cache_per_token_gqa8", 8, "128", 2**10,
+         "With 8 key/value heads (grouped-query attention, 4 query heads per group) a quarter of that: "
+         "131,072 bytes = 128 KiB."),
+    ):
+        nbytes = _kv_cache_per_token(32, heads, 128)
+        helper = int(kv_cache_bytes(32, heads, 128, 1))
+        entry = _num(eid, EXTENSION,
+                     f"KV cache per token of a 32-layer model with {heads} key/value heads of width 128 in 16-bit",
+                     stated, sp.Rational(nbytes, unit),
+                     note + ("" if helper == nbytes else f" (kv_cache_bytes gives {helper}: disagrees)"))
+        out.append(entry)
+    return out
+
+
+_SECTIONS: tuple[Callable[[], list[AuditEntry]], ...] = (_seed000, _seed002, _seed004, _worked_figures)
 
 
 def run_audit(pattern: str | None = None) -> list[AuditEntry]:

@@ -72,6 +72,12 @@ __all__ = [
     "model_costs",
     "crossover",
     "attention_mlp_ratio",
+    "KVCacheEntries",
+    "GQAParamCount",
+    "DecodeScoreMACs",
+    "RecomputeScoreMACs",
+    "kv_cache_bytes",
+    "gqa_param_count",
 ]
 
 #: ``"mac"``: multiply-accumulates (the seed's count); ``"flop"``: 2 per MAC (profilers' count).
@@ -317,7 +323,7 @@ define("mha_param_count", MHAParamCount, lambda e: e.expanded(),
 
 
 # ---------------------------------------------------------------------------------- helpers
-def layer_costs(n, d, h, *, mlp_ratio=4, unit: str = "mac") -> CostTable:
+def layer_costs(n, d, h, *, mlp_ratio=4, unit: str = "mac", causal: bool = False, window=None) -> CostTable:
     """Seed 000's table as exact SymPy expressions: one cost per component and the total.
 
     Parameters
@@ -328,6 +334,12 @@ def layer_costs(n, d, h, *, mlp_ratio=4, unit: str = "mac") -> CostTable:
         MLP hidden width over ``d`` (4 in the texts).
     unit : ``"mac"`` or ``"flop"``
         Multiply-accumulates (what the seed's "FLOPs" column counts), or FLOPs = 2 x MAC.
+    causal, window :
+        Count only the score pairs a causal mask (``n(n+1)/2``) or a sliding window of ``window``
+        keys (``w(w+1)/2 + (n-w)w``) keeps, for the logits and the weighted values
+        (:func:`symattn.masks.score_pairs`; theorems ``causal_score_pairs``,
+        ``sliding_window_score_pairs``). A kernel that skips masked blocks comes close to this;
+        one that computes the full score matrix and masks it does not.
 
     Returns
     =======
@@ -344,6 +356,10 @@ def layer_costs(n, d, h, *, mlp_ratio=4, unit: str = "mac") -> CostTable:
     Traceback (most recent call last):
       ...
     ValueError: d = 4 is not divisible by h = 3: heads of width d/h need h | d
+    >>> layer_costs(4, 8, 2, causal=True)["logits"]       # 10 of the 16 pairs, d = 8 MACs each
+    80
+    >>> layer_costs(8, 8, 2, window=3)["attention_values"]  # 21 pairs
+    168
     """
     n, d, h = _dimension("n", n), _dimension("d", d), _dimension("h", h)
     _heads(d, h)
@@ -357,6 +373,11 @@ def layer_costs(n, d, h, *, mlp_ratio=4, unit: str = "mac") -> CostTable:
         "mlp": MLPMACs(n, d, r),
     }
     values = {key: sp.expand(k * obj.doit()) for key, obj in objs.items()}
+    if causal or window is not None:
+        from symattn.masks import score_pairs
+
+        pairs = score_pairs(n, causal=causal, window=window)
+        values["logits"] = values["attention_values"] = sp.expand(k * pairs * d)
     values["total"] = sp.expand(sum(values.values()))
     return CostTable(values, unit)
 
@@ -491,3 +512,216 @@ def crossover(d, *, mlp_ratio=4, seconds: float = 5.0) -> dict:
             roots = [x for x in sp.solve(gap, n) if x.is_positive is not False]
             out[key] = sp.factor(roots[0]) if roots else None
     return out
+
+
+# ------------------------------------------------------------------ KV cache and grouped-query attention
+class KVCacheEntries(sp.Function):
+    r"""Values held by a KV cache: for each of ``L`` layers, each of ``B`` sequences and each of ``T``
+    cached tokens, a key and a value vector of width ``d_head`` for each of the ``h_kv`` key/value
+    heads: :math:`2 L h_{kv} d_{head} T B`.
+
+    >>> L, h, d, T, B = sp.symbols("L h d T B", positive=True, integer=True)
+    >>> KVCacheEntries(L, h, d, T, B).doit()
+    2*B*L*T*d*h
+    """
+
+    nargs = 5
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self) -> sp.Expr:
+        L, h_kv, d_head, T, B = self.args
+        # keys and values (2) x layers x sequences x tokens x (heads x head width)
+        return 2 * L * B * T * NumHeadEntries(h_kv, d_head)
+
+    def doit(self, **hints):
+        return sp.expand(self.expanded().doit())
+
+    def _latex(self, printer):
+        return r"\#\text{KV}\left(%s\right)" % ", ".join(printer._print(a) for a in self.args)
+
+
+class NumHeadEntries(sp.Function):
+    """Entries of one token's key (or value) over all ``h_kv`` heads of width ``d_head``."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self) -> sp.Expr:
+        h_kv, d_head = self.args
+        return h_kv * d_head
+
+    def doit(self, **hints):
+        return self.expanded()
+
+    def _latex(self, printer):
+        return r"%s \cdot %s" % tuple(printer._print(a) for a in self.args)
+
+
+class GQAParamCount(sp.Function):
+    r"""Projection weights of grouped-query attention with ``h`` query heads, ``h_kv`` key/value
+    heads, width ``d`` and heads of width ``d/h``: :math:`W_Q, W_O \in \mathbb R^{d \times d}`,
+    :math:`W_K, W_V \in \mathbb R^{d \times h_{kv} d/h}`; with ``bias`` (1) their biases too.
+
+    >>> d, h, g = sp.symbols("d h h_kv", positive=True, integer=True)
+    >>> GQAParamCount(d, h, g, 0).doit()
+    2*d**2 + 2*d**2*h_kv/h
+    """
+
+    nargs = 4
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self) -> sp.Expr:
+        d, h, h_kv, bias = self.args
+        width = h_kv * d / h
+        return (MatrixEntries(d, d) + 2 * MatrixEntries(d, width) + MatrixEntries(d, d)
+                + bias * (d + 2 * width + d))
+
+    def doit(self, **hints):
+        return sp.expand(self.expanded().doit())
+
+    def _latex(self, printer):
+        d, h, h_kv, bias = (printer._print(a) for a in self.args)
+        name = r"\text{params}^{+b}" if self.args[3] == 1 else r"\text{params}"
+        return r"\#%s_{\mathrm{GQA}}\left(%s, %s, %s\right)" % (name, d, h, h_kv)
+
+
+class MatrixEntries(sp.Function):
+    """Entries of an ``a x b`` matrix: ``ab``."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def doit(self, **hints):
+        return self.args[0] * self.args[1]
+
+    def _latex(self, printer):
+        return r"\#\mathbb{R}^{%s \times %s}" % tuple(printer._print(a) for a in self.args)
+
+
+class DecodeScoreMACs(sp.Function):
+    r"""Score multiply-accumulates of ``n`` decoding steps with a KV cache: at step ``t`` one new
+    query against the ``t`` cached keys, a :math:`(1 \times d)(d \times t)` product.
+
+    >>> n, d = sp.symbols("n d", positive=True, integer=True)
+    >>> DecodeScoreMACs(n, d).doit()
+    d*n**2/2 + d*n/2
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self) -> sp.Expr:
+        n, d = self.args
+        t = sp.Symbol("t", integer=True, positive=True)
+        return sp.Sum(MatMulMACs(1, d, t), (t, 1, n))
+
+    def doit(self, **hints):
+        return sp.expand(self.expanded().replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()).doit())
+
+    def _latex(self, printer):
+        return r"\operatorname{MAC}_{\mathrm{decode}}\left(%s, %s\right)" % tuple(printer._print(a) for a in self.args)
+
+
+class RecomputeScoreMACs(sp.Function):
+    r"""Score multiply-accumulates of ``n`` decoding steps without a cache: at step ``t`` all ``t``
+    queries against all ``t`` keys are recomputed, a :math:`(t \times d)(d \times t)` product.
+
+    >>> n, d = sp.symbols("n d", positive=True, integer=True)
+    >>> sp.factor(RecomputeScoreMACs(n, d).doit())
+    d*n*(n + 1)*(2*n + 1)/6
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self) -> sp.Expr:
+        n, d = self.args
+        t = sp.Symbol("t", integer=True, positive=True)
+        return sp.Sum(MatMulMACs(t, d, t), (t, 1, n))
+
+    def doit(self, **hints):
+        return sp.expand(self.expanded().replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()).doit())
+
+    def _latex(self, printer):
+        return r"\operatorname{MAC}_{\mathrm{no\,cache}}\left(%s, %s\right)" % tuple(printer._print(a) for a in self.args)
+
+
+define("kv_cache_entries", KVCacheEntries, lambda e: e.expanded(),
+       text=r"2 (keys and values) x layers x sequences x tokens x entries per token")
+define("head_entries", NumHeadEntries, lambda e: e.expanded(), text=r"h_kv heads of width d_head")
+define("gqa_param_count", GQAParamCount, lambda e: e.expanded(),
+       text=r"W_Q, W_O: d x d; W_K, W_V: d x h_kv d/h; biases of the same widths")
+define("matrix_entries", MatrixEntries, lambda e: e.doit(), text=r"an a x b matrix has ab entries")
+define("decode_macs", DecodeScoreMACs, lambda e: e.expanded(),
+       text=r"step t: one query against t cached keys")
+define("recompute_macs", RecomputeScoreMACs, lambda e: e.expanded(),
+       text=r"step t: t queries against t keys, recomputed")
+
+
+def kv_cache_bytes(layers, kv_heads, head_dim, tokens, batch=1, bytes_per_value=2) -> sp.Expr:
+    """Bytes of a KV cache: ``2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value``
+    (theorem ``kv_cache_size``; 2 for keys and values; ``bytes_per_value`` 2 for 16-bit).
+
+    Examples
+    ========
+    A 32-layer model with 32 heads of width 128 in 16-bit holds half a mebibyte per token; with
+    8 key/value heads (grouped-query attention) a quarter of that, 128 KiB:
+
+    >>> kv_cache_bytes(32, 32, 128, 1)            # 2 * 32 * 32 * 128 * 2 bytes = 0.5 MiB
+    524288
+    >>> kv_cache_bytes(32, 8, 128, 1) // 1024     # KiB
+    128
+    >>> kv_cache_bytes(32, 8, 128, 8192, batch=4) / 2**30    # 4 sequences of 8192 tokens, GiB
+    4
+    >>> kv_cache_bytes(32, 8, 128, 1, bytes_per_value=0)
+    Traceback (most recent call last):
+      ...
+    ValueError: bytes_per_value must be a positive integer, got 0
+    """
+    values = [_dimension(name, v) for name, v in (("layers", layers), ("kv_heads", kv_heads),
+                                                  ("head_dim", head_dim), ("tokens", tokens), ("batch", batch),
+                                                  ("bytes_per_value", bytes_per_value))]
+    L, h_kv, d_head, T, B, size = values
+    return sp.expand(KVCacheEntries(L, h_kv, d_head, T, B).doit() * size)
+
+
+def gqa_param_count(d, heads, kv_heads, *, bias: bool = False) -> sp.Expr:
+    """Projection parameters of grouped-query attention: ``2d^2 + 2d^2 kv_heads/heads`` weights
+    (theorem ``gqa_param_count``), plus ``2d + 2d kv_heads/heads`` biases with ``bias=True``.
+
+    ``kv_heads = heads`` is multi-head attention (``4d^2``), ``kv_heads = 1`` multi-query attention.
+
+    >>> gqa_param_count(4096, 32, 8)                # 2 * 4096^2 * (1 + 8/32)
+    41943040
+    >>> gqa_param_count(512, 8, 8, bias=True) == mha_param_count(512)
+    True
+    >>> gqa_param_count(512, 8, 3)
+    Traceback (most recent call last):
+      ...
+    ValueError: kv_heads = 3 must divide heads = 8 (each key/value head serves a whole group)
+    """
+    if not isinstance(bias, bool):
+        raise TypeError(f"bias must be True or False, got {bias!r}")
+    d, h, h_kv = _dimension("d", d), _dimension("heads", heads), _dimension("kv_heads", kv_heads)
+    _heads(d, h)
+    if h.is_Integer and h_kv.is_Integer and h % h_kv != 0:
+        raise ValueError(f"kv_heads = {h_kv} must divide heads = {h} (each key/value head serves a whole group)")
+    return sp.expand(GQAParamCount(d, h, h_kv, sp.Integer(int(bias))).doit())

@@ -55,6 +55,8 @@ __all__ = [
     "Cov",
     "random_vector_of",
     "explicit_expectation",
+    "CorrelatedPair",
+    "correlated_vectors",
 ]
 
 
@@ -98,6 +100,9 @@ class RandomVector:
     central: dict = field(default_factory=dict)
     base: sp.IndexedBase = None  # type: ignore[assignment]
     _cache: dict = field(default_factory=dict, repr=False)
+    #: for the two vectors of :func:`correlated_vectors`: the pair (entries at the same index are
+    #: dependent, entries at different indices independent); ``None`` for independent vectors
+    pair: Any = field(default=None, repr=False)
 
     def __getitem__(self, index) -> sp.Indexed:
         return self.base[index]
@@ -446,7 +451,20 @@ def _term_expectation(t: _Term) -> sp.Expr:
         for (v, x, p) in t.monomial:
             key = (v, value_of.get(x, x))
             powers[key] = powers.get(key, 0) + p
-        moment = sp.Mul(*[v.raw_moment(p) for (v, _), p in powers.items()])
+        moment = sp.S.One
+        done = set()
+        for (v, at), p in powers.items():
+            if (v, at) in done:
+                continue
+            done.add((v, at))
+            if v.pair is None:
+                moment *= v.raw_moment(p)
+                continue
+            other = v.pair.other(v)
+            p_other = powers.get((other, at), 0)
+            done.add((other, at))
+            a_, b_ = (p, p_other) if v is v.pair.q else (p_other, p)
+            moment *= v.pair.mixed_moment(a_, b_)
         total += mult * moment
     return t.coeff * count * total
 
@@ -517,6 +535,117 @@ def Cov(a: Any, b: Any) -> sp.Expr:
     d*m**2
     """
     return _tidy(E(a * b) - E(a) * E(b))
+
+
+# ----------------------------------------------------------------------------------- correlated pairs
+@dataclass(eq=False)
+class CorrelatedPair:
+    """The joint law of the pairs ``(q_i, k_i)``: mean zero, variance ``variance`` each,
+    covariance ``covariance``, independent across ``i``; mixed moments ``E[q_i^a k_i^b]`` from
+    ``mixed`` (given), the bivariate normal law (``gaussian=True``), or fresh symbols."""
+
+    q: "RandomVector" = None  # type: ignore[assignment]
+    k: "RandomVector" = None  # type: ignore[assignment]
+    variance: Any = None
+    covariance: Any = None
+    gaussian: bool = False
+    mixed: dict = field(default_factory=dict)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def other(self, v: "RandomVector") -> "RandomVector":
+        return self.k if v is self.q else self.q
+
+    def mixed_moment(self, a: int, b: int) -> sp.Expr:
+        """``E[q_i^a k_i^b]``.
+
+        >>> import sympy as sp
+        >>> s, r = sp.symbols("sigma rho", positive=True)
+        >>> q, k = correlated_vectors("q", "k", 3, variance=s**2, covariance=r * s**2, gaussian=True)
+        >>> q.pair.mixed_moment(1, 1), sp.factor(q.pair.mixed_moment(2, 2))   # Isserlis
+        (rho*sigma**2, sigma**4*(2*rho**2 + 1))
+        """
+        a, b = _order(a), _order(b)
+        if (a, b) in self.mixed:
+            return self.mixed[(a, b)]
+        if b == 0:
+            return self.q.raw_moment(a)
+        if a == 0:
+            return self.k.raw_moment(b)
+        if (a, b) == (1, 1):
+            return self.covariance
+        if self.gaussian:
+            return _bivariate_normal_moment(a, b, self.variance, self.covariance)
+        key = (a, b)
+        if key not in self._cache:
+            self._cache[key] = sp.Symbol(f"mu_{a}{b}^{self.q.name}{self.k.name}", real=True,
+                                         **({"nonnegative": True} if a % 2 == 0 and b % 2 == 0 else {}))
+        return self._cache[key]
+
+
+def _bivariate_normal_moment(a: int, b: int, var: sp.Expr, cov: sp.Expr) -> sp.Expr:
+    """``E[X^a Y^b]`` for a centred bivariate normal: ``a! b!`` times the coefficient of
+    ``t^a u^b`` in the moment generating function ``exp((var t^2 + 2 cov t u + var u^2)/2)``."""
+    if (a + b) % 2:
+        return sp.S.Zero
+    m = (a + b) // 2
+    t, u = sp.symbols("t u")
+    poly = sp.Poly(sp.expand((var * t**2 + 2 * cov * t * u + var * u**2) ** m), t, u)
+    coeff = poly.coeff_monomial(t**a * u**b)
+    return sp.expand(coeff * sp.factorial(a) * sp.factorial(b) / (sp.factorial(m) * 2**m))
+
+
+def correlated_vectors(name_q: str, name_k: str, dim: Any, *, variance: Any, covariance: Any,
+                       gaussian: bool = False, mixed_moments: dict | None = None) -> tuple:
+    """Two random vectors whose pairs ``(q_i, k_i)`` are correlated: mean 0, variance ``variance``,
+    ``Cov(q_i, k_i) = covariance``, pairs independent across ``i`` (and of every other vector).
+
+    ``gaussian=True`` makes each pair bivariate normal (all mixed moments by Isserlis); otherwise
+    ``mixed_moments`` ``{(a, b): E[q_i^a k_i^b]}`` gives the ones known and the others are fresh
+    symbols ``mu_ab^qk`` (marginal moments of order >= 3 too, as in :func:`iid_vector`).
+    :func:`E`, :func:`Var` and :func:`Cov` work on them as on independent vectors.
+
+    Examples
+    ========
+    Aligned queries and keys (covariance ``rho sigma^2``): the logit grows like ``d``, not ``sqrt(d)``:
+
+    >>> import sympy as sp
+    >>> d = sp.Symbol("d", integer=True, positive=True)
+    >>> s, r = sp.symbols("sigma rho", positive=True)
+    >>> q, k = correlated_vectors("q", "k", d, variance=s**2, covariance=r * s**2, gaussian=True)
+    >>> E(dot(q, k))
+    d*rho*sigma**2
+    >>> sp.factor(Var(dot(q, k)))
+    d*sigma**4*(rho**2 + 1)
+    >>> q2, k2 = correlated_vectors("q", "k", d, variance=1, covariance=r)   # any law
+    >>> Var(dot(q2, k2))
+    d*(mu_22^qk - rho**2)
+    >>> correlated_vectors("q", "k", d, variance=1, covariance=2)
+    Traceback (most recent call last):
+      ...
+    ValueError: |covariance| <= variance is needed (Cauchy-Schwarz), got covariance 2, variance 1
+    """
+    var = _value(variance, "variance")
+    cov = _value(covariance, "covariance")
+    if not isinstance(gaussian, bool):
+        raise TypeError(f"gaussian must be True or False, got {gaussian!r}")
+    gap = sp.simplify(var - abs(cov)) if cov.is_number and var.is_number else None
+    if gap is not None and gap.is_negative:
+        raise ValueError(f"|covariance| <= variance is needed (Cauchy-Schwarz), got covariance {cov}, variance {var}")
+    mixed = {}
+    for key, value in (mixed_moments or {}).items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise TypeError(f"mixed_moments keys must be (a, b) orders, got {key!r}")
+        mixed[(_order(key[0]), _order(key[1]))] = _value(value, f"mixed_moments[{key}]")
+    if gaussian:
+        q = gaussian_vector(name_q, dim, sp.sqrt(var))
+        k = gaussian_vector(name_k, dim, sp.sqrt(var))
+    else:
+        q = iid_vector(name_q, dim, variance=var)
+        k = iid_vector(name_k, dim, variance=var)
+    pair = CorrelatedPair(q, k, var, cov, gaussian, mixed)
+    object.__setattr__(q, "pair", pair)
+    object.__setattr__(k, "pair", pair)
+    return q, k
 
 
 # ----------------------------------------------------------------------------------- oracle

@@ -298,6 +298,7 @@ TOPIC_TITLES = {
     "online_softmax": "Online softmax and tiled attention",
     "complexity": "Complexity",
     "problems": "Problems, solved",
+    "beyond": "Beyond the texts",
 }
 
 

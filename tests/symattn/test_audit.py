@@ -29,13 +29,13 @@ def test_ids_are_unique_and_order_is_deterministic():
 
 
 def test_all_three_texts_are_audited():
-    assert {e.source for e in ENTRIES} == set(audit.SEED_FILES)
+    assert {e.source for e in ENTRIES} - {audit.EXTENSION} == set(audit.SEED_FILES)
 
 
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="seed texts not available")
 def test_every_claim_is_quoted_verbatim_from_its_source():
     texts = {name: (SEEDS / name).read_text() for name in audit.SEED_FILES}
-    misquoted = [e.id for e in ENTRIES if e.claim not in texts[e.source]]
+    misquoted = [e.id for e in ENTRIES if e.source != audit.EXTENSION and e.claim not in texts[e.source]]
     assert misquoted == []
 
 

@@ -1,0 +1,518 @@
+r"""Grouped-query attention and the KV cache
+=========================================
+
+Current decoders (Llama 2/3, Mistral, Gemma) share each key/value head between a group of
+``g = h / h_kv`` query heads, and keep the keys and values of past tokens in a cache while
+decoding. This module proves, for symbolic sizes, what GQA computes, what it costs in
+parameters and cache, and what the cache saves in compute.
+
+Main results
+------------
+* ``gqa_eq_attention_with_repeated_kv``: GQA equals multi-head attention with each key/value head
+  repeated ``g`` times (``repeat_interleave`` along the head axis): query head ``(c-1)g + r``
+  reads key/value head ``floor(((c-1)g + r - 1)/g) + 1 = c``.
+* ``gqa_param_count``: the projections have ``2d^2 + 2d^2 h_kv/h`` weights
+  (``2d^2 + 2d^2 h_kv/h + 2d + 2d h_kv/h`` with biases).
+* ``kv_cache_size``: a cache of ``T`` tokens for ``B`` sequences holds ``2 L h_kv d_head T B``
+  values; GQA divides MHA's cache by ``h/h_kv``.
+* ``kv_cache_decode_cost``: ``n`` decoding steps cost ``sum_t t d = n(n+1)d/2`` score MACs with a
+  cache and ``sum_t t^2 d = n(n+1)(2n+1)d/6`` without.
+
+References
+----------
+* Ainslie et al., "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head
+  Checkpoints", EMNLP 2023, section 2.2 (grouping; ``h_kv = 1`` is multi-query attention).
+* Shazeer, "Fast Transformer Decoding: One Write-Head is All You Need", 2019, section 2.4
+  (incremental decoding, the cache, its memory traffic).
+* Hugging Face ``transformers`` ``repeat_kv`` (Llama): ``repeat_interleave`` of the key/value heads.
+
+Tags: grouped-query attention, multi-query attention, KV cache, decoding, parameter count
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from derivations._beyond import TOPIC, statement_at
+from symattn.complexity import (
+    DecodeScoreMACs,
+    GQAParamCount,
+    KVCacheEntries,
+    MatMulMACs,
+    RecomputeScoreMACs,
+    gqa_param_count,
+    kv_cache_bytes,
+)
+from symattn.derivation import Derivation
+from symattn.rules.definitions import define
+from symattn.statement import Assumption, IndexRange, Statement
+from symattn.theorem import Instances, NumericResult, Theorem, register
+
+GQA_SOURCE = "extension; Ainslie et al. (2023), 'GQA', section 2.2"
+
+# ------------------------------------------------------------------------ symbols
+h_kv, g = sp.symbols("h_kv g", integer=True, positive=True)  # key/value heads, group size
+n, D = sp.symbols("n d_head", integer=True, positive=True)  # tokens, head width
+c, r, i, e = sp.symbols("c r i e", integer=True, positive=True)  # kv head, member, query, value column
+j, l = sp.symbols("j l", integer=True)  # key, coordinate (bound)
+Q = sp.IndexedBase("Q", real=True)  # Q[head, token, coordinate]
+K = sp.IndexedBase("K", real=True)  # K[kv head, token, coordinate]
+V = sp.IndexedBase("V", real=True)
+
+
+class RepeatKV(sp.Function):
+    r"""Entry ``(m, j, l)`` of the key (or value) tensor with each of the ``h_kv`` heads repeated
+    ``g`` times along the head axis (``repeat_interleave(K, g, dim=heads)``): head ``m`` of the
+    repeated tensor is head :math:`\lfloor (m-1)/g \rfloor + 1` of ``K`` (heads counted from 1).
+
+    >>> g = sp.Symbol("g", integer=True, positive=True); K = sp.IndexedBase("K")
+    >>> [RepeatKV(K, 2, m, 1, 1).expanded() for m in (1, 2, 3, 4)]
+    [K[1, 1, 1], K[1, 1, 1], K[2, 1, 1], K[2, 1, 1]]
+    """
+
+    nargs = 5
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self):
+        base, group, m, jj, ll = self.args
+        return base[sp.floor((m - 1) / group) + 1, jj, ll]
+
+    def doit(self, **hints):
+        return self.expanded()
+
+    def _latex(self, printer):
+        base, group, m, jj, ll = (printer._print(a) for a in self.args)
+        return r"\operatorname{rep}_{%s}(%s)_{%s, %s, %s}" % (group, base, m, jj, ll)
+
+
+define("repeat_kv", RepeatKV, lambda x: x.expanded(),
+       text=r"\operatorname{rep}_g(K)_{m,j,l} = K_{\lfloor (m-1)/g \rfloor + 1,\, j,\, l}")
+
+
+def _head_output(keys, values, m):
+    """Output entry (query i, value column e) of one head whose keys/values are ``keys(j, l)``,
+    ``values(j)``, scores ``<Q_{m,i}, K_j> / sqrt(d_head)``, over the keys 1..n."""
+    score = sp.Sum(Q[m, i, l] * keys(j, l), (l, 1, D)) / sp.sqrt(D)
+    return sp.Sum(sp.exp(score) * values(j), (j, 1, n)) / sp.Sum(sp.exp(score), (j, 1, n))
+
+
+_m = (c - 1) * g + r  # the query head: member r of group c
+_GQA = _head_output(lambda jj, ll: K[c, jj, ll], lambda jj: V[c, jj, e], _m)
+_REPEATED = _head_output(lambda jj, ll: RepeatKV(K, g, _m, jj, ll), lambda jj: RepeatKV(V, g, _m, jj, e), _m)
+_FLOORED = _head_output(lambda jj, ll: K[sp.floor((_m - 1) / g) + 1, jj, ll],
+                        lambda jj: V[sp.floor((_m - 1) / g) + 1, jj, e], _m)
+
+_GQA_HYPS = (
+    IndexRange("kv_head", index=c, lower=1, upper=h_kv),
+    IndexRange("member", index=r, lower=1, upper=g),
+    IndexRange("query", index=i, lower=1, upper=n),
+    IndexRange("value_column", index=e, lower=1, upper=D),
+    Assumption("heads", text="h = g h_kv query heads of width d_head; query head (c-1)g + r is member r of group c"),
+)
+
+
+def _gqa_derivation() -> Derivation:
+    return (
+        Derivation(_GQA)
+        .eq(_FLOORED, "floor_by_range", value=[c - 1, sp.S.Zero],
+            note="floor(((c-1)g + r - 1)/g) = c - 1 because 0 <= r - 1 < g: the repeated head is c")
+        .eq(_REPEATED, "definition", name="repeat_kv", note="fold: head m of rep_g(K) is head floor((m-1)/g)+1 of K")
+    )
+
+
+def _gqa_numpy(x_q, x_k, x_v, groups):
+    """GQA the grouped way: query heads reshaped to (h_kv, g, n, d), each group against its kv head."""
+    h, nq, dh = x_q.shape
+    hk = x_k.shape[0]
+    qg = x_q.reshape(hk, groups, nq, dh)  # (h_kv, g, n, d)
+    s = np.einsum("cgid,cjd->cgij", qg, x_k) / np.sqrt(dh)  # (h_kv, g, n, n)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return np.einsum("cgij,cjd->cgid", p, x_v).reshape(h, nq, dh)  # (h, n, d)
+
+
+def _mha_numpy(x_q, x_k, x_v):
+    s = np.einsum("hid,hjd->hij", x_q, x_k) / np.sqrt(x_q.shape[-1])  # (h, n, n)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return np.einsum("hij,hjd->hid", p, x_v)  # (h, n, d)
+
+
+def _gqa_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 40
+    for _ in range(trials):
+        hk, gg, nq, dh = (int(x) for x in rng.integers(1, 5, size=4))
+        x_q = rng.normal(size=(hk * gg, nq, dh))
+        x_k, x_v = rng.normal(size=(hk, nq, dh)), rng.normal(size=(hk, nq, dh))
+        repeated = _mha_numpy(x_q, np.repeat(x_k, gg, axis=0), np.repeat(x_v, gg, axis=0))
+        worst = max(worst, float(np.abs(_gqa_numpy(x_q, x_k, x_v, gg) - repeated).max()))
+    tol = 1e-12
+    return NumericResult(worst <= tol, trials, seed, worst, tol,
+                         "grouped einsum (query heads reshaped to (h_kv, g, n, d)) against multi-head "
+                         "attention on np.repeat(K, g, axis=heads)")
+
+
+_gqa_statement = Statement(_GQA, _REPEATED)
+
+register(Theorem(
+    id="gqa_eq_attention_with_repeated_kv",
+    title="Grouped-query attention is multi-head attention with each key/value head repeated g times",
+    statement=_gqa_statement,
+    source=GQA_SOURCE,
+    hypotheses=_GQA_HYPS,
+    derivation=_gqa_derivation,
+    dimensions=(g, n, D),
+    instances=Instances(statement_at(_gqa_statement, lambda s: {n: 2, D: 1, g: s, h_kv: 2, c: 2, r: s, i: 1, e: 1}),
+                        (1, 2, 3), label="g (= r, the last member; n = 2, d_head = 1, c = 2)"),
+    numeric=_gqa_numeric,
+    plain=(
+        "With $h = g h_{kv}$ query heads, GQA lets the $g$ query heads $(c-1)g + 1, \\dots, cg$ share the "
+        "key/value head $c$. Repeating every key/value head $g$ times along the head axis "
+        "($\\operatorname{rep}_g$, PyTorch's repeat_interleave) and running ordinary multi-head "
+        "attention gives the same output for every head, query and column: head $m = (c-1)g + r$ of the "
+        "repeated tensor is head $\\lfloor (m-1)/g \\rfloor + 1 = c$ because $0 \\le r - 1 < g$."
+    ),
+    notes=(
+        "The identity is about the layout: it holds for the interleaved repetition (head m reads "
+        "kv head floor((m-1)/g) + 1). Tiling the kv heads instead (np.tile, head m reads kv head "
+        "((m-1) mod h_kv) + 1) pairs the query heads with other key/value heads and is a different "
+        "model unless the checkpoint was trained that way."
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ parameter count
+d, h = sp.symbols("d h", integer=True, positive=True)
+_params_statement = Statement(
+    sp.ImmutableMatrix([GQAParamCount(d, h, h_kv, 0), GQAParamCount(d, h, h_kv, 1)]),
+    sp.ImmutableMatrix([2 * d**2 + 2 * d**2 * h_kv / h, 2 * d**2 + 2 * d**2 * h_kv / h + 2 * d + 2 * d * h_kv / h]),
+)
+_DIVIDES = (
+    Assumption("h_divides_d", condition=sp.Eq(sp.Mod(d, h), 0), text="h divides d (heads of width d/h)"),
+    Assumption("h_kv_divides_h", condition=sp.Eq(sp.Mod(h, h_kv), 0), text="h_kv divides h (whole groups)"),
+)
+
+
+def _params_derivation() -> Derivation:
+    from symattn.complexity import MatrixEntries
+
+    width = h_kv * d / h
+    unfolded = [MatrixEntries(d, d) + 2 * MatrixEntries(d, width) + MatrixEntries(d, d) + b * (d + 2 * width + d)
+                for b in (0, 1)]
+    return (
+        Derivation(_params_statement.lhs)
+        .eq(sp.ImmutableMatrix(unfolded), "definition", name="gqa_param_count",
+            note="W_Q, W_O are d x d; W_K, W_V are d x h_kv d/h; biases of widths d, h_kv d/h, h_kv d/h, d")
+        .eq(_params_statement.rhs, "definition", name="matrix_entries", note="an a x b matrix has ab entries")
+    )
+
+
+def _params_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    bad, samples = None, 0
+    for _ in range(30):
+        hk = int(rng.integers(1, 5))
+        hh = hk * int(rng.integers(1, 5))
+        dd = hh * int(rng.integers(1, 9))
+        dh = dd // hh
+        for bias in (False, True):
+            arrays = [np.empty((dd, dd)), np.empty((dd, hk * dh)), np.empty((dd, hk * dh)), np.empty((dd, dd))]
+            if bias:
+                arrays += [np.empty(dd), np.empty(hk * dh), np.empty(hk * dh), np.empty(dd)]
+            total = sum(a.size for a in arrays)
+            if total != gqa_param_count(dd, hh, hk, bias=bias):
+                bad = f"d = {dd}, h = {hh}, h_kv = {hk}, bias = {bias}: counted {total}"
+            samples += 1
+    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
+                         "sizes of numpy weight (and bias) arrays of the four projections against "
+                         "symattn.gqa_param_count", counterexample=bad)
+
+
+register(Theorem(
+    id="gqa_param_count",
+    title="GQA projections have 2d^2 + 2d^2 h_kv/h weights (plus 2d + 2d h_kv/h biases)",
+    statement=_params_statement,
+    source=GQA_SOURCE,
+    hypotheses=_DIVIDES,
+    derivation=_params_derivation,
+    dimensions=(d, h, h_kv),
+    instances=Instances(statement_at(_params_statement, lambda s: {d: 4 * s, h: 4, h_kv: 2}), (1, 2, 3),
+                        label="d = 4s (h = 4, h_kv = 2)"),
+    numeric=_params_numeric,
+    plain=(
+        "Queries and outputs keep their $d \\times d$ matrices; keys and values project only to the "
+        "$h_{kv}$ shared heads of width $d/h$, a $d \\times h_{kv} d/h$ matrix each. In total "
+        "$2d^2 + 2d^2 h_{kv}/h$ weights: $4d^2$ for multi-head attention ($h_{kv} = h$), "
+        "$2d^2 + 2d^2/h$ for multi-query attention ($h_{kv} = 1$). With biases add $2d + 2d h_{kv}/h$."
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ KV cache size
+L, T, B = sp.symbols("L T B", integer=True, positive=True)
+_cache_statement = Statement(
+    sp.ImmutableMatrix([KVCacheEntries(L, h_kv, D, T, B), KVCacheEntries(L, h, D, T, B) / KVCacheEntries(L, h_kv, D, T, B)]),
+    sp.ImmutableMatrix([2 * L * h_kv * D * T * B, h / h_kv]),
+)
+
+
+def _cache_derivation() -> Derivation:
+    from symattn.complexity import NumHeadEntries
+
+    return (
+        Derivation(_cache_statement.lhs)
+        .eq(sp.ImmutableMatrix([2 * L * B * T * NumHeadEntries(h_kv, D),
+                                NumHeadEntries(h, D) / NumHeadEntries(h_kv, D)]),
+            "definition", name="kv_cache_entries",
+            note="keys and values (2) for every layer, sequence and token; the common factors cancel in the ratio")
+        .eq(_cache_statement.rhs, "definition", name="head_entries", note="h_kv heads of width d_head per token")
+    )
+
+
+def _cache_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    bad, samples = None, 0
+    for _ in range(20):
+        layers, hk, dh, toks, batch = (int(x) for x in rng.integers(1, 6, size=5))
+        # one (keys, values) pair of float16 arrays of shape (B, h_kv, T, d_head) per layer
+        cache = [(np.zeros((batch, hk, toks, dh), np.float16), np.zeros((batch, hk, toks, dh), np.float16))
+                 for _ in range(layers)]
+        nbytes = sum(k_.nbytes + v_.nbytes for k_, v_ in cache)
+        if nbytes != kv_cache_bytes(layers, hk, dh, toks, batch=batch):
+            bad = f"(L, h_kv, d, T, B) = {(layers, hk, dh, toks, batch)}: {nbytes} bytes allocated"
+        samples += 1
+    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
+                         "nbytes of float16 cache arrays (B, h_kv, T, d_head) per layer against "
+                         "symattn.kv_cache_bytes", counterexample=bad)
+
+
+register(Theorem(
+    id="kv_cache_size",
+    title="A KV cache holds 2 L h_kv d_head T B values; GQA divides MHA's cache by h/h_kv",
+    statement=_cache_statement,
+    source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4; Ainslie et al. (2023), section 2.2",
+    derivation=_cache_derivation,
+    dimensions=(L, h, h_kv, D, T, B),
+    instances=Instances(statement_at(_cache_statement, lambda s: {L: s, h: 4, h_kv: 2, D: 3, T: s + 1, B: 2}),
+                        (1, 2, 3), label="L (T = L + 1, h = 4, h_kv = 2, d_head = 3, B = 2)"),
+    numeric=_cache_numeric,
+    plain=(
+        "Every layer keeps, for every sequence in the batch and every past token, one key and one value "
+        "vector per key/value head: $2 L h_{kv} d_{head} T B$ numbers. Multi-head attention has "
+        "$h_{kv} = h$, so grouping the heads divides the cache by $h/h_{kv}$. In 16-bit, a 32-layer model "
+        "with 32 heads of width 128 stores 0.5 MiB per token; with 8 key/value heads, 128 KiB."
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ decoding cost
+_t = sp.Symbol("t", integer=True, positive=True)
+_cost_statement = Statement(
+    sp.ImmutableMatrix([DecodeScoreMACs(n, D), RecomputeScoreMACs(n, D)]),
+    sp.ImmutableMatrix([n * (n + 1) * D / 2, n * (n + 1) * (2 * n + 1) * D / 6]),
+)
+
+
+def _cost_derivation() -> Derivation:
+    return (
+        Derivation(_cost_statement.lhs)
+        .eq(sp.ImmutableMatrix([sp.Sum(MatMulMACs(1, D, _t), (_t, 1, n)), RecomputeScoreMACs(n, D)]),
+            "definition", name="decode_macs", note="step t: the new query (1 x d) against the t cached keys (d x t)")
+        .eq(sp.ImmutableMatrix([sp.Sum(MatMulMACs(1, D, _t), (_t, 1, n)), sp.Sum(MatMulMACs(_t, D, _t), (_t, 1, n))]),
+            "definition", name="recompute_macs", note="without a cache, step t recomputes t queries against t keys")
+        .eq(sp.ImmutableMatrix([sp.Sum(_t * D, (_t, 1, n)), sp.Sum(_t**2 * D, (_t, 1, n))]),
+            "definition", name="matmul_macs", note="(a x b)(b x c) costs abc")
+        .eq(_cost_statement.rhs, "sum_evaluate", note="sum_t t = n(n+1)/2, sum_t t^2 = n(n+1)(2n+1)/6")
+    )
+
+
+def _cost_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    bad, samples = None, 0
+    for _ in range(10):
+        steps, dd = int(rng.integers(1, 12)), int(rng.integers(1, 6))
+        x = rng.normal(size=(steps, dd))  # queries = keys = tokens, for the count
+        cached = recomputed = 0
+        for t_ in range(1, steps + 1):
+            q_new, keys = x[t_ - 1:t_], x[:t_]  # (1, d), (t, d)
+            s_new = q_new @ keys.T  # (1, t): what a cached decoder computes
+            cached += q_new.shape[0] * q_new.shape[1] * keys.shape[0]
+            s_all = keys @ keys.T  # (t, t): what a decoder without a cache recomputes
+            recomputed += keys.shape[0] * keys.shape[1] * keys.shape[0]
+            if not np.allclose(s_all[-1], s_new[0]):
+                bad = "the cached scores differ from the last row of the recomputed ones"
+        want = (steps * (steps + 1) * dd // 2, steps * (steps + 1) * (2 * steps + 1) * dd // 6)
+        if (cached, recomputed) != want:
+            bad = f"n = {steps}, d = {dd}: counted {(cached, recomputed)}, formulas {want}"
+        samples += 1
+    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
+                         "MACs counted from operand shapes in a numpy decoding loop with and without a cache "
+                         "(the cached scores equal the last row of the recomputed ones)", counterexample=bad)
+
+
+register(Theorem(
+    id="kv_cache_decode_cost",
+    title="n decoding steps cost n(n+1)d/2 score MACs with a KV cache, n(n+1)(2n+1)d/6 without",
+    statement=_cost_statement,
+    source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4",
+    derivation=_cost_derivation,
+    dimensions=(n, D),
+    instances=Instances(statement_at(_cost_statement, lambda s: {n: s, D: 3}), (1, 2, 3, 4, 5), label="n (d = 3)"),
+    numeric=_cost_numeric,
+    plain=(
+        "With a cache, step $t$ scores one new query against the $t$ stored keys: $t d$ "
+        "multiply-accumulates, $\\sum_{t=1}^{n} t d = n(n+1)d/2$ in all. Without a cache every step "
+        "recomputes all $t$ queries against all $t$ keys, $t^2 d$, in all $n(n+1)(2n+1)d/6$: a factor "
+        "$(2n+1)/3$ more. (The weighted sums of values cost the same again in both cases.)"
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ decoding = causal row
+from symattn.masks import causal_mask
+from symattn.rules.induction import labelled
+from symattn.statement import Equation
+
+Tq = sp.Symbol("T", integer=True, positive=True)  # the decoding step (query position)
+tt = sp.Symbol("t", integer=True, positive=True)  # keys absorbed so far (induction variable)
+jk = sp.Symbol("j", integer=True)
+sc = sp.IndexedBase("s", real=True)  # s[j]: the step-T query's score against cached key j
+vc = sp.IndexedBase("v", real=True)  # one coordinate of the cached values
+Mr = sp.IndexedBase("M", real=True)  # running reference after t keys
+Lr = sp.IndexedBase("L")  # running normaliser
+Or = sp.IndexedBase("O")  # running output
+
+_DECODE_HYPS = (
+    IndexRange("decoding_step", index=Tq, lower=1, upper=n),
+    Equation("empty_normaliser", lhs=Lr[0], rhs=sp.S.Zero),
+    Equation("empty_output", lhs=Or[0], rhs=sp.S.Zero),
+    Equation("absorb_normaliser", lhs=Lr[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Lr[tt - 1] + sp.exp(sc[tt] - Mr[tt]),
+             forall=(tt,)),
+    Equation("absorb_output", lhs=Or[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt],
+             forall=(tt,)),
+    Assumption("references_real", text="the running references M_t are arbitrary reals (the kernel uses running maxima)"),
+)
+
+
+def _cached_state(upto, ref):
+    return sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - ref), (jk, 1, upto)),
+                               sp.Sum(sp.exp(sc[jk] - ref) * vc[jk], (jk, 1, upto))])
+
+
+def _decode_proof() -> dict:
+    claim_t = sp.ImmutableMatrix([Lr[tt], Or[tt]])
+    prev = _cached_state(tt - 1, Mr[tt - 1])
+    base = (
+        Derivation(sp.ImmutableMatrix([Lr[0], Or[0]]))
+        .eq(sp.ImmutableMatrix([0, 0]), "substitute", using=["empty_normaliser", "empty_output"], note="an empty cache")
+        .eq(_cached_state(0, Mr[0]), "algebra", note="sums over 1..0 are 0")
+    )
+    step = (
+        Derivation(claim_t)
+        .eq(sp.ImmutableMatrix([sp.exp(Mr[tt - 1] - Mr[tt]) * Lr[tt - 1] + sp.exp(sc[tt] - Mr[tt]),
+                                sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+            "substitute", using=["absorb_normaliser", "absorb_output"],
+            note="absorb cached key t: rescale the running state (the online-softmax merge with a one-key block)")
+        .eq(sp.ImmutableMatrix([sp.exp(Mr[tt - 1] - Mr[tt]) * prev[0] + sp.exp(sc[tt] - Mr[tt]),
+                                sp.exp(Mr[tt - 1] - Mr[tt]) * prev[1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+            "substitute", using=["induction_hypothesis_0", "induction_hypothesis_1"],
+            note="the state after t - 1 keys is that of the keys 1..t-1")
+        .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]),
+                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+            "sum_linearity", note="e^{M_{t-1} - M_t} e^{s_j - M_{t-1}} = e^{s_j - M_t}")
+        .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt)),
+                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+            "range_join", at=tt - 1, note="key t joins the keys 1..t-1")
+        .eq(_cached_state(tt, Mr[tt]), "range_join", at=tt - 1, note="the same for the output")
+    )
+    return {"var": tt, "start": 0, "base": labelled(base, "base case: empty cache"),
+            "step": labelled(step, "step t-1 -> t: absorb cached key t")}
+
+
+def _causal_row(query):
+    num = sp.Sum(causal_mask(query, jk) * sp.exp(sc[jk]) * vc[jk], (jk, 1, n))
+    den = sp.Sum(causal_mask(query, jk) * sp.exp(sc[jk]), (jk, 1, n))
+    return num / den
+
+
+_decode_statement = Statement(Or[Tq] / Lr[Tq], _causal_row(Tq))
+
+
+def _decode_derivation() -> Derivation:
+    final = _cached_state(Tq, Mr[Tq])
+    return (
+        Derivation(_decode_statement.lhs)
+        .eq(final[1] / final[0], "bounded_induction", on=Tq, **_decode_proof(),
+            note="induction on the number t of cached keys absorbed")
+        .eq(sp.Sum(sp.exp(sc[jk]) * vc[jk], (jk, 1, Tq)) / sp.Sum(sp.exp(sc[jk]), (jk, 1, Tq)), "sum_linearity",
+            note="the factor e^{-M_T} cancels")
+        .eq(_decode_statement.rhs, "mask_restrict", note="row T of causal attention keeps exactly the keys 1..T")
+    )
+
+
+def _decode_instance(size: int) -> Statement:
+    # T = size, n = 4: the recurrence unrolled with explicit references M_1..M_T, against row T
+    lv, ov = sp.S.Zero, sp.S.Zero
+    for t_ in range(1, size + 1):
+        lv = sp.exp(Mr[t_ - 1] - Mr[t_]) * lv + sp.exp(sc[t_] - Mr[t_])
+        ov = sp.exp(Mr[t_ - 1] - Mr[t_]) * ov + sp.exp(sc[t_] - Mr[t_]) * vc[t_]
+    return Statement(ov / lv, _causal_row(Tq).xreplace({Tq: size, n: 4}).doit())
+
+
+def _decode_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 40
+    for _ in range(trials):
+        nn, dd = int(rng.integers(1, 24)), int(rng.integers(1, 6))
+        x_q, x_k, x_v = rng.normal(size=(3, nn, dd))
+        s_full = x_q @ x_k.T / np.sqrt(dd)  # (n, n)
+        masked = np.where(np.tril(np.ones((nn, nn), bool)), s_full, -np.inf)
+        p = np.exp(masked - masked.max(1, keepdims=True))
+        causal = (p / p.sum(1, keepdims=True)) @ x_v  # (n, d): full causal attention
+        cache_k, cache_v = np.empty((0, dd)), np.empty((0, dd))
+        for step in range(nn):  # decode: append the new key/value, attend with the new query
+            cache_k, cache_v = np.vstack([cache_k, x_k[step:step + 1]]), np.vstack([cache_v, x_v[step:step + 1]])
+            m_run, l_run, o_run = -np.inf, 0.0, np.zeros(dd)
+            for key, val in zip(cache_k, cache_v):  # online softmax over the cache, one key at a time
+                s_ = float(x_q[step] @ key) / np.sqrt(dd)
+                m_new = max(m_run, s_)
+                l_run = np.exp(m_run - m_new) * l_run + np.exp(s_ - m_new)
+                o_run = np.exp(m_run - m_new) * o_run + np.exp(s_ - m_new) * val
+                m_run = m_new
+            worst = max(worst, float(np.abs(o_run / l_run - causal[step]).max()))
+    tol = 1e-12
+    return NumericResult(worst <= tol, trials, seed, worst, tol,
+                         "numpy decoding loop (append to the cache, online softmax over the cached keys) against "
+                         "row by row of full causal attention")
+
+
+register(Theorem(
+    id="kv_cache_decode_eq_causal_row",
+    title="Decoding with a KV cache gives row t of causal attention, for every t",
+    statement=_decode_statement,
+    source="extension; Shazeer (2019), section 2.4 (incremental decoding); the online-softmax recurrence of Dao et al. (2022)",
+    hypotheses=_DECODE_HYPS,
+    derivation=_decode_derivation,
+    dimensions=(n, Tq),
+    instances=Instances(_decode_instance, (1, 2, 3, 4), label="T (n = 4)"),
+    numeric=_decode_numeric,
+    plain=(
+        "At decoding step $T$ the new query attends to the cached keys and values $1, \\dots, T$, absorbed one at a "
+        "time with the online-softmax update ($\\ell_t = e^{M_{t-1} - M_t}\\ell_{t-1} + e^{s_t - M_t}$, likewise for "
+        "the output). By induction on $t$, after $t$ keys the state is exactly that of the keys $1..t$; at $t = T$ "
+        "the normalised output is softmax attention over the keys $1..T$, which is row $T$ of causal attention "
+        "over the whole sequence (the mask removes the keys after $T$). So a cached decoder reproduces the "
+        "training-time causal model exactly, step by step."
+    ),
+    notes="Exact in real arithmetic for any references M_t; in floating point the sums are added in another order.",
+    topic=TOPIC,
+))

@@ -1,0 +1,423 @@
+r"""Causal masks, sliding windows and ALiBi
+========================================
+
+A mask multiplies each exponential ``e^{s_ij}`` by an indicator (the ``-inf`` added by
+implementations is ``e^{-inf} = 0``); :mod:`symattn.masks` writes it as
+:math:`\mathbb 1[lo \le j \le hi]`. The rule ``mask_restrict`` turns a masked sum over all keys
+into a plain sum over the keys the mask keeps, checking from the ranges which end wins.
+
+Main results
+------------
+* ``causal_score_pairs``: a causal mask keeps ``n(n+1)/2`` of the ``n^2`` pairs (top-left),
+  ``n_q n_k - n_q(n_q-1)/2`` in the bottom-right convention with ``n_q <= n_k``.
+* ``sliding_window_score_pairs``: a window of ``w <= n`` keys (the query and the ``w - 1`` before
+  it) keeps ``w(w+1)/2 + (n-w)w`` pairs.
+* ``sliding_window_eq_band_attention``: masked attention with the band mask is plain attention
+  over the keys ``max(1, i-w+1)..i``.
+* ``causal_eq_window_left_unbounded``: a window at least as long as the sequence is the causal mask.
+* ``alibi_causal_eq_key_position_bias``: under a causal mask, ALiBi's bias ``-m|i-j|`` gives the
+  same attention as the per-key bias ``+m j`` (the ``-m i`` is constant along the row).
+* ``alibi_slopes_geometric``: ALiBi's slopes ``2^{-8k/h}`` form a geometric sequence of ratio
+  ``2^{-8/h}`` starting at ``2^{-8/h}``.
+
+References
+----------
+* Vaswani et al. (2017), section 3.2.3 (masking by ``-inf``); PyTorch
+  ``scaled_dot_product_attention(is_causal=True)`` (top-left); FlashAttention 2, bottom-right
+  causal mask for ``n_q != n_k``.
+* Beltagy, Peters and Cohan, "Longformer" (2020), section 3.1; Jiang et al., "Mistral 7B" (2023),
+  section 2 (sliding-window attention).
+* Press, Smith and Lewis, "Train Short, Test Long: Attention with Linear Biases", ICLR 2022,
+  section 3 (the bias ``-m (i - j)`` and the slopes).
+
+Tags: causal mask, sliding window, band attention, ALiBi, score pairs
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from derivations._beyond import TOPIC, statement_at
+from symattn.derivation import Derivation
+from symattn.masks import causal_mask, score_pairs, window_mask
+from symattn.rules.definitions import define
+from symattn.statement import Assumption, IndexRange, Statement
+from symattn.theorem import Instances, NumericResult, Theorem, register
+
+n, w, n_q, n_k = sp.symbols("n w n_q n_k", integer=True, positive=True)
+i = sp.Symbol("i", integer=True, positive=True)
+j, k = sp.symbols("j k", integer=True)
+s = sp.IndexedBase("s", real=True)  # scores s[i, j]
+v = sp.IndexedBase("v", real=True)  # one coordinate of the values
+m = sp.Symbol("m", positive=True)  # ALiBi slope
+
+
+def _masked_pairs(mask, rows, cols):
+    return sp.Sum(sp.Sum(mask, (j, 1, cols)), (i, 1, rows))
+
+
+# ------------------------------------------------------------------------ causal pairs
+_causal_statement = Statement(
+    sp.ImmutableMatrix([_masked_pairs(causal_mask(i, j), n, n), _masked_pairs(causal_mask(i, j, n_k - n_q), n_q, n_k)]),
+    sp.ImmutableMatrix([n * (n + 1) / 2, n_q * n_k - n_q * (n_q - 1) / 2]),
+)
+_NQ_LE_NK = Assumption("n_q_le_n_k", condition=sp.Le(n_q, n_k),
+                       text="n_q <= n_k: the queries are the last n_q of the n_k positions")
+
+
+def _causal_derivation() -> Derivation:
+    return (
+        Derivation(_causal_statement.lhs)
+        .eq(sp.ImmutableMatrix([sp.Sum(sp.Sum(1, (j, 1, i)), (i, 1, n)),
+                                sp.Sum(sp.Sum(1, (j, 1, i + n_k - n_q)), (i, 1, n_q))]),
+            "mask_restrict", note="query i keeps the keys 1..i (top-left), 1..i + n_k - n_q (bottom-right); "
+            "i <= n_q and n_q <= n_k make these ends the binding ones")
+        .eq(_causal_statement.rhs, "sum_evaluate", note="sum_i i = n(n+1)/2; sum_i (i + n_k - n_q) = n_q n_k - n_q(n_q-1)/2")
+    )
+
+
+def _count_mask(nq, nk, keep) -> int:
+    ii, jj = np.meshgrid(np.arange(1, nq + 1), np.arange(1, nk + 1), indexing="ij")  # (n_q, n_k)
+    return int(keep(ii, jj).sum())
+
+
+def _pairs_numeric(seed: int) -> NumericResult:
+    bad, samples = None, 0
+    for nq in range(1, 9):
+        for nk in range(nq, 11):
+            top_left = _count_mask(nq, nq, lambda a, b: np.tril(np.ones_like(a, bool)))
+            # bottom-right: torch's tril with diagonal n_k - n_q
+            bottom_right = _count_mask(nq, nk, lambda a, b: np.tril(np.ones_like(a, bool), k=nk - nq))
+            if (top_left, bottom_right) != (score_pairs(nq, causal=True), score_pairs(nq, nk, causal=True)):
+                bad = f"n_q = {nq}, n_k = {nk}: counted {(top_left, bottom_right)}"
+            samples += 1
+    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
+                         "np.tril masks (diagonal 0 and n_k - n_q) counted for all 1 <= n_q <= n_k <= 10 against "
+                         "symattn.masks.score_pairs", counterexample=bad)
+
+
+register(Theorem(
+    id="causal_score_pairs",
+    title="A causal mask keeps n(n+1)/2 of the n^2 score pairs (n_q n_k - n_q(n_q-1)/2 bottom-right)",
+    statement=_causal_statement,
+    source="extension; Vaswani et al. (2017), section 3.2.3 (masking); FlashAttention 2 (bottom-right causal mask)",
+    hypotheses=(_NQ_LE_NK,),
+    derivation=_causal_derivation,
+    dimensions=(n, n_q, n_k),
+    instances=Instances(statement_at(_causal_statement, lambda z: {n: z, n_q: z, n_k: z + 2}), (1, 2, 3, 4),
+                        label="n = n_q (n_k = n_q + 2)"),
+    numeric=_pairs_numeric,
+    plain=(
+        "Query $i$ of $n$ sees the keys $1, \\dots, i$, so a causal mask keeps $1 + 2 + \\dots + n = n(n+1)/2$ "
+        "of the $n^2$ pairs: a little over half. With $n_q \\le n_k$ queries at the end of the sequence "
+        "(the bottom-right convention of decoding with a cache), query $i$ sees $i + n_k - n_q$ keys: "
+        "$n_q n_k - n_q(n_q-1)/2$ pairs."
+    ),
+    notes="A kernel saves this work only if it skips fully masked blocks; masking a full score matrix costs n^2.",
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ window pairs
+_W_RANGE = IndexRange("window_length", index=w, lower=1, upper=n)
+_window_statement = Statement(_masked_pairs(window_mask(i, j, w), n, n), w * (w + 1) / 2 + (n - w) * w)
+
+
+def _window_derivation() -> Derivation:
+    start = sp.Max(1, i - w + 1)
+    per_query = i - start + 1
+    return (
+        Derivation(_window_statement.lhs)
+        .eq(sp.Sum(sp.Sum(1, (j, start, i)), (i, 1, n)), "mask_restrict",
+            note="query i keeps the keys max(1, i-w+1)..i (i <= n)")
+        .eq(sp.Sum(per_query, (i, 1, n)), "sum_evaluate", note="count the keys of each query")
+        .eq(sp.Sum(per_query, (i, 1, w)) + sp.Sum(per_query, (i, w + 1, n)), "sum_split", at=w,
+            note="the first w queries, whose window is cut by the start of the sequence, and the rest")
+        .eq(sp.Sum(i, (i, 1, w)) + sp.Sum(w, (i, w + 1, n)), "minmax_by_range",
+            note="for i <= w the window starts at key 1; for i > w at key i - w + 1")
+        .eq(_window_statement.rhs, "sum_evaluate", note="1 + ... + w, then n - w full windows of w keys")
+    )
+
+
+def _window_numeric(seed: int) -> NumericResult:
+    bad, samples = None, 0
+    for nn in range(1, 13):
+        for ww in range(1, nn + 1):
+            counted = _count_mask(nn, nn, lambda a, b: (b <= a) & (b >= a - ww + 1))
+            if counted != score_pairs(nn, window=ww):
+                bad = f"n = {nn}, w = {ww}: counted {counted}"
+            samples += 1
+    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
+                         "band masks counted for all 1 <= w <= n <= 12 against symattn.masks.score_pairs",
+                         counterexample=bad)
+
+
+register(Theorem(
+    id="sliding_window_score_pairs",
+    title="A sliding window of w keys keeps w(w+1)/2 + (n - w) w score pairs",
+    statement=_window_statement,
+    source="extension; Beltagy et al. (2020), 'Longformer', section 3.1; Jiang et al. (2023), 'Mistral 7B', section 2",
+    hypotheses=(_W_RANGE,),
+    derivation=_window_derivation,
+    dimensions=(n, w),
+    instances=Instances(statement_at(_window_statement, lambda z: {n: z + 2, w: z}), (1, 2, 3, 4),
+                        label="w (n = w + 2)"),
+    numeric=_window_numeric,
+    plain=(
+        "When each query sees itself and the $w - 1$ keys before it ($1 \\le w \\le n$), the first $w$ "
+        "queries see $1, 2, \\dots, w$ keys and the remaining $n - w$ see $w$ each: "
+        "$w(w+1)/2 + (n-w)w$ pairs, linear in $n$ for fixed $w$. At $w = n$ it is the causal count $n(n+1)/2$."
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ band attention
+def _masked_row(mask_of, score_of, lo, hi):
+    num = sp.Sum(mask_of(j) * sp.exp(score_of(j)) * v[j], (j, lo, hi))
+    den = sp.Sum(mask_of(j) * sp.exp(score_of(j)), (j, lo, hi))
+    return num / den
+
+
+def _row(score_of, lo, hi):
+    return _masked_row(lambda jj: 1, score_of, lo, hi)
+
+
+_I_RANGE = IndexRange("query", index=i, lower=1, upper=n)
+_band_statement = Statement(_masked_row(lambda jj: window_mask(i, jj, w), lambda jj: s[i, jj], 1, n),
+                            _row(lambda jj: s[i, jj], sp.Max(1, i - w + 1), i))
+
+
+def _band_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 100
+    for _ in range(trials):
+        nn = int(rng.integers(1, 16))
+        ww = int(rng.integers(1, nn + 1))
+        scores, vals = rng.normal(scale=2.0, size=(nn, nn)), rng.normal(size=nn)
+        a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")
+        masked = np.where((b <= a) & (b > a - ww), scores, -np.inf)  # (n, n): -inf outside the band
+        p = np.exp(masked - masked.max(1, keepdims=True))
+        out = (p @ vals) / p.sum(1)
+        for q_ in range(nn):
+            keys = slice(max(0, q_ - ww + 1), q_ + 1)
+            e_ = np.exp(scores[q_, keys] - scores[q_, keys].max())
+            worst = max(worst, abs(float(out[q_] - e_ @ vals[keys] / e_.sum())))
+    tol = 1e-12
+    return NumericResult(worst <= tol, trials, seed, worst, tol,
+                         "softmax with -inf outside the band against softmax over the band's keys only")
+
+
+register(Theorem(
+    id="sliding_window_eq_band_attention",
+    title="Attention with the sliding-window mask is attention over the keys max(1, i-w+1)..i",
+    statement=_band_statement,
+    source="extension; Beltagy et al. (2020), 'Longformer', section 3.1",
+    hypotheses=(_I_RANGE, IndexRange("window_length", index=w, lower=1, upper=n)),
+    derivation=lambda: Derivation(_band_statement.lhs).eq(
+        _band_statement.rhs, "mask_restrict",
+        note="masked terms contribute nothing to either sum; the band ends at key i <= n and starts at max(1, i-w+1)"),
+    dimensions=(n, w),
+    instances=Instances(statement_at(_band_statement, lambda z: {n: 4, w: 2, i: z}), (1, 2, 3, 4),
+                        label="i (n = 4, w = 2)"),
+    numeric=_band_numeric,
+    plain=(
+        "Adding $-\\infty$ to the scores outside the band multiplies their exponentials by 0, so they drop out "
+        "of both the numerator and the normaliser: row $i$ of band-masked attention is exactly softmax "
+        "attention over the keys $\\max(1, i-w+1), \\dots, i$. A kernel may therefore skip the masked "
+        "keys altogether."
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ window >= n is causal
+def _window_causal_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 60
+    for _ in range(trials):
+        nn = int(rng.integers(1, 20))
+        ww = nn + int(rng.integers(0, 5))
+        scores, vals = rng.normal(size=(nn, nn)), rng.normal(size=nn)
+        a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")
+
+        def attend(keep):
+            x = np.where(keep, scores, -np.inf)
+            p = np.exp(x - x.max(1, keepdims=True))
+            return (p @ vals) / p.sum(1)
+
+        worst = max(worst, float(np.abs(attend((b <= a) & (b > a - ww)) - attend(b <= a)).max()))
+    return NumericResult(worst == 0.0, trials, seed, worst, 0.0,
+                         "window masks with w >= n against np.tril: the same boolean mask, identical outputs")
+
+
+_unbounded_statement = Statement(_masked_row(lambda jj: window_mask(i, jj, w), lambda jj: s[i, jj], 1, n),
+                                 _masked_row(lambda jj: causal_mask(i, jj), lambda jj: s[i, jj], 1, n))
+
+
+register(Theorem(
+    id="causal_eq_window_left_unbounded",
+    title="A sliding window at least as long as the sequence is the causal mask",
+    statement=_unbounded_statement,
+    source="extension; Jiang et al. (2023), 'Mistral 7B', section 2",
+    hypotheses=(_I_RANGE, Assumption("window_covers", condition=sp.Le(n, w), text="w >= n")),
+    derivation=lambda: (
+        Derivation(_unbounded_statement.lhs)
+        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict", note="i - w + 1 <= 1 when w >= n >= i: the window starts at key 1")
+        .eq(_unbounded_statement.rhs, "mask_restrict", note="the causal mask keeps the same keys 1..i")
+    ),
+    dimensions=(n, w),
+    instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}), (0, 1, 2, 3, 4),
+                        label="(i, w) in {1, 2, 3} x {3, 4}, n = 3"),
+    numeric=lambda seed: _window_causal_numeric(seed),
+    plain=(
+        "If the window length $w$ is at least the sequence length $n$, every query $i \\le n$ sees all keys "
+        "$1, \\dots, i$ (the window would reach back to key $i - w + 1 \\le 1$): sliding-window attention "
+        "is causal attention. The causal mask is the window that is unbounded on the left."
+    ),
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ ALiBi
+_alibi_statement = Statement(
+    _masked_row(lambda jj: causal_mask(i, jj), lambda jj: s[i, jj] - m * sp.Abs(i - jj), 1, n),
+    _masked_row(lambda jj: causal_mask(i, jj), lambda jj: s[i, jj] + m * jj, 1, n),
+)
+
+
+def _alibi_derivation() -> Derivation:
+    after_mask = _row(lambda jj: s[i, jj] - m * sp.Abs(i - jj), 1, i)
+    signed = _row(lambda jj: s[i, jj] - m * (i - jj), 1, i)
+    factored_num = sp.Sum(sp.exp(-m * i) * sp.exp(s[i, j] + m * j) * v[j], (j, 1, i))
+    factored_den = sp.Sum(sp.exp(-m * i) * sp.exp(s[i, j] + m * j), (j, 1, i))
+    pulled = (sp.exp(-m * i) * sp.Sum(sp.exp(s[i, j] + m * j) * v[j], (j, 1, i))) / (
+        sp.exp(-m * i) * sp.Sum(sp.exp(s[i, j] + m * j), (j, 1, i)))
+    return (
+        Derivation(_alibi_statement.lhs)
+        .eq(after_mask, "mask_restrict", note="the causal mask keeps the keys 1..i")
+        .eq(signed, "abs_by_sign", note="j <= i on the kept keys, so |i - j| = i - j")
+        .eq(factored_num / factored_den, "algebra", note="e^{s - m(i - j)} = e^{-m i} e^{s + m j}")
+        .eq(pulled, "sum_linearity", note="e^{-m i} does not depend on j")
+        .eq(_row(lambda jj: s[i, jj] + m * jj, 1, i), "algebra", note="the common factor e^{-m i} cancels")
+        .eq(_alibi_statement.rhs, "mask_restrict", note="fold the causal mask back")
+    )
+
+
+def _alibi_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, trials = 0.0, 100
+    for _ in range(trials):
+        nn, slope = int(rng.integers(1, 20)), float(2.0 ** -rng.integers(1, 9))
+        scores, vals = rng.normal(size=(nn, nn)), rng.normal(size=(nn, 3))
+        a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")  # (n, n) query, key positions
+        causal = b <= a
+
+        def attend(bias):
+            x = np.where(causal, scores + bias, -np.inf)
+            p = np.exp(x - x.max(1, keepdims=True))
+            return (p / p.sum(1, keepdims=True)) @ vals
+
+        worst = max(worst, float(np.abs(attend(-slope * np.abs(a - b)) - attend(slope * b)).max()))
+    tol = 1e-12
+    return NumericResult(worst <= tol, trials, seed, worst, tol,
+                         "causal attention with the ALiBi bias -m|i-j| against the per-key bias +m j")
+
+
+register(Theorem(
+    id="alibi_causal_eq_key_position_bias",
+    title="Under a causal mask, ALiBi's bias -m|i - j| acts as the per-key bias +m j",
+    statement=_alibi_statement,
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3",
+    hypotheses=(_I_RANGE, Assumption("slope_positive", condition=sp.Q.positive(m), text="m > 0")),
+    derivation=_alibi_derivation,
+    dimensions=(n,),
+    instances=Instances(statement_at(_alibi_statement, lambda z: {n: 3, i: z}), (1, 2, 3), label="i (n = 3)"),
+    numeric=_alibi_numeric,
+    plain=(
+        "ALiBi adds $-m|i - j|$ to the score of query $i$ and key $j$. Under a causal mask only $j \\le i$ "
+        "count, where $-m|i-j| = -m i + m j$; the $-m i$ is the same for the whole row and cancels in the "
+        "softmax. So ALiBi is a fixed (not learned) bias $+m j$ on the key position: a recency prior that "
+        "favours the latest keys, exponentially in their distance."
+    ),
+    notes="Without a causal mask (bidirectional ALiBi) |i - j| is not affine in j and the reduction fails.",
+    topic=TOPIC,
+))
+
+
+# ------------------------------------------------------------------------ ALiBi slopes
+class AlibiSlope(sp.Function):
+    r"""ALiBi's slope of head ``k`` of ``h``: :math:`2^{-8k/h}`.
+
+    >>> [AlibiSlope(k_, 8).expanded() for k_ in (1, 2, 8)]
+    [1/2, 1/4, 1/256]
+    """
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def expanded(self):
+        kk, hh = self.args
+        return sp.Pow(2, -8 * kk / hh)
+
+    def doit(self, **hints):
+        return self.expanded()
+
+    def _latex(self, printer):
+        return r"m_{%s}^{(%s)}" % (printer._print(self.args[0]), printer._print(self.args[1]))
+
+
+define("alibi_slope", AlibiSlope, lambda x: x.expanded(), text=r"m_k = 2^{-8k/h}")
+
+h = sp.Symbol("h", integer=True, positive=True)
+kk = sp.Symbol("k", integer=True, positive=True)
+_slopes_statement = Statement(sp.ImmutableMatrix([AlibiSlope(kk + 1, h) / AlibiSlope(kk, h), AlibiSlope(1, h)]),
+                              sp.ImmutableMatrix([sp.Pow(2, -8 / h), sp.Pow(2, -8 / h)]))
+
+
+def _press_slopes(heads: int) -> list:
+    """The slopes as Press et al.'s reference code computes them (heads a power of 2)."""
+    import math
+
+    start = 2 ** (-(2 ** -(math.log2(heads) - 3)))
+    return [start * start**q for q in range(heads)]
+
+
+def _slopes_numeric(seed: int) -> NumericResult:
+    worst = 0.0
+    for heads in (1, 2, 4, 8, 16, 32, 64):
+        want = np.array([2.0 ** (-8 * q / heads) for q in range(1, heads + 1)])
+        worst = max(worst, float(np.abs(np.array(_press_slopes(heads)) / want - 1).max()))
+    tol = 1e-12
+    return NumericResult(worst <= tol, 7, seed, worst, tol,
+                         "the slopes of the ALiBi reference implementation (get_slopes, h a power of 2) "
+                         "against 2^(-8k/h); relative error")
+
+
+register(Theorem(
+    id="alibi_slopes_geometric",
+    title="ALiBi's slopes 2^(-8k/h) form a geometric sequence of ratio 2^(-8/h) starting at 2^(-8/h)",
+    statement=_slopes_statement,
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at 2^(-8/n)')",
+    hypotheses=(IndexRange("head", index=kk, lower=1, upper=h - 1),),
+    derivation=lambda: (
+        Derivation(_slopes_statement.lhs)
+        .eq(sp.ImmutableMatrix([sp.Pow(2, -8 * (kk + 1) / h) / sp.Pow(2, -8 * kk / h), sp.Pow(2, -8 / h)]),
+            "definition", name="alibi_slope", note="m_k = 2^{-8k/h}")
+        .eq(_slopes_statement.rhs, "algebra", note="2^{-8(k+1)/h} / 2^{-8k/h} = 2^{-8/h}")
+    ),
+    dimensions=(h, kk),
+    instances=Instances(statement_at(_slopes_statement, lambda z: {h: 2**z, kk: 1}), (1, 2, 3, 4),
+                        label="h = 2^z (k = 1)"),
+    numeric=_slopes_numeric,
+    plain=(
+        "ALiBi gives head $k$ of $h$ the slope $m_k = 2^{-8k/h}$. Consecutive slopes have the ratio "
+        "$2^{-8/h}$ and the first is $2^{-8/h}$: for 8 heads, $1/2, 1/4, \\dots, 1/256$."
+    ),
+    notes="For h not a power of 2 the reference code interleaves two such sequences; the statement is for the formula 2^(-8k/h).",
+    topic=TOPIC,
+))

@@ -1,0 +1,55 @@
+"""Helpers of the Beyond-the-texts topic: masks and score pairs, the KV-cache worked figures of the
+audit, FlashAttention's IO helper: values against independent counts, bad input named."""
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from symattn import audit
+from symattn.flash_io import flash_hbm_accesses
+from symattn.masks import Band, causal_mask, score_pairs, window_mask
+
+
+def test_kv_cache_worked_figures_hold_and_come_from_allocated_arrays():
+    entries = {e.id: e for e in audit.run_audit("x_kv_cache")}
+    assert set(entries) == {"x_kv_cache_per_token_mha", "x_kv_cache_per_token_gqa8"}
+    assert all(e.verdict == "holds" and e.source == audit.EXTENSION for e in entries.values())
+    # 32 layers x (K, V) x heads x 128 float16 values, counted from numpy arrays
+    mha = sum(np.zeros((2, 32, 128), np.float16).nbytes for _ in range(32))
+    assert mha == 2**19 and audit._kv_cache_per_token(32, 8, 128) * 4 == mha
+
+
+def test_a_wrong_worked_figure_would_not_hold():
+    assert audit.grade_number("2", sp.Rational(audit._kv_cache_per_token(32, 32, 128), 2**20)) == "does-not-hold"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: score_pairs(3, 5, window=2), ValueError, "n_q = n_k"),
+    (lambda: score_pairs(4, window=5), ValueError, "longer than the sequence"),
+    (lambda: score_pairs(5, 3, causal=True), ValueError, "would see no key"),
+    (lambda: score_pairs(4, causal="yes"), TypeError, "causal"),
+    (lambda: score_pairs(0), ValueError, "n_q"),
+    (lambda: window_mask(3, 2, 0), ValueError, "window"),
+    (lambda: causal_mask("i", 1), TypeError, "i must be"),
+    (lambda: Band(sp.oo, 1, 2), ValueError, "finite"),
+])
+def test_mask_helpers_name_the_bad_argument(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_masks_evaluate_to_the_boolean_masks_of_numpy():
+    n, w = 7, 3
+    for i in range(1, n + 1):
+        for j in range(1, n + 1):
+            assert causal_mask(i, j) == int(j <= i)
+            assert window_mask(i, j, w) == int(i - w < j <= i)
+            assert causal_mask(i, j, offset=2) == int(j <= i + 2)
+
+
+def test_flash_hbm_accesses_is_below_standard_attention_when_d_squared_is_small_against_m():
+    for n in (1024, 4096):
+        got = flash_hbm_accesses(n, 64, 64 * 1024)  # d^2 / M = 1/16
+        assert got["flash"] < got["standard"]
+    with pytest.raises(ValueError, match="sram"):
+        flash_hbm_accesses(16, 4, 0)
