@@ -106,7 +106,7 @@ def check_monotone_step(lhs, rhs, relation, ctx, at=None, proof=None):
         return failed(f"{sp.sstr(at)} does not occur in the left side")
     extra = ()
     from symattn.derivation import Derivation
-    from symattn.rules.algebra import canonical_bounds
+    from symattn.kernel.terms import canonical as canonical_bounds
 
     # a bound on the sum's value itself (structural test: a failing exact comparison is slow)
     whole = isinstance(proof, Derivation) and canonical_bounds(proof.start) == canonical_bounds(at)
