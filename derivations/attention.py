@@ -8,9 +8,10 @@ Main results
 * ``softmax_add_const``: adding the same constant to every logit leaves the softmax unchanged.
 * ``attention_row_stochastic``: the weights of one query sum to 1 (symbolic ``n``).
 * ``attention_weights_positive``: every weight is strictly positive for finite scores.
-* ``attention_output_convex_combination``: each coordinate of the output is at most the largest
-  value, ``o_i <= max_j v_j``.
-* ``attention_output_ge_min_value``: and at least the smallest, ``o_i >= min_j v_j``.
+* ``attention_output_convex_combination``: each output row is a convex combination of the value
+  rows (weights positive, summing to 1).
+* ``attention_output_le_max_value``, ``attention_output_ge_min_value``: the box bounds that follow,
+  each output coordinate between the smallest and largest value.
 
 References
 ----------
@@ -308,10 +309,75 @@ _BOUND_NOTES = (
     "the scores symbolic."
 )
 
+def _convex_derivation() -> Derivation:
+    weights = sp.Matrix([sp.Sum(_weight(j), (j, 1, n)), sp.sign(_weight(j))])
+    return (
+        Derivation(weights)
+        .eq(sp.Matrix([sp.S.One, sp.sign(_weight(j))]), "apply_theorem", theorem="attention_row_stochastic",
+            note="the weights of row $i$ sum to $1$")
+        .eq(sp.Matrix([sp.S.One, sp.S.One]), "definition", name="softmax",
+            note=r"unfolded, $A_{ij} = e^{s_j} / \sum_k e^{s_k}$ is a positive number over a positive one, "
+                 r"so its sign is $1$")
+    )
+
+
+def _convex_instance(size: int) -> Statement:
+    x = sp.symbols(f"x1:{size + 1}", real=True)
+    z = sum(sp.exp(xk) for xk in x)
+    return Statement(sp.Matrix([sum(sp.exp(xk) / z for xk in x)] + [sp.sign(sp.exp(xk) / z) for xk in x]),
+                     sp.ones(size + 1, 1))
+
+
+def _convex_numeric(seed: int) -> NumericResult:
+    from numeric.reference import attention, attention_scores, softmax
+
+    rng = np.random.default_rng(seed)
+    worst, nonpositive, trials = 0.0, 0, 100
+    for _ in range(trials):
+        n_q, n_k, d, d_v = (int(rng.integers(1, m)) for m in (10, 30, 6, 5))
+        q, kk, vv = rng.normal(size=(n_q, d)) * 2, rng.normal(size=(n_k, d)) * 2, rng.normal(size=(n_k, d_v))
+        a = softmax(attention_scores(q, kk))  # (n_q, n_k)
+        nonpositive += int((a <= 0).sum())
+        # o_i - sum_j A_ij v_j and sum_j A_ij - 1: the output row is the combination, weights sum to 1
+        worst = max(worst, float(np.abs(attention(q, kk, vv) - a @ vv).max()), float(np.abs(a.sum(-1) - 1).max()))
+    tol = 1e-13
+    return NumericResult(worst <= tol and nonpositive == 0, trials, seed, worst, tol,
+                         f"|o_i - sum_j A_ij v_j| and |sum_j A_ij - 1|; {nonpositive} weights <= 0")
+
+
 register(
     Theorem(
         id="attention_output_convex_combination",
-        title="Each output coordinate is at most the largest value: o_i <= max_j v_j",
+        title=r"Each output row is a convex combination of the value rows: $o_i = \sum_j A_{ij} v_j$ with "
+              r"$A_{ij} > 0$ and $\sum_j A_{ij} = 1$",
+        statement=Statement(sp.Matrix([sp.Sum(_weight(j), (j, 1, n)), sp.sign(_weight(j))]), sp.Matrix([1, 1])),
+        source=_SOURCE_ROWS,
+        hypotheses=(IndexRange("j_range", index=j, lower=1, upper=n),),
+        derivation=_convex_derivation,
+        dimensions=(n,),
+        instances=Instances(_convex_instance, tuple(range(1, 7)), label="n"),
+        numeric=_convex_numeric,
+        plain=(
+            r"Row $i$ of the output is $o_i = \sum_j A_{ij} v_j$, by the definition of attention "
+            r"($O = AV$). The statement is what makes this sum a convex combination: the weights of the "
+            r"row add up to $1$ and each one is strictly positive ($\operatorname{sgn} A_{ij} = 1$). So "
+            r"$o_i$ lies in the convex hull of $v_1, \dots, v_n$, in fact in its relative interior: "
+            r"attention mixes the values, it cannot extrapolate beyond them."
+        ),
+        notes=(
+            r"The two box bounds, each coordinate of $o_i$ at most the largest and at least the smallest "
+            r"value of that coordinate (attention_output_le_max_value, attention_output_ge_min_value), "
+            r"follow from this and are proved separately. With a causal mask the masked weights are "
+            r"exactly $0$, so there $A_{ij} \ge 0$ and $o_i$ lies in the convex hull of the visible "
+            r"values only."
+        ),
+    )
+)
+
+register(
+    Theorem(
+        id="attention_output_le_max_value",
+        title=r"Box bound: each output coordinate is at most the largest value, $o_{i} \le \max_j v_j$",
         statement=Statement(_output(), MaxOver(v[l], (l, 1, n)), "<="),
         source=_SOURCE_ROWS,
         derivation=lambda: _bound_derivation(MaxOver, "<="),
@@ -331,7 +397,7 @@ register(
 register(
     Theorem(
         id="attention_output_ge_min_value",
-        title="Each output coordinate is at least the smallest value: o_i >= min_j v_j",
+        title=r"Box bound: each output coordinate is at least the smallest value, $o_{i} \ge \min_j v_j$",
         statement=Statement(_output(), MinOver(v[l], (l, 1, n)), ">="),
         source=_SOURCE_ROWS,
         derivation=lambda: _bound_derivation(MinOver, ">="),

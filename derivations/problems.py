@@ -113,7 +113,7 @@ def _lt_half_derivation() -> Derivation:
 
 identical_key_weight_lt_half = register(Theorem(
     id="identical_key_weight_lt_half",
-    title="The key identical to the query gets the largest weight, yet less than one half",
+    title=r"The key identical to the query gets less than half of the weight: $w_3 < 1/2$",
     statement=Statement(three_key_example()["weights"][2], sp.Rational(1, 2), "<"),
     source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
     derivation=_lt_half_derivation,
@@ -135,6 +135,47 @@ identical_key_weight_lt_half = register(Theorem(
     ),
 ))
 
+
+
+def _largest_derivation() -> Derivation:
+    w1, _, w3 = three_key_example()["weights"]
+    return (
+        Derivation(w3)
+        .eq(_SQRT_E / (2 + _SQRT_E), "algebra", note=r"divide numerator and denominator by $e^{1/2}$")
+        .step(1 / (2 + _SQRT_E), "inequality", ">", witness=(_SQRT_E - 1) / (2 + _SQRT_E),
+              note=r"the gap $(e^{1/2} - 1)/(2 + e^{1/2})$ is positive because $e^{1/2} > 1$")
+        .eq(w1, "algebra", note=r"$w_1 = e^{1/2} / (2 e^{1/2} + e)$, divided through by $e^{1/2}$")
+    )
+
+
+def _largest_statement(size: int = 1) -> Statement:
+    w1, _, w3 = three_key_example()["weights"]
+    return Statement(w3, w1, ">")
+
+
+identical_key_weight_largest = register(Theorem(
+    id="identical_key_weight_largest",
+    title=r"The key identical to the query gets the largest weight: $w_3 > w_1 = w_2$",
+    statement=_largest_statement(),
+    source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
+    derivation=_largest_derivation,
+    instances=Instances(_largest_statement, (1,), label="the single case"),
+    numeric=lambda seed: NumericResult(
+        ok=float(_SQRT_E / (2 + _SQRT_E)) > float(1 / (2 + _SQRT_E)), samples=1, seed=seed,
+        max_error=0.0, tolerance=0.0,
+        detail=f"w_3 = {float(_SQRT_E / (2 + _SQRT_E)):.6f} > w_1 = w_2 = {float(1 / (2 + _SQRT_E)):.6f}"),
+    plain=(
+        r"The third key equals the query, so its scaled score $1$ beats the other two ($1/2$ each), and the "
+        r"softmax, being increasing in the score, gives it the largest weight: "
+        r"$w_3 = e^{1/2}/(2 + e^{1/2}) \approx 0.452$ against $w_1 = w_2 = 1/(2 + e^{1/2}) \approx 0.274$, "
+        r"larger by the factor $e^{1/2} \approx 1.65$. The first two keys have the same score, so "
+        r"$w_1 = w_2$ exactly (three_key_attention_output)."
+    ),
+    notes=(
+        r"This is the sense in which the identical key 'dominates' (seed 002). It does not receive a "
+        r"majority: identical_key_weight_lt_half shows $w_3 < 1/2$."
+    ),
+))
 
 # ================================================================ Exercise 3: dAttention / dQ
 _n, _dk, _dv = sp.symbols("n d_k d_v", integer=True, positive=True)
