@@ -519,16 +519,20 @@ register(Theorem(
 LOG2 = sp.log(2)
 
 
-def _witness(size: int) -> dict:
-    """Exact witness at sequence length ``size >= 2``: one feature, W_Q = log 2 and W_K = W_V = 1, so that
-    every logit is a multiple of log 2 and every softmax weight is rational."""
-    if size < 2:
-        raise ValueError("a transposition needs at least two positions")
-    Xw = sp.ImmutableMatrix([1] + [0] * (size - 1))  # one token of feature 1, the rest 0
-    Ew = sp.ImmutableMatrix([1] + [0] * (size - 1))  # position 1 is marked
-    perm = (2, 1) + tuple(range(3, size + 1))  # swap positions 1 and 2
+def _witness(size: int = 2) -> dict:
+    """Exact witness with the sinusoidal encoding of seed 004 at ``d_model = 2``: positions 0 and 1
+    get ``E = (sin 0, cos 0; sin 1, cos 1) = (0, 1; sin 1, cos 1)``. The weights read the first
+    (sine) coordinate scaled by ``1/sin 1``, so position 1 has query ``log 2`` and key and value
+    ``1`` and position 0 has ``0``: every exponential is a power of 2 and every weight rational.
+    The tokens ``X`` only have a second coordinate, which the weights do not read."""
+    if size != 2:
+        raise ValueError("the witness is stated for two positions")
+    Xw = sp.ImmutableMatrix([[0, 1], [0, 0]])  # two tokens, distinguished by their second coordinate
+    Ew = sp.ImmutableMatrix([[sp.sin(p), sp.cos(p)] for p in (0, 1)])  # PE(pos) = (sin pos, cos pos)
+    perm = (2, 1)  # swap the two positions
     Pw = permutation_matrix(perm)
-    wq, wk, wv = sp.ImmutableMatrix([[LOG2]]), sp.ImmutableMatrix([[1]]), sp.ImmutableMatrix([[1]])
+    s1 = sp.sin(1)
+    wq, wk, wv = (sp.ImmutableMatrix([[f / s1], [0]]) for f in (LOG2, 1, 1))  # (2, 1) each
     shuffled = sp.ImmutableMatrix(Pw * Xw + Ew)  # P X + E
     plain = sp.ImmutableMatrix(Xw + Ew)  # X + E
     left = Attention(shuffled * wq, shuffled * wk, shuffled * wv)
@@ -557,8 +561,8 @@ def positional_counterexample(size: int = 2) -> dict:
     sides ``Attn((P X + E) W_Q, ...)`` and ``P Attn((X + E) W_Q, ...)`` evaluated exactly.
 
     >>> cx = positional_counterexample()
-    >>> cx["permutation"], cx["left_value"].T, cx["right_value"].T
-    ((2, 1), Matrix([[1, 1]]), Matrix([[1, 32/17]]))
+    >>> cx["permutation"], cx["left_value"].T, cx["right_value"].T, cx["squared_gap"]
+    ((2, 1), Matrix([[1/2, 2/3]]), Matrix([[2/3, 1/2]]), 1/18)
     """
     w = _witness(size)
     w["left_value"], w["right_value"] = _sides(w)
@@ -570,7 +574,8 @@ def _positional_derivation() -> Derivation:
     w = _witness(2)
     return (
         Derivation(_squared_gap(w))
-        .eq(_gap_value(w), "evaluate_explicit", note="exact: every exp(k log 2) is the integer 2^k")
+        .eq(_gap_value(w), "evaluate_explicit",
+            note=r"exact: $\sin 1 / \sin 1 = 1$, and every $e^{k \log 2}$ is the integer $2^k$")
         .step(sp.S.Zero, "inequality", ">", note="a positive rational")
     )
 
@@ -599,26 +604,35 @@ def _positional_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="positional_encoding_breaks_equivariance",
-    title="Additive positional encodings break permutation equivariance",
+    title="The sinusoidal positional encoding breaks permutation equivariance",
     statement=Statement(_squared_gap(_witness(2)), 0, ">"),
     source=f"{SEED_004}, 'Positional Encoding' (word order must be injected explicitly); {SEED_000}, paragraph after "
            "'Attention is permutation equivariant' ('positional encodings are required')",
-    hypotheses=(Assumption("witness", text="n = 2, one feature, X = (1, 0), E = (1, 0), P swaps the two positions, "
-                                           "W_Q = log 2, W_K = W_V = 1"),),
+    hypotheses=(Assumption("witness", text=r"$n = 2$ positions $0, 1$ and $d_{\mathrm{model}} = 2$, so "
+                                           r"$E = \begin{pmatrix} \sin 0 & \cos 0 \\ \sin 1 & \cos 1 \end{pmatrix}$; "
+                                           r"$X = \begin{pmatrix} 0 & 1 \\ 0 & 0 \end{pmatrix}$; $P$ swaps the "
+                                           r"two positions; $W_Q = (\log 2 / \sin 1, 0)^\top$, "
+                                           r"$W_K = W_V = (1/\sin 1, 0)^\top$"),),
     derivation=_positional_derivation,
-    instances=Instances(lambda size: Statement(_squared_gap(_witness(size)).doit(), 0, ">"), (2, 3, 4, 5, 6),
-                        label="n (the same witness at length n)"),
+    instances=Instances(lambda size: Statement(_squared_gap(_witness(size)).doit(), 0, ">"), (2,),
+                        label="n (the witness)"),
     numeric=_positional_numeric,
     plain=(
-        "Once position vectors E are added, permuting the tokens no longer just permutes the output: with "
-        "X = (1, 0), E = (1, 0) and P the swap, the second output is 1 for the permuted input but 32/17 "
-        "for P times the original output. The squared difference of the two sides is the positive number "
-        "225/289, computed exactly (the weights are chosen so that every exponential is a power of 2)."
+        r"Once the sinusoidal position vectors $PE(\mathrm{pos}) = (\sin \mathrm{pos}, \cos \mathrm{pos})$ "
+        r"of seed 004 are added, permuting the tokens no longer just permutes the output. The weights read "
+        r"the sine coordinate, which is $0$ at position $0$ and $\sin 1$ at position $1$, so the attention "
+        r"pattern depends on the position and not on the token: $\operatorname{Attn}((PX + E) W_Q, \dots)$ "
+        r"is $(1/2, 2/3)^\top$ while $P \operatorname{Attn}((X + E) W_Q, \dots)$ is $(2/3, 1/2)^\top$. "
+        r"The squared difference of the two sides is the positive number $1/18$, computed exactly (the "
+        r"weights are chosen so that every exponential is a power of $2$)."
     ),
     notes=(
-        "This is the existential statement ('there exist X, E, P with ...'), proved by an explicit witness; "
-        "the false universal claim is refuted by the checker in tests/derivations/test_equivariance.py. "
-        "Breaking equivariance is necessary for a model to use word order, not sufficient for it to do so well; "
-        "rotary encodings (seed 000) break it inside the logits instead."
+        r"This is the existential statement (there exist $X$, $P$ and weights with "
+        r"$\operatorname{Attn}(PX + E) \ne P \operatorname{Attn}(X + E)$ for the encoding $E$ the texts "
+        r"define), proved by an explicit witness; the false universal claim is refuted by the checker in "
+        r"tests/derivations/test_equivariance.py. The numeric check repeats it for random $X$, weights and "
+        r"permutations with the sinusoidal $E$ at $d_{\mathrm{model}} = 4$ and $n$ up to $8$. Breaking "
+        r"equivariance is necessary for a model to use word order, not sufficient for it to do so well; "
+        r"rotary encodings (seed 000) break it inside the logits instead."
     ),
 ))
