@@ -50,12 +50,12 @@ def _softmax_add_const_derivation() -> Derivation:
         .eq(sp.exp(s[i] + c) / sp.Sum(sp.exp(s[j] + c), (j, 1, n)), "definition", name="softmax",
             note="unfold the softmax of s + c")
         .eq(sp.exp(c) * sp.exp(s[i]) / sp.Sum(sp.exp(c) * sp.exp(s[j]), (j, 1, n)), "algebra",
-            note="e^{x+c} = e^c e^x")
+            note=r"$e^{x+c} = e^c e^x$")
         .eq(sp.Mul(sp.exp(c) * sp.exp(s[i]), sp.Pow(sp.Mul(sp.exp(c), sp.Sum(sp.exp(s[j]), (j, 1, n)),
                                                                 evaluate=False), -1, evaluate=False),
                    evaluate=False), "sum_linearity",
-            note="the constant e^c leaves the sum")
-        .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[j]), (j, 1, n)), "algebra", note="cancel e^c > 0")
+            note=r"the constant $e^c$ leaves the sum")
+        .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[j]), (j, 1, n)), "algebra", note=r"cancel $e^c > 0$")
         .eq(Softmax(sp.Lambda(j, s[j]), i, n), "definition", name="softmax", note="fold the softmax of s")
     )
 
@@ -106,7 +106,7 @@ softmax_add_const = register(
         instances=Instances(_softmax_add_const_instance, tuple(range(1, 7)), label="n"),
         numeric=_softmax_add_const_numeric,
         plain=(
-            "Adding the same number c to every score does not change the softmax: the factor e^c "
+            r"Adding the same number $c$ to every score does not change the softmax: the factor $e^c$ "
             "appears in the numerator and in every term of the denominator, and cancels. This is why "
             "implementations may subtract the row maximum before exponentiating, to avoid overflow, "
             "without changing the result."
@@ -179,14 +179,14 @@ register(
         numeric=_row_sum_numeric,
         plain=(
             "The softmax weights of one query over its n keys add up to exactly 1: each weight is "
-            "e^(s_j) divided by the sum of all the e^(s_k), and adding up the numerators gives that "
-            "same sum. Together with attention_weights_positive, every row of the attention matrix "
+            r"$e^{s_j}$ divided by the sum of all the $e^{s_k}$, and adding up the numerators gives that "
+            r"same sum. Together with attention_weights_positive, every row of the attention matrix "
             "is a probability distribution over the keys."
         ),
         notes=(
-            "Seed 000 writes 'A_ij >= 0'. For finite scores the weights are strictly positive "
-            "(attention_weights_positive); '>= 0' is the right statement only for masked attention, "
-            "where seed 004's causal mask 'sets scores for future positions to -inf' and e^(-inf) = 0 "
+            r"Seed 000 writes '$A_{ij} \ge 0$'. For finite scores the weights are strictly positive "
+            r"(attention_weights_positive); '$\ge 0$' is the right statement only for masked attention, "
+            r"where seed 004's causal mask 'sets scores for future positions to $-\infty$' and $e^{-\infty} = 0$ "
             "makes those weights exactly 0 -- the rows still sum to 1 over the visible keys, as long "
             "as at least one key is visible."
         ),
@@ -198,7 +198,7 @@ def _positive_derivation() -> Derivation:
     return (
         Derivation(_weight(i))
         .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[k]), (k, 1, n)), "definition", name="softmax", note="unfold the softmax")
-        .step(sp.S.Zero, "positivity", ">", note="e^x > 0 for real x, and a nonempty sum of positive terms is positive")
+        .step(sp.S.Zero, "positivity", ">", note=r"$e^x > 0$ for real $x$, and a nonempty sum of positive terms is positive")
     )
 
 
@@ -226,7 +226,7 @@ register(
         statement=Statement(_weight(i), 0, ">"),
         source=_SOURCE_ROWS,
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),
-                    Assumption("finite_scores", text="the scores s_1, ..., s_n are finite real numbers (no mask)")),
+                    Assumption("finite_scores", text=r"the scores $s_1, \dots, s_n$ are finite real numbers (no mask)")),
         derivation=_positive_derivation,
         dimensions=(n,),
         instances=Instances(_positive_instance, tuple(range(1, 9)), label="n"),
@@ -236,11 +236,11 @@ register(
             "exponential divided by a positive sum, so it is strictly greater than 0."
         ),
         notes=(
-            "Seed 000 states A_ij >= 0, which is true but weaker than what holds: A_ij > 0 for finite "
+            r"Seed 000 states $A_{ij} \ge 0$, which is true but weaker than what holds: $A_{ij} > 0$ for finite "
             "scores. With a causal mask (seed 004: scores of future positions set to -inf) the masked "
-            "weights are exactly 0, so '>= 0' is the right statement for masked attention. In float64 "
+            r"weights are exactly $0$, so '$\ge 0$' is the right statement for masked attention. In float64 "
             "a weight also underflows to exactly 0 once its score is about 745 below the row maximum "
-            "(e^-745 is below the smallest subnormal); the theorem is about exact arithmetic."
+            r"($e^{-745}$ is below the smallest subnormal); the theorem is about exact arithmetic."
         ),
     )
 )
@@ -256,7 +256,7 @@ def _bound_derivation(extremum, relation) -> Derivation:
     e = extremum(v[l], (l, 1, n))
     d = Derivation(_output())
     d.step(sp.Sum(_weight(j) * e, (j, 1, n)), "sum_monotone", relation,
-           note="each weight is positive and each v_j lies between the smallest and largest value")
+           note=r"each weight is positive and each $v_j$ lies between the smallest and largest value")
     return (
         d.eq(e * sp.Sum(_weight(j), (j, 1, n)), "sum_linearity", note="the extreme value does not depend on j")
         .eq(e, "apply_theorem", theorem="attention_row_stochastic", note="the weights sum to 1")
@@ -302,9 +302,9 @@ def _bound_numeric(seed: int) -> NumericResult:
 
 _BOUND_NOTES = (
     "Seed 000 says 'row i of the output is a convex combination of the value vectors'; the bound is "
-    "proved coordinate by coordinate (each coordinate of o_i lies between the smallest and largest "
+    r"proved coordinate by coordinate (each coordinate of $o_i$ lies between the smallest and largest "
     "value of that coordinate), which follows from, but is weaker than, lying in the convex hull of "
-    "the v_j. The bound needs only nonnegative weights summing to 1, so it also holds with a causal "
+    r"the $v_j$. The bound needs only nonnegative weights summing to $1$, so it also holds with a causal "
     "mask (over the visible keys). The exact instance check fixes the values to rationals and keeps "
     "the scores symbolic."
 )
@@ -387,7 +387,7 @@ register(
         plain=(
             "The output of attention for one query is a weighted average of the value vectors with "
             "positive weights adding up to 1. So, coordinate by coordinate, it can never exceed the "
-            "largest value (this theorem) nor fall below the smallest (attention_output_ge_min_value): "
+            r"largest value (this theorem) nor fall below the smallest (attention_output_ge_min_value): "
             "attention mixes the values, it cannot extrapolate beyond them."
         ),
         notes=_BOUND_NOTES,

@@ -138,11 +138,11 @@ def _softmax_conjugate_derivation() -> Derivation:
     proof = (
         Derivation(entry(lhs, i, j))  # softmax of row sigma(i) of S, read in the order sigma
         .eq(sp.exp(s_[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s_[sigma(i), sigma(k1)]), (k1, 1, n)),
-            "definition", name="softmax", note="unfold: (P S P^T)_{il} = S_{sigma(i) sigma(l)}")
+            "definition", name="softmax", note=r"unfold: $(P S P^\top)_{il} = S_{\sigma(i) \sigma(l)}$")
         .eq(sp.exp(s_[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)),
-            "sum_reindex_bijection", note="sigma is a bijection of 1..n: the normaliser is the same sum")
+            "sum_reindex_bijection", note=r"$\sigma$ is a bijection of $1, \dots, n$: the normaliser is the same sum")
         .eq(Softmax(sp.Lambda(k1, s_[sigma(i), k1]), sigma(j), n), "definition", name="softmax",
-            note="fold: entry (sigma(i), sigma(j)) of softmax_rows(S)")
+            note=r"fold: entry $(\sigma(i), \sigma(j))$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof,
                               note="compare entry (i, j) for every i, j in 1..n")
@@ -172,12 +172,12 @@ register(Theorem(
         _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size))) @ Pm.T) - Pm @ _np_softmax_rows(s) @ Pm.T).max(),
         "softmax_rows(P S P^T) vs P softmax_rows(S) P^T, random S and permutations, n in {1,2,3,5,8}"),
     plain=(
-        "Entry (i, j) of softmax_rows(P S P^T) is exp(S[sigma(i), sigma(j)]) divided by the sum over l of "
-        "exp(S[sigma(i), sigma(l)]). Because sigma is a bijection of 1..n, that sum runs over the same terms "
-        "as the sum over l of exp(S[sigma(i), l]), so the entry is entry (sigma(i), sigma(j)) of "
-        "softmax_rows(S), which is entry (i, j) of P softmax_rows(S) P^T."
+        r"Entry $(i, j)$ of $\operatorname{softmax}_{\mathrm{rows}}(P S P^\top)$ is $\exp(S_{\sigma(i) \sigma(j)})$ divided by the sum over $l$ of "
+        r"$\exp(S_{\sigma(i) \sigma(l)})$. Because $\sigma$ is a bijection of $1, \dots, n$, that sum runs over the same terms "
+        r"as the sum over $l$ of $\exp(S_{\sigma(i) l})$, so the entry is entry $(\sigma(i), \sigma(j))$ of "
+        r"$\operatorname{softmax}_{\mathrm{rows}}(S)$, which is entry $(i, j)$ of $P \operatorname{softmax}_{\mathrm{rows}}(S) P^\top$."
     ),
-    notes="The only non-trivial step is re-indexing the normalising sum; it needs sigma to be a bijection of exactly 1..n.",
+    notes=r"The only non-trivial step is re-indexing the normalising sum; it needs $\sigma$ to be a bijection of exactly $1, \dots, n$.",
 ))
 
 
@@ -186,8 +186,8 @@ def _softmax_rows_derivation() -> Derivation:
     proof = (
         Derivation(entry(lhs, i, j))
         .eq(sp.exp(s_[sigma(i), j]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)), "definition", name="softmax",
-            note="row i of P S is row sigma(i) of S")
-        .eq(entry(rhs, i, j), "definition", name="softmax", note="entry (sigma(i), j) of softmax_rows(S)")
+            note=r"row $i$ of $P S$ is row $\sigma(i)$ of $S$")
+        .eq(entry(rhs, i, j), "definition", name="softmax", note=r"entry $(\sigma(i), j)$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
@@ -208,9 +208,9 @@ register(Theorem(
         "softmax_rows(P S) vs P softmax_rows(S)"),
     plain=(
         "The softmax is taken in each row separately, so permuting the rows before or after it gives the "
-        "same matrix: row i of softmax_rows(P S) is the softmax of row sigma(i) of S."
+        r"same matrix: row $i$ of $\operatorname{softmax}_{\mathrm{rows}}(P S)$ is the softmax of row $\sigma(i)$ of $S$."
     ),
-    notes="Holds for any row-wise map; bijectivity of sigma is not even needed here (any map of the row index).",
+    notes=r"Holds for any row-wise map; bijectivity of $\sigma$ is not even needed here (any map of the row index).",
 ))
 
 
@@ -220,12 +220,12 @@ def _attention_derivation() -> Derivation:
     return (
         Derivation(Attention(P * X * W_Q, P * X * W_K, P * X * W_V))
         .eq(sp.MatMul(SoftmaxRows((P * X * W_Q) * (P * X * W_K).T / sp.sqrt(d_k)), P * X * W_V), "definition",
-            name="attention", note="softmax_rows(Q K^T / sqrt(d_k)) V with Q = P X W_Q, ...")
+            name="attention", note=r"$\operatorname{softmax}_{\mathrm{rows}}(Q K^\top / \sqrt{d_k})\, V$ with $Q = P X W_Q, \dots$")
         .eq(sp.MatMul(SoftmaxRows(sp.MatMul(P, logits, P.T)), P, X, W_V), "transpose_product",
-            note="(P X W_K)^T = W_K^T X^T P^T: the logits are P (X W_Q W_K^T X^T / sqrt(d_k)) P^T")
+            note=r"$(P X W_K)^\top = W_K^\top X^\top P^\top$: the logits are $P (X W_Q W_K^\top X^\top / \sqrt{d_k}) P^\top$")
         .eq(sp.MatMul(P, SoftmaxRows(logits), P.T, P, X, W_V), "apply_theorem",
             theorem="softmax_rows_permutation_conjugate", mapping={S: logits})
-        .eq(sp.MatMul(P, SoftmaxRows(logits), X, W_V), "permutation_matrix_orthogonal", note="P^T P = I")
+        .eq(sp.MatMul(P, SoftmaxRows(logits), X, W_V), "permutation_matrix_orthogonal", note=r"$P^\top P = I$")
         .eq(P * Attention(X * W_Q, X * W_K, X * W_V), "definition", name="attention", note="fold")
     )
 
@@ -254,8 +254,8 @@ register(Theorem(
     instances=Instances(_attention_instance, (1, 2, 3, 4), label="n (d = 2, d_k = d_v = 1, all n! permutations)"),
     numeric=_numeric(_attention_numeric, "numeric.reference.attention on P X vs P times it on X"),
     plain=(
-        "Permuting the tokens permutes the queries, keys and values. The logit matrix becomes P L P^T, "
-        "its row-wise softmax P A P^T, and A's columns meet the permuted values through P^T P = I: the "
+        r"Permuting the tokens permutes the queries, keys and values. The logit matrix becomes $P L P^\top$, "
+        r"its row-wise softmax $P A P^\top$, and the columns of $A$ meet the permuted values through $P^\top P = I$: the "
         "output is P times the original output. Self-attention cannot tell where in the sequence a token "
         "is; it only moves each token's output along with the token."
     ),
@@ -267,7 +267,7 @@ register(Theorem(
         "multiset). Seed 004's 'attention treats its input as a set' is looser still: repeated tokens "
         "count with multiplicity (a multiset), and the outputs are not unchanged but shuffled. With a causal "
         "mask (seed 004, 'The Complete Transformer Block') equivariance fails: token i attends only to "
-        "positions j <= i, which depends on the order (see tests/derivations/test_equivariance.py)."
+        r"positions $j \le i$, which depends on the order (see `tests/derivations/test_equivariance.py`)."
     ),
 ))
 
@@ -275,7 +275,7 @@ register(Theorem(
 # ------------------------------------------------------------------------------------------ position-wise maps
 def _layernorm_derivation() -> Derivation:
     lhs, rhs = LayerNorm(P * X, gamma, beta, eps), P * LayerNorm(X, gamma, beta, eps)
-    proof = Derivation(entry(lhs, i, j), note="row i of LN(P X) is LN of row sigma(i) of X: the entries coincide")
+    proof = Derivation(entry(lhs, i, j), note=r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ of row $\sigma(i)$ of $X$: the entries coincide")
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
 
@@ -303,7 +303,7 @@ register(Theorem(
     numeric=_numeric(_layernorm_numeric, "numeric.reference.layer_norm on P X vs P times it on X"),
     plain=(
         "Layer normalisation standardises each token's vector using that token's own mean and variance; "
-        "row i of LN(P X) is LN applied to row sigma(i) of X, which is row i of P LN(X)."
+        r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ applied to row $\sigma(i)$ of $X$, which is row $i$ of $P \operatorname{LN}(X)$."
     ),
     notes="Batch normalisation, which pools statistics over tokens, would also commute with P (the pooled "
           "statistics are symmetric), but the seeds use layer norm.",
@@ -314,12 +314,12 @@ def _mlp_derivation() -> Derivation:
     lhs, rhs = MLP(P * X, W_1, b_1, W_2, b_2, rho), P * MLP(X, W_1, b_1, W_2, b_2, rho)
     unfolded_l = MLP(P * X, W_1, b_1, W_2, b_2, rho).expanded()
     unfolded_r = sp.MatMul(P, MLP(X, W_1, b_1, W_2, b_2, rho).expanded())
-    proof = Derivation(entry(unfolded_l, i, j), note="row i reads only row sigma(i) of X: the entries coincide")
+    proof = Derivation(entry(unfolded_l, i, j), note=r"row $i$ reads only row $\sigma(i)$ of $X$: the entries coincide")
     return (
         Derivation(lhs)
-        .eq(unfolded_l, "definition", name="mlp", note="rho(P X W_1 + 1 b_1) W_2 + 1 b_2")
+        .eq(unfolded_l, "definition", name="mlp", note=r"$\rho(P X W_1 + \mathbf{1} b_1) W_2 + \mathbf{1} b_2$")
         .eq(unfolded_r, "matrix_entrywise", i=i, j=j, proof=proof,
-            note="(P M)_{ij} = M_{sigma(i) j}, and the bias rows 1 b are the same in every row")
+            note=r"$(P M)_{ij} = M_{\sigma(i) j}$, and the bias rows $\mathbf{1} b$ are the same in every row")
         .eq(rhs, "definition", name="mlp", note="fold")
     )
 
@@ -346,12 +346,12 @@ register(Theorem(
     instances=Instances(_mlp_instance, (1, 2, 3, 4), label="n (d = 2, r = 3, all n! permutations)"),
     numeric=_numeric(_mlp_numeric, "numeric.reference.mlp (GELU) on P X vs P times it on X"),
     plain=(
-        "The MLP is applied to each token separately, with the same weights: rho(x W_1 + b_1) W_2 + b_2 for "
-        "each row x. Row i of MLP(P X) is the MLP of row sigma(i) of X, for any activation rho."
+        r"The MLP is applied to each token separately, with the same weights: $\rho(x W_1 + b_1) W_2 + b_2$ for "
+        r"each row $x$. Row $i$ of $\operatorname{MLP}(P X)$ is the MLP of row $\sigma(i)$ of $X$, for any activation $\rho$."
     ),
     notes=(
-        "Seed 000 writes MLP(x) = W_2 rho(W_1 x) on column vectors (W_1 in R^{4d x d}); on the rows of X that "
-        "is X W_1^T, i.e. our W_1 (d x r) is the seed's W_1 transposed, r = 4d. Biases included here."
+        r"Seed 000 writes $\operatorname{MLP}(x) = W_2 \rho(W_1 x)$ on column vectors ($W_1 \in \mathbb{R}^{4d \times d}$); on the rows of $X$ that "
+        r"is $X W_1^\top$, i.e. our $W_1$ ($d \times r$) is the seed's $W_1$ transposed, $r = 4d$. Biases included here."
     ),
 ))
 
@@ -376,7 +376,7 @@ def _mha_derivation() -> Derivation:
         .eq(sp.MatMul(Concat(heads(X, P), h), stack), "apply_theorem", theorem="attention_permutation_equivariant",
             mapping={W_Q: wq(m), W_K: wk(m), W_V: wv(m)}, note="in every head")
         .eq(sp.MatMul(P, Concat(heads(X), h), stack), "factor_out_of_blocks",
-            note="[P H_1 ... P H_h] = P [H_1 ... H_h]")
+            note=r"$[P H_1 \ \cdots \ P H_h] = P [H_1 \ \cdots \ H_h]$")
         .eq(P * MultiHeadAttention(X, *FAMILIES, h), "definition", name="mha", note="fold")
     )
 
@@ -412,8 +412,8 @@ register(Theorem(
     instances=Instances(_mha_instance, (1, 2, 3), label="n (h = 2 heads, d = 2, all n! permutations)"),
     numeric=_numeric(_mha_numeric, "numeric.reference.multi_head_attention (3 heads) on P X vs P times it on X"),
     plain=(
-        "Every head is an attention map, hence equivariant; concatenating P head_1, ..., P head_h gives "
-        "P times the concatenation, and W_O acts on the right. So MHA(P X) = P MHA(X) for any number of heads."
+        r"Every head is an attention map, hence equivariant; concatenating $P \mathrm{head}_1, \dots, P \mathrm{head}_h$ gives "
+        r"$P$ times the concatenation, and $W_O$ acts on the right. So $\operatorname{MHA}(P X) = P \operatorname{MHA}(X)$ for any number of heads."
     ),
 ))
 
@@ -452,19 +452,19 @@ def _prenorm_derivation() -> Derivation:
         Derivation(prenorm_layer(PX))
         .eq(sp.MatAdd(step1_Y, _mlp(_ln(step1_Y, gamma_2, beta_2))), "apply_theorem",
             theorem="layernorm_permutation_equivariant", mapping={gamma: gamma_1, beta: beta_1},
-            note="LN_1(P X) = P LN_1(X)")
+            note=r"$\operatorname{LN}_1(P X) = P \operatorname{LN}_1(X)$")
         .eq(sp.MatAdd(step2_Y, _mlp(_ln(step2_Y, gamma_2, beta_2))), "apply_theorem",
             theorem="mha_permutation_equivariant", mapping={X: _ln(X, gamma_1, beta_1)},
-            note="MHA(P Z) = P MHA(Z) with Z = LN_1(X)")
+            note=r"$\operatorname{MHA}(P Z) = P \operatorname{MHA}(Z)$ with $Z = \operatorname{LN}_1(X)$")
         .eq(sp.MatAdd(step3_Y, _mlp(_ln(step3_Y, gamma_2, beta_2))), "matrix_distributivity",
-            note="P X + P MHA(LN_1 X) = P Y")
+            note=r"$P X + P \operatorname{MHA}(\operatorname{LN}_1 X) = P Y$")
         .eq(sp.MatAdd(step3_Y, _mlp(sp.MatMul(P, _ln(Y, gamma_2, beta_2)))), "apply_theorem",
             theorem="layernorm_permutation_equivariant", mapping={X: Y, gamma: gamma_2, beta: beta_2},
-            note="LN_2(P Y) = P LN_2(Y)")
+            note=r"$\operatorname{LN}_2(P Y) = P \operatorname{LN}_2(Y)$")
         .eq(sp.MatAdd(step3_Y, sp.MatMul(P, _mlp(_ln(Y, gamma_2, beta_2)))), "apply_theorem",
             theorem="mlp_permutation_equivariant", mapping={X: _ln(Y, gamma_2, beta_2)},
-            note="MLP(P Z) = P MLP(Z) with Z = LN_2(Y)")
-        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note="P Y + P MLP(LN_2 Y) = P (Y + MLP(LN_2 Y))")
+            note=r"$\operatorname{MLP}(P Z) = P \operatorname{MLP}(Z)$ with $Z = \operatorname{LN}_2(Y)$")
+        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note=r"$P Y + P \operatorname{MLP}(\operatorname{LN}_2 Y) = P (Y + \operatorname{MLP}(\operatorname{LN}_2 Y))$")
     )
 
 
@@ -503,12 +503,12 @@ register(Theorem(
                      tol=1e-10),
     plain=(
         "Each sublayer commutes with the permutation and the residual additions are linear, so the whole "
-        "pre-norm layer X + MHA(LN_1 X), then Y + MLP(LN_2 Y), commutes with it: permuting the input tokens "
+        r"pre-norm layer $X + \operatorname{MHA}(\operatorname{LN}_1 X)$, then $Y + \operatorname{MLP}(\operatorname{LN}_2 Y)$, commutes with it: permuting the input tokens "
         "permutes the output tokens. Stacking layers keeps this, so without positional information the "
         "whole (unmasked) transformer is equivariant."
     ),
     notes=(
-        "Proved by composing the equivariance of layer norm, multi-head attention and the MLP (apply_theorem) "
+        r"Proved by composing the equivariance of layer norm, multi-head attention and the MLP (`apply_theorem`) "
         "with distributivity of P over the residual sums. Post-norm layers are equivariant by the same "
         "argument. Causal masking breaks it (see attention_permutation_equivariant's notes)."
     ),

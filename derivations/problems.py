@@ -423,12 +423,20 @@ _P = [
         id="softmax_jacobian_as_variance", title="The softmax Jacobian as a variance, and saturation",
         source=f"{SEED000}, problem 'The softmax Jacobian as a variance, and saturation' (Proof, Intermediate)",
         kind="proof",
-        statement="Show d softmax(s)/ds = diag(a) - a a^T and v^T (diag(a) - a a^T) v = Var_{j~a}(v_j); conclude "
-        "that the Jacobian vanishes as a concentrates on one index.",
-        theorem_ids=("softmax_jacobian_quadratic_form",),
-        solution="Differentiating a_i = e^{s_i}/sum_j e^{s_j} gives da_i/ds_j = a_i (delta_ij - a_j). Then "
-        "v^T J v = sum_i a_i v_i^2 - (sum_i a_i v_i)^2 = E_a[v^2] - E_a[v]^2 = Var_a(v) >= 0, which tends to 0 "
-        "when a tends to a one-hot vector.",
+        statement=r"Show $\partial \operatorname{softmax}(s) / \partial s = \operatorname{diag}(a) - a a^\top$ and "
+        r"$v^\top (\operatorname{diag}(a) - a a^\top) v = \operatorname{Var}_{j \sim a}(v_j)$; conclude that the "
+        r"Jacobian vanishes as $a$ concentrates on one index.",
+        theorem_ids=("softmax_jacobian_quadratic_form", "softmax_saturation_bound"),
+        solution=r"Differentiating $a_i = e^{s_i} / \sum_j e^{s_j}$ gives "
+        r"$\partial a_i / \partial s_j = a_i (\delta_{ij} - a_j)$. Then $v^\top J v = \sum_i a_i v_i^2 - "
+        r"(\sum_i a_i v_i)^2 = \mathbb{E}_a[v^2] - \mathbb{E}_a[v]^2 = \operatorname{Var}_a(v) \ge 0$. That each "
+        r"quadratic form $\operatorname{Var}_a(v)$ tends to $0$ does not by itself say that the matrix $J$ "
+        r"tends to $0$; the saturation bound closes the gap: for every $v$, "
+        r"$\lVert J v \rVert \le 2 (1 - a_m) \lVert v \rVert$ with $a_m = \max_j a_j$ "
+        r"(softmax_saturation_bound), so $\lVert J \rVert_2 \le 2 (1 - a_m) \to 0$ as $a$ tends to a "
+        r"one-hot vector. (Equivalently: $J$ is symmetric positive semidefinite, so its largest eigenvalue is "
+        r"the largest quadratic form $\operatorname{Var}_a(v)$ over unit $v$, which is at most "
+        r"$2 (1 - a_m)$.)",
     ),
     Problem(
         id="attention_permutation_equivariance", title="Attention is permutation equivariant",
@@ -452,10 +460,14 @@ _P = [
         id="rope_relative_position", title="Rotary embeddings encode relative position exactly",
         source=f"{SEED000}, problem 'Rotary embeddings encode relative position exactly' (Proof, Advanced)",
         kind="proof",
-        statement="Show <R_p q, R_p' k> = <q, R_{p'-p} k>, so the logit depends on p, p' only through p' - p.",
-        theorem_ids=("rope_relative_logit",),
-        solution="R_p is orthogonal and R_p^T R_p' = R_{p'-p} (rotations by the same frequencies compose by adding "
-        "angles), so <R_p q, R_p' k> = q^T R_p^T R_p' k = q^T R_{p'-p} k.",
+        statement=r"Show $\langle R_p q, R_{p'} k \rangle = \langle q, R_{p'-p} k \rangle$, so the logit depends "
+        r"on $p, p'$ only through $p' - p$.",
+        theorem_ids=("rotation_compose", "rope_relative_logit"),
+        solution=r"$R_p$ is block diagonal with $2 \times 2$ rotations $R(p \theta_m)$. For each block, "
+        r"$R(\alpha)^\top R(\beta) = R(\beta - \alpha)$ (rotation_compose, from the addition formulas), so "
+        r"blockwise $R_p^\top R_{p'} = R_{p'-p}$ and $\langle R_p q, R_{p'} k \rangle = q^\top R_p^\top R_{p'} k "
+        r"= q^\top R_{p'-p} k = \langle q, R_{p'-p} k \rangle$ (rope_relative_logit, whose derivation applies "
+        r"rotation_compose pair by pair).",
     ),
     Problem(
         id="attention_dominates_mlp_when", title="When does attention dominate the MLP?",
