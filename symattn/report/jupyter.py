@@ -62,7 +62,8 @@ def theorem_html(thm) -> str:
     """The theorem as the report shows it (without check results), as an HTML fragment."""
     env = _html_env()
     entry = theorem_entry(thm, None)
-    body = env.get_template("theorem.html.j2").render(entry=entry, figures={}, figure_errors={})
+    body = env.get_template("theorem.html.j2").render(entry=entry, figures={}, figure_errors={},
+                                                         known_ids=set())
     return str(Markup('<div class="symattn"><style>') + Markup(_NOTEBOOK_CSS) + Markup("</style>") +
                Markup(body) + Markup("</div>"))
 
