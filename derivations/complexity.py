@@ -215,14 +215,14 @@ def _ratio_derivation(attn, rhs, unfolded, note) -> Derivation:
 
 def _crossover_derivation() -> Derivation:
     unfolded = h * MatMulMACs(n, d / h, n) + h * MatMulMACs(n, n, d / h)
-    return _ratio_derivation(_ATTN, n / (r * d), unfolded, "2 n^2 d / (2 r n d^2) = n / (r d)")
+    return _ratio_derivation(_ATTN, n / (r * d), unfolded, "$2 n^2 d / (2 r n d^2) = n / (r d)$")
 
 
 def _block_derivation() -> Derivation:
     unfolded = (3 * h * MatMulMACs(n, d, d / h) + h * MatMulMACs(n, d / h, n) + h * MatMulMACs(n, n, d / h)
                 + MatMulMACs(n, d, d))
     return _ratio_derivation(_BLOCK, (n + 2 * d) / (r * d), unfolded,
-                             "(4 n d^2 + 2 n^2 d) / (2 r n d^2) = (n + 2d) / (r d)")
+                             "$(4 n d^2 + 2 n^2 d) / (2 r n d^2) = (n + 2d) / (r d)$")
 
 
 def _ratio_instance(block: bool):
@@ -353,7 +353,7 @@ mha_param_count_with_bias = register(Theorem(
     title=r"A multi-head attention block has $4 d^2 + 4 d$ parameters, whatever the number of heads",
     statement=Statement(MHAParamCount(d, h), 4 * d**2 + 4 * d),
     source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: 1,050,624 for d = 512); "
-    f"{SEED000}, 'Multi-head attention' (d_k = d_v = d/h so that the parameter count matches one full-width head)",
+    f"{SEED000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches one full-width head)",
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_mha_params_derivation,
     dimensions=(d, h),

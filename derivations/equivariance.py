@@ -163,7 +163,7 @@ register(Theorem(
     id="softmax_rows_permutation_conjugate",
     title="Row-wise softmax commutes with simultaneous permutation of rows and columns",
     statement=Statement(SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T),
-    source=f"{_EQUIVARIANCE} (the step softmax(P S P^T) = P softmax(S) P^T of its proof)",
+    source=f"{_EQUIVARIANCE} " r"(the step $\operatorname{softmax}(P S P^\top) = P \operatorname{softmax}(S) P^\top$ of its proof)",
     hypotheses=(PERM,),
     derivation=_softmax_conjugate_derivation,
     dimensions=(n,),

@@ -58,7 +58,7 @@ F = sp.IndexedBase("F", real=True)  # phi(k_j)_c
 _SOURCE_NW = "000_ccf06b253f58a07c.txt, Heuristic 'Attention as a kernel smoother'"
 _SOURCE_LINEAR = (
     "000_ccf06b253f58a07c.txt, Heuristic 'Attention as a kernel smoother', 'What this does not say' "
-    "(linear attention replaces kappa by a factorisable <phi(q), phi(k)>, cost O(n^2 d) -> O(n d^2))"
+    r"(linear attention replaces $\kappa$ by a factorisable $\langle \phi(q), \phi(k)\rangle$, cost $O(n^2 d) \to O(n d^2)$)"
 )
 
 

@@ -296,9 +296,9 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
 
 
 _attained("vo", "mha_head_rank_attained", WV_m * WO_m,
-          "The rank bound d/h for W_V^m W_O^m is attained by generic weights", "mha_head_rank_le")
+          "The rank bound $d/h$ for $W_V^m W_O^m$ is attained by generic weights", "mha_head_rank_le")
 _attained("qk", "mha_qk_rank_attained", WQ_m * WK_m.T,
-          "The rank bound d/h for W_Q^m (W_K^m)^T is attained by generic weights", "mha_qk_rank_le")
+          r"The rank bound $d/h$ for $W_Q^m (W_K^m)^\top$ is attained by generic weights", "mha_qk_rank_le")
 
 # ------------------------------------------------------------------------------------------ parameters
 W_single = {name: sp.MatrixSymbol(name, d, d) for name in ("W_Q", "W_K", "W_V", "W_O")}
@@ -345,7 +345,7 @@ register(Theorem(
     id="mha_param_count",
     title="h heads of width d/h have as many projection weights as one head of width d",
     statement=Statement(MULTI_COUNT, SINGLE_COUNT),
-    source=f"{SEED_000}, 'Multi-head attention' (d_k = d_v = d/h so that the parameter count matches); "
+    source=f"{SEED_000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches); "
            f"{SEED_004}, Worked Example 2 'Counting Parameters and Cost'",
     hypotheses=(_DIVIDES,),
     derivation=_param_count_derivation,

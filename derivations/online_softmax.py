@@ -472,7 +472,7 @@ register(
             "keys. Nothing is approximated; only the order of the floating-point additions changes."
         ),
         notes=(
-            "Stated for nonempty tiles (so that there is at least one key and l > 0). The numeric "
+            "Stated for nonempty tiles (so that there is at least one key and $l > 0$). The numeric "
             "check runs the project's numpy kernel numeric.tiled_attention, which cites "
             "online_softmax_merge, against the reference formula."
         ),

@@ -410,7 +410,7 @@ def _exercise1_computed() -> dict:
 _P = [
     Problem(
         id="scaling_by_sqrt_dk", title=r"Why attention divides by the square root of $d_k$",
-        source=f"{SEED000}, problem 'Why attention divides by the square root of d_k' (Proof, Intermediate)",
+        source=f"{SEED000}, problem 'Why attention divides by the square root of $d_k$' (Proof, Intermediate)",
         kind="proof",
         statement=r"Show that for independent entries with mean $0$ and variance $\sigma^2$ the logit $\langle q, k\rangle$ has mean $0$ "
         r"and variance $d_k \sigma^4$, so that dividing by $\sqrt{d_k}$ makes its scale independent of $d_k$.",

@@ -287,7 +287,7 @@ rope_orthogonal = register(
         id="rope_orthogonal",
         title=r"The RoPE matrix is orthogonal: $R_p^\top R_p = I$",
         statement=Statement(_mm(sp.Transpose(_rope(p)), _rope(p)), sp.Identity(2 * B)),
-        source=f"{PROPOSITION} (R_p is 'the block-diagonal rotation'); RoFormer section 3.4.2",
+        source=f"{PROPOSITION} ($R_p$ is 'the block-diagonal rotation'); RoFormer section 3.4.2",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_orthogonal_derivation,
@@ -340,7 +340,7 @@ rope_norm_preserving = register(
         id="rope_norm_preserving",
         title=r"RoPE preserves norms: $\langle R_p q, R_p q\rangle = \langle q, q\rangle$",
         statement=Statement(Inner(_mm(_rope(p), q), _mm(_rope(p), q)), Inner(q, q)),
-        source=f"{PROPOSITION} (consequence of R_p being a rotation); RoFormer section 3.4.2",
+        source=f"{PROPOSITION} (consequence of $R_p$ being a rotation); RoFormer section 3.4.2",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_norm_derivation,
@@ -382,7 +382,7 @@ rope_at_zero_eq_identity = register(
         id="rope_at_zero_eq_identity",
         title=r"RoPE at position $0$ is the identity: $R_0 = I$",
         statement=Statement(_rope(0), sp.Identity(2 * B)),
-        source=f"{PROPOSITION} (R_p at p = 0)",
+        source=f"{PROPOSITION} ($R_p$ at $p = 0$)",
         kind="theorem",
         hypotheses=(_DIMENSION, _BASE),
         derivation=_rope_at_zero_derivation,
@@ -439,7 +439,7 @@ rope_convention_permutation = register(
         id="rope_convention_permutation",
         title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p \Pi^\top$",
         statement=Statement(_rope(p, "half"), _mm(PairPermutation(B), _rope(p), sp.Transpose(PairPermutation(B)))),
-        source=f"extension (two layouts of {PROPOSITION}: the seed's pairs (2m, 2m+1) and rotate_half's (m, m + d/2))",
+        source=f"extension (two layouts of {PROPOSITION}: the seed's pairs $(2m, 2m+1)$ and `rotate_half`'s $(m, m + d/2)$)",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_permutation_derivation,
@@ -456,7 +456,7 @@ rope_convention_permutation = register(
         notes=(
             r"$\Pi$ is explicit: $(\Pi x)_i = x_{c(i)}$ with $c(i) = 2i$ for $i < B$ and $c(i) = 2(i - B) + 1$ for $i \ge B$, "
             "the index array numeric.rope.rope_permutation(d) = (0, 2, ..., d-2, 1, 3, ..., d-1). The symbolic "
-            "proof checks from these entries that Pi sends pair (2m, 2m+1) to (m, m + B) for every m in 0..B-1."
+            r"proof checks from these entries that $\Pi$ sends pair $(2m, 2m+1)$ to $(m, m + B)$ for every $m \in \{0, \dots, B-1\}$."
         ),
     )
 )

@@ -72,21 +72,21 @@ def _hypotheses(dim, mean_q=0, mean_k=0, var_q=sigma**2, var_k=sigma**2, positiv
         Independent("q_k_independent", families=(q, k)),
     )
     return hyps + tuple(
-        Assumption(f"{s}_positive", condition=sp.Q.positive(s), text=f"{s} > 0") for s in positive
+        Assumption(f"{s}_positive", condition=sp.Q.positive(s), text="") for s in positive
     )
 
 
-SOURCE_000 = "000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is 1/sqrt(d_k)'"
-SOURCE_002 = "002_e97041f43d35f9ac.txt, 'Why divide by sqrt(d_k)'"
-SOURCE_004 = "004_b987b516506401e6.txt, 'Why Divide by the Square Root of d_k?'"
+SOURCE_000 = r"000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is $1/\sqrt{d_k}$'"
+SOURCE_002 = r"002_e97041f43d35f9ac.txt, 'Why divide by $\sqrt{d_k}$'"
+SOURCE_004 = "004_b987b516506401e6.txt, 'Why Divide by the Square Root of $d_k$?'"
 
 _INIT_ONLY = (
-    "What is proved is a statement about the model at initialisation: it needs q and k independent, "
-    "with independent entries of the stated mean and variance. After training, q = W_Q^T x and "
-    "k = W_K^T x are neither independent nor of fixed variance, and nothing here applies. Even at "
-    "initialisation q and k are computed from the same input x: given x, with independent weight "
+    "What is proved is a statement about the model at initialisation: it needs $q$ and $k$ independent, "
+    r"with independent entries of the stated mean and variance. After training, $q = W_Q^\top x$ and "
+    r"$k = W_K^\top x$ are neither independent nor of fixed variance, and nothing here applies. Even at "
+    "initialisation $q$ and $k$ are computed from the same input $x$: given $x$, with independent weight "
     "matrices of i.i.d. entries, they are independent with i.i.d. entries of variance "
-    "sigma_w^2 ||x||^2, so the result holds conditionally on x with sigma^2 = sigma_w^2 ||x||^2. "
+    r"$\sigma_w^2 \lVert x\rVert^2$, so the result holds conditionally on $x$ with $\sigma^2 = \sigma_w^2 \lVert x\rVert^2$. "
     "Only the first two moments of the entries enter: the result is not specific to Gaussians."
 )
 
@@ -421,9 +421,9 @@ def _mha_hypotheses() -> tuple:
 
 
 SOURCE_MHA = (
-    "002_e97041f43d35f9ac.txt, Exercise 2 (multi-head: 'each head effectively uses a smaller d_k'); "
-    "004_b987b516506401e6.txt, 'Multi-Head Attention' (d_k = d_model/h); "
-    "000_ccf06b253f58a07c.txt, 'Multi-head attention' (d_k = d_v = d/h)"
+    "002_e97041f43d35f9ac.txt, Exercise 2 (multi-head: 'each head effectively uses a smaller $d_k$'); "
+    r"004_b987b516506401e6.txt, 'Multi-Head Attention' ($d_k = d_{\mathrm{model}}/h$); "
+    "000_ccf06b253f58a07c.txt, 'Multi-head attention' ($d_k = d_v = d/h$)"
 )
 
 
@@ -568,7 +568,7 @@ dot_product_variance_nonzero_mean = register(
         id="dot_product_variance_nonzero_mean",
         title=r"Logit variance with non-zero means: $d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2)$",
         statement=_nonzero_statement,
-        source="extension (of 000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is 1/sqrt(d_k)')",
+        source=r"extension (of 000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is $1/\sqrt{d_k}$')",
         hypotheses=_hypotheses(d_k, mu_q, mu_k, sigma_q**2, sigma_k**2, positive=(sigma_q, sigma_k)),
         derivation=_nonzero_mean_derivation,
         dimensions=(d_k,),

@@ -619,7 +619,7 @@ def _frobenius_bound_steps(d: Derivation, weight, *, first_note: str) -> Derivat
 
 
 def _frobenius_le_derivation() -> Derivation:
-    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note="the closed form of ||J||_F^2")
+    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$")
 
 
 def _scaled_jacobian(size: int):
@@ -807,7 +807,7 @@ def _rows_cauchy_schwarz() -> Derivation:
 
 def _saturation_derivation() -> Derivation:
     return _frobenius_bound_steps(_rows_cauchy_schwarz(), _v_sq,
-                                  first_note="|v|^2 times the closed form of ||J||_F^2")
+                                  first_note=r"$\lVert v\rVert^2$ times the closed form of $\lVert J\rVert_F^2$")
 
 
 def _saturation_numeric(seed: int) -> NumericResult:
@@ -934,7 +934,7 @@ register(
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
         derivation=lambda: _frobenius_trace_steps(
-            Derivation(_col_frobenius_sq), sp.Integer(1), first_note="the closed form of ||J||_F^2"),
+            Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$"),
         dimensions=(n,),
         instances=Instances(_frobenius_trace_instance, tuple(range(1, 6)), label="n"),
         numeric=_frobenius_trace_numeric,
@@ -957,7 +957,7 @@ register(
 
 def _spectral_derivation() -> Derivation:
     return _frobenius_trace_steps(_rows_cauchy_schwarz(), _v_sq,
-                                  first_note="|v|^2 times the closed form of ||J||_F^2")
+                                  first_note=r"$\lVert v\rVert^2$ times the closed form of $\lVert J\rVert_F^2$")
 
 
 def _spectral_numeric(seed: int) -> NumericResult:

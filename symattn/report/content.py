@@ -597,16 +597,19 @@ def audit_section() -> tuple[ReportSection, list]:
             summary="audit failed"), []
     rows, verdicts = [], []
     for a in entries:
+        eid = str(getattr(a, "id", ""))
+        for name in ("claim", "stated", "note"):
+            check_text(str(getattr(a, name, "") or ""), f"audit entry {eid}, field {name}")
         verdict = _cell(getattr(a, "verdict", ""))
         verdicts.append(verdict if isinstance(verdict, str) else "")
         rows.append([
-            str(getattr(a, "id", "")),
+            f"`{eid}`",
             _claim_cell(getattr(a, "claim", "")),
             _claim_cell(getattr(a, "stated", "")),
-            _cell(getattr(a, "computed", "")),
+            _computed_cell(getattr(a, "computed", "")),
             verdict,
             _cell(getattr(a, "note", "")),
-            str(getattr(a, "source", "")),
+            SEED_TITLES.get(str(getattr(a, "source", "")), str(getattr(a, "source", ""))),
         ])
     blocks = [Paragraph(
         "Every numerical or quantitative claim of the source texts, recomputed. 'stated' is what the "
@@ -632,9 +635,14 @@ def problems_section(known_ids: set) -> ReportSection:
             f"Problems not available: all_problems() raised {type(exc).__name__}: {exc}")])
     blocks: list = []
     for p in problems:
-        title = f"{getattr(p, 'id', '')}: {getattr(p, 'title', '')}"
+        for name in ("title", "statement", "solution"):
+            value = getattr(p, name, "")
+            if isinstance(value, str):
+                check_text(value, f"problem {getattr(p, 'id', '')}, field {name}")
+        title = f"{getattr(p, 'title', '')}"
         blocks.append(Paragraph(title, kind="heading"))
-        meta = ", ".join(x for x in (str(getattr(p, "kind", "") or ""), str(getattr(p, "source", "") or "")) if x)
+        meta = ", ".join(x for x in (f"`{getattr(p, 'id', '')}`", str(getattr(p, "kind", "") or ""),
+                                     str(getattr(p, "source", "") or "")) if x.strip("`"))
         if meta:
             blocks.append(Paragraph(meta, kind="meta"))
         for label, value in (("Statement", getattr(p, "statement", None)), ("Solution", getattr(p, "solution", None))):
@@ -723,6 +731,15 @@ def expand_macros(latex: str) -> str:
 
 
 _BARE_LATEX = re.compile(r"\\[A-Za-z]+")
+
+
+def _computed_cell(value) -> object:
+    """What the audit computed: program output (SymPy's and numpy's notation) is shown as code;
+    a value already written in the prose convention (with ``$...$``) as prose."""
+    cell = _cell(value)
+    if isinstance(cell, str) and cell and "$" not in cell and "`" not in cell:
+        return f"`{cell}`"
+    return cell
 
 
 def _claim_cell(value) -> object:
@@ -832,17 +849,32 @@ def parse_text(text: str, where: str = "", refs: Iterable[str] = ()) -> list:
     return [p for p in out if p[1] != "" or p[0] == "math"]
 
 
+#: names that read as code without backticks: files, dotted Python names of our packages and of
+#: the libraries we compare with, and the ids of the claim audit's entries
+_CODE_WORD = re.compile(
+    r"(?<![\w./])(?:[\w./-]+\.py(?:::\w+)?|(?:numeric|symattn|derivations|sympy|torch|jax|np|nn)\.[A-Za-z_][\w.]*"
+    r"(?:\([\w, ]*\))?|s00[024]_[a-z0-9_]+)(?![\w/])")
+
+
 def _refs(text: str, refs) -> list:
+    """Theorem ids (``refs``) as ``ref`` parts and code-like names as ``code`` parts."""
     refs = set(refs or ())
-    if not refs or "_" not in text:
+    if "_" not in text and "." not in text:
         return [("text", text)] if text else []
+    hits = [(m.start(), m.end(), "code") for m in _CODE_WORD.finditer(text)]
+    hits += [(m.start(), m.end(), "ref") for m in _ID_WORD.finditer(text) if m.group(0) in refs
+             and not any(a <= m.start() < b for a, b, _ in hits)]
     out, k = [], 0
-    for m in _ID_WORD.finditer(text):
-        if m.group(0) in refs:
-            if m.start() > k:
-                out.append(("text", text[k:m.start()]))
-            out.append(("ref", m.group(0)))
-            k = m.end()
+    for a, b, kind in sorted(hits):
+        if a < k:
+            continue
+        if a > k:
+            out.append(("text", text[k:a]))
+        word = text[a:b]
+        if kind == "code" and word.endswith(".") and not word.endswith(".py"):
+            word, b = word[:-1], b - 1
+        out.append((kind, word))
+        k = b
     if k < len(text):
         out.append(("text", text[k:]))
     return out

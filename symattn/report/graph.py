@@ -28,16 +28,19 @@ import io
 from dataclasses import dataclass, field
 from html import escape as _esc
 
-__all__ = ["Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf", "to_tex",
+__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf", "to_tex",
            "KIND_SHAPES", "VERDICT_COLOURS"]
 
 #: topic boxes per row of the grid, and nodes per row inside a box
 COLUMNS = 3
 PER_ROW = 2
+#: a label longer than this is split at the underscore nearest its middle, over two lines
+SPLIT_AT = 18
 
 # sizes in points (1/72 inch); the label font is monospace, CHAR wide per character
 CHAR = 5.4
-NODE_H = 18
+NODE_H = 26
+LINE_H = 10
 PAD_X, GAP_X, GAP_Y = 10, 10, 16
 TITLE_H = 16
 BOX_GAP = 14
@@ -109,8 +112,21 @@ def dependency_graph(groups: list) -> Graph:
     return Graph(nodes, edges, topics)
 
 
+def label_lines(label: str) -> list:
+    """The label on one line, or two (split after the underscore nearest the middle).
+
+    >>> label_lines("softmax_add_const"), label_lines("attention_output_convex_combination")
+    (['softmax_add_const'], ['attention_output_', 'convex_combination'])
+    """
+    if len(label) <= SPLIT_AT or "_" not in label:
+        return [label]
+    cuts = [k + 1 for k, ch in enumerate(label) if ch == "_"]
+    k = min(cuts, key=lambda c: (abs(len(label) / 2 - c), c))
+    return [label[:k], label[k:]]
+
+
 def _width(label: str) -> int:
-    return int(len(label) * CHAR) + 2 * PAD_X
+    return int(max(len(x) for x in label_lines(label)) * CHAR) + 2 * PAD_X
 
 
 def _depths(ids: list, edges: list) -> dict:
@@ -133,15 +149,17 @@ def _depths(ids: list, edges: list) -> dict:
     return depth
 
 
-def layout(graph: Graph) -> Layout:
-    """Place the topic boxes in a grid and the nodes in layers inside them (see the module notes)."""
+def layout(graph: Graph, columns: int = COLUMNS, per_row: int = PER_ROW) -> Layout:
+    """Place the topic boxes in ``columns`` columns (each box, in topic order, goes to the column
+    that is shortest so far: a masonry, so that one long topic does not stretch a whole row) and
+    the nodes in layers inside them, at most ``per_row`` to a row (see the module notes)."""
     by_topic: dict = {}
     for n in graph.nodes:
         by_topic.setdefault(n.topic, []).append(n)
     col_w = max((_width(n.label) for n in graph.nodes), default=80)
-    box_w = PER_ROW * col_w + (PER_ROW - 1) * GAP_X + 2 * PAD_X
-    out = Layout(width=COLUMNS * box_w + (COLUMNS - 1) * BOX_GAP, height=0)
-    x_box, y_row, row_h, k = 0, 0, 0, 0
+    box_w = per_row * col_w + (per_row - 1) * GAP_X + 2 * PAD_X
+    out = Layout(width=columns * box_w + (columns - 1) * BOX_GAP, height=0)
+    tops = [0] * columns
     for topic, title in graph.topics:
         members = by_topic.get(topic, [])
         if not members:
@@ -150,22 +168,19 @@ def layout(graph: Graph) -> Layout:
         rows: list = []
         for d in sorted(set(depth.values())):
             layer = [n for n in members if depth[n.id] == d]
-            rows += [layer[i:i + PER_ROW] for i in range(0, len(layer), PER_ROW)]
+            rows += [layer[i:i + per_row] for i in range(0, len(layer), per_row)]
         h = TITLE_H + PAD_X + len(rows) * NODE_H + (len(rows) - 1) * GAP_Y + PAD_X
+        c = min(range(columns), key=lambda k: (tops[k], k))
+        x_box, y_box = c * (box_w + BOX_GAP), tops[c]
         for r, row in enumerate(rows):
-            y = y_row + TITLE_H + PAD_X + r * (NODE_H + GAP_Y)
-            for c, n in enumerate(row):
+            y = y_box + TITLE_H + PAD_X + r * (NODE_H + GAP_Y)
+            for k, n in enumerate(row):
                 w = _width(n.label)
-                x = x_box + PAD_X + c * (col_w + GAP_X) + (col_w - w) // 2
+                x = x_box + PAD_X + k * (col_w + GAP_X) + (col_w - w) // 2
                 out.nodes[n.id] = Placed(n, x, y, w, NODE_H)
-        out.boxes.append((title, x_box, y_row, box_w, h))
-        row_h = max(row_h, h)
-        k += 1
-        if k % COLUMNS == 0:
-            x_box, y_row, row_h = 0, y_row + row_h + BOX_GAP, 0
-        else:
-            x_box += box_w + BOX_GAP
-    out.height = y_row + row_h if row_h else max(y_row - BOX_GAP, 0)
+        out.boxes.append((title, x_box, y_box, box_w, h))
+        tops[c] = y_box + h + BOX_GAP
+    out.height = max(max(tops) - BOX_GAP, 0)
     for a, b in graph.edges:
         pa, pb = out.nodes[a], out.nodes[b]
         x0, y0 = pa.x + pa.w // 2, pa.y + pa.h
@@ -237,9 +252,12 @@ def _svg_shape(p: Placed, fill: str, extra: str = "") -> str:
 def _svg_node(p: Placed) -> str:
     fill = VERDICT_COLOURS.get(p.node.verdict, VERDICT_COLOURS[None])
     tip = f"{p.node.title} ({p.node.kind}, {p.node.verdict or 'not checked'})"
+    lines = label_lines(p.node.label)
+    y0 = p.y + p.h // 2 + 3 - (len(lines) - 1) * LINE_H // 2
+    spans = "".join(f'<tspan x="{p.x + p.w // 2}" y="{y0 + k * LINE_H}">{_esc(t)}</tspan>' for k, t in enumerate(lines))
     return (f'<a href="#thm-{p.node.id}"><title>{_esc(tip)}</title>{_svg_shape(p, fill)}'
-            f'<text x="{p.x + p.w // 2}" y="{p.y + p.h // 2 + 3}" text-anchor="middle" font-size="9" '
-            f'font-family="DejaVu Sans Mono, Menlo, monospace" fill="#ffffff">{_esc(p.node.label)}</text></a>')
+            f'<text text-anchor="middle" font-size="9" font-family="DejaVu Sans Mono, Menlo, monospace" '
+            f'fill="#ffffff">{spans}</text></a>')
 
 
 def _svg_legend(y: int) -> str:
@@ -300,8 +318,11 @@ def to_pdf(lay: Layout) -> bytes:
 
         for p in lay.nodes.values():
             ax.add_patch(shape(p, VERDICT_COLOURS.get(p.node.verdict, VERDICT_COLOURS[None])))
-            ax.text(p.x + p.w / 2, p.y + p.h / 2 + 0.5, p.node.label, fontsize=9, family="DejaVu Sans Mono",
-                    color="#ffffff", ha="center", va="center")
+            lines = label_lines(p.node.label)
+            y0 = p.y + p.h // 2 + 3 - (len(lines) - 1) * LINE_H // 2
+            for k, t in enumerate(lines):
+                ax.text(p.x + p.w / 2, y0 + k * LINE_H, t, fontsize=9, family="DejaVu Sans Mono", color="#ffffff",
+                        ha="center", va="baseline")
         kinds, verdicts = _legend_items()
         x, y = 0, lay.height + 8
         for kind, label in kinds:
@@ -323,7 +344,11 @@ def to_tex(lay: Layout, pdf_name: str = "figures/dependencies.pdf") -> str:
     every node, so that the nodes link to their sections in the PDF as in the HTML."""
     W, H = lay.width + 2, lay.height + LEGEND_H + 2
     lines = [r"% the dependency graph (generated): the drawing, and a link over every node",
+             # the unit: the drawing fills the line, unless it would then be taller than the page
              r"\begingroup\setlength{\unitlength}{\dimexpr\linewidth/%d\relax}%%" % W,
+             r"\ifdim\dimexpr%d\unitlength\relax>\dimexpr\textheight-5\baselineskip\relax"
+             r"\setlength{\unitlength}{\dimexpr(\textheight-5\baselineskip)/%d\relax}\fi%%" % (H, H),
+             r"\typeout{symattn graph: linewidth \the\linewidth, textheight \the\textheight, unit \the\unitlength}%",
              r"\begin{picture}(%d,%d)" % (W, H),
              r"\put(0,0){\includegraphics[width=%d\unitlength]{%s}}" % (W, pdf_name)]
     for p in lay.nodes.values():
