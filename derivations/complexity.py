@@ -266,7 +266,7 @@ def _crossover_numeric(block: bool):
 
 attention_mlp_crossover = register(Theorem(
     id="attention_mlp_crossover",
-    title="Attention (logits and AV) over MLP cost is n / (r d): the crossover is n = 4d",
+    title=r"Attention (logits and $AV$) over MLP cost is $n / (r d)$: the crossover is $n = 4d$",
     statement=Statement(_ATTN / MLPMACs(n, d, r), n / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP "
     "when n >~ d') and its Key idea; problem 'When does attention dominate the MLP?'",
@@ -293,7 +293,7 @@ attention_mlp_crossover = register(Theorem(
 
 attention_block_mlp_crossover = register(Theorem(
     id="attention_block_mlp_crossover",
-    title="Whole attention block over MLP cost is (n + 2d) / (r d): the crossover is n = 2d",
+    title=r"Whole attention block over MLP cost is $(n + 2d) / (r d)$: the crossover is $n = 2d$",
     statement=Statement(_BLOCK / MLPMACs(n, d, r), (n + 2 * d) / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP when n >~ d')",
     hypotheses=(_HEADS_DIVIDE,),
@@ -430,7 +430,7 @@ def _float_ratio(nv, dv, block):
 
 mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
     id="mlp_dominates_attention_at_n2048_d4096",
-    title="At d = 4096, n = 2048 the MLP costs more than the whole attention block (ratio 5/8)",
+    title=r"At $d = 4096$, $n = 2048$ the MLP costs more than the whole attention block (ratio $5/8$)",
     statement=Statement(_BLOCK_2048, 1, "<"),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('For a model with d = 4096 "
     "and context n = 2048, the MLP dominates')",
@@ -447,7 +447,7 @@ mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
 
 attention_mlp_ratio_at_n128000_d4096 = register(Theorem(
     id="attention_mlp_ratio_at_n128000_d4096",
-    title="At d = 4096, n = 128000 attention costs 125/16 = 7.8 times the MLP (not 30)",
+    title=r"At $d = 4096$, $n = 128{,}000$ attention costs $125/16 = 7.8$ times the MLP (not $30$)",
     statement=Statement(_ATTN_128K, sp.Rational(125, 16)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('At n = 128,000 attention "
     "dominates by a factor of 30')",

@@ -343,7 +343,7 @@ def _param_count_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="mha_param_count",
-    title="h heads of width d/h have as many projection weights as one head of width d",
+    title=r"$h$ heads of width $d/h$ have as many projection weights as one head of width $d$",
     statement=Statement(MULTI_COUNT, SINGLE_COUNT),
     source=f"{SEED_000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches); "
            f"{SEED_004}, Worked Example 2 'Counting Parameters and Cost'",

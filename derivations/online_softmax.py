@@ -235,7 +235,7 @@ def _output_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_output_eq_attention",
-        title="The normalised state o / l is the softmax-weighted average of the values, for any reference m",
+        title=r"The normalised state $o / l$ is the softmax-weighted average of the values, for any reference $m$",
         statement=Statement(_output_lhs(m, n), _attention(n)),
         source=_SOURCE,
         hypotheses=(Assumption("reference_real", condition=sp.Q.real(m), text="m is an arbitrary real number"),),
@@ -522,7 +522,7 @@ def _lse_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_lse",
-        title="The final m + log l of the online softmax is the log-sum-exp of all scores",
+        title=r"The final $m + \log l$ of the online softmax is the log-sum-exp of all scores",
         statement=Statement(M[T_pos] + sp.log(L[T_pos]), sp.log(sp.Sum(sp.exp(s[j]), (j, 1, TileEnd(w_pos, T_pos))))),
         source=_SOURCE,
         hypotheses=tiling_hypotheses(w_pos)[:-1]

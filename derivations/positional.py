@@ -49,7 +49,7 @@ m = sp.Symbol("m", integer=True, nonnegative=True)
 p, delta, x = sp.symbols("p Delta x", real=True)
 
 _DIMENSION = Assumption("d_even", condition=sp.Q.integer(B) & sp.Q.positive(B), text="d = 2B, B a positive integer")
-_REAL = Assumption("positions_real", text="p and Delta are real (the identities do not need integer positions)")
+_REAL = Assumption("positions_real", text=r"$p$ and $\Delta$ are real (the identities do not need integer positions)")
 _PAIR = IndexRange("m_range", index=m, lower=0, upper=B - 1)
 
 
@@ -127,7 +127,7 @@ def _shift_numeric(seed: int) -> NumericResult:
 sinusoidal_shift_is_rotation = register(
     Theorem(
         id="sinusoidal_shift_is_rotation",
-        title="Shifting the position by Delta acts on each sinusoidal pair by a fixed rotation",
+        title=r"Shifting the position by $\Delta$ acts on each sinusoidal pair by a fixed rotation",
         statement=Statement(PairOf(PE(p + delta), m),
                             sp.MatMul(_seed_matrix(sp.expand(omega * delta)), PairOf(PE(p), m))),
         source=f"{SEED0} (the displayed shift identity); {SEED4}",
@@ -179,7 +179,7 @@ def _shift_matrix_numeric(seed: int) -> NumericResult:
 shift_matrix_eq_rotation_neg = register(
     Theorem(
         id="shift_matrix_eq_rotation_neg",
-        title="The seed's shift matrix is the clockwise rotation: [[cos x, sin x], [-sin x, cos x]] = R(-x)",
+        title=r"The seed's shift matrix is the clockwise rotation: $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x \end{pmatrix} = R(-x)$",
         statement=Statement(_seed_matrix(x), Rotation(-x)),
         source=f"{SEED0} (orientation of the displayed matrix)",
         kind="theorem",
@@ -222,7 +222,7 @@ def _at_zero_numeric(seed: int) -> NumericResult:
 sinusoidal_at_zero = register(
     Theorem(
         id="sinusoidal_at_zero",
-        title="At position 0 every sine component is 0 and every cosine component is 1",
+        title=r"At position $0$ every sine component is $0$ and every cosine component is $1$",
         statement=Statement(PairOf(PE(0), m), sp.ImmutableMatrix([0, 1])),
         source=f"{SEED4} ('For position 0, every sine component is 0 and every cosine component is 1'); {SEED0}",
         kind="theorem",

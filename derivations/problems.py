@@ -342,7 +342,7 @@ def _grad_derivation() -> Derivation:
 
 attention_grad_q_chain = register(Theorem(
     id="attention_grad_q_chain",
-    title="The gradient of attention with respect to Q is the softmax Jacobian composed with matrix-product gradients",
+    title=r"The gradient of attention with respect to $Q$ is the softmax Jacobian composed with matrix-product gradients",
     statement=Statement(_grad_lhs, _grad_rhs),
     source=f"{SEED002}, Exercise 3 (derive d(Attention output)/dQ by naming the chain: softmax Jacobian, "
     "matrix-multiplication gradients)",

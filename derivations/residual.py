@@ -303,7 +303,7 @@ _var = sp.Sum((X[p, _k] - _mu) ** 2, (_k, 1, d)) / d
 register(
     Theorem(
         id="layer_norm",
-        title="Layer normalisation (definition)",
+        title="Layer normalisation",
         statement=Statement(LayerNorm(X, p, q, d, gamma, beta, eps),
                             gamma[q] * (X[p, q] - _mu) / sp.sqrt(_var + eps) + beta[q]),
         source=f"{_SECTION} (LN is used there without a formula)",
@@ -331,7 +331,7 @@ _prenorm_rhs = X[p, q] + Sublayer(F, sp.Lambda((_r, _c), LayerNorm(X, _r, _c, d,
 register(
     Theorem(
         id="prenorm_layer",
-        title="The pre-norm layer X <- X + F(LN(X)) (definition)",
+        title=r"The pre-norm layer $X \leftarrow X + F(\operatorname{LN}(X))$",
         statement=Statement(PreNormLayer(F, X, p, q, d, gamma, beta, eps), _prenorm_rhs),
         source=_SECTION,
         kind="definition",
@@ -361,7 +361,7 @@ _postnorm_rhs = LayerNorm(sp.Lambda((_r, _c), X[_r, _c] + Sublayer(F, X, _r, _c)
 register(
     Theorem(
         id="postnorm_layer",
-        title="The post-norm layer X <- LN(X + F(X)) (definition)",
+        title=r"The post-norm layer $X \leftarrow \operatorname{LN}(X + F(X))$",
         statement=Statement(PostNormLayer(F, X, p, q, d, gamma, beta, eps), _postnorm_rhs),
         source=_OBSERVATION,
         kind="definition",
@@ -435,7 +435,7 @@ def _residual_jacobian_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="prenorm_residual_jacobian",
-        title="The Jacobian of a residual update X + F(X) is I + dF/dX",
+        title=r"The Jacobian of a residual update $X + F(X)$ is $I + \partial F/\partial X$",
         statement=Statement(sp.Derivative(_update, X[r, t]), KD(p, r) * KD(q, t) + _dF),
         source=_SECTION + " ('with Jacobian I + dF/dX')",
         hypotheses=(

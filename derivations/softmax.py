@@ -343,7 +343,7 @@ def _ones_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_mul_ones_eq_zero",
-        title="Every row of the softmax Jacobian sums to zero (J 1 = 0)",
+        title=r"Every row of the softmax Jacobian sums to zero ($J \mathbf{1} = 0$)",
         statement=Statement(_sum(SoftmaxJacobian(a, i, j), j), sp.Integer(0)),
         source=_SEED_000,
         hypotheses=PROBABILITY,
