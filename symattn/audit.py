@@ -89,9 +89,27 @@ class AuditEntry:
             if not isinstance(getattr(self, name), str) or not getattr(self, name):
                 raise ValueError(f"{self.id or '?'}: {name} must be a non-empty string")
 
+    @property
+    def display_claim(self) -> str:
+        """The claim as the report typesets it. ``claim`` is the verbatim quotation; where the text
+        writes maths in plain ASCII (a summary line, a printed output line of a snippet), the report
+        shows it in the prose convention instead: the maths as maths, program output as code."""
+        return _DISPLAY.get(self.id, self.claim)
+
     def to_json(self) -> dict[str, str]:
         return {"id": self.id, "source": self.source, "claim": self.claim, "stated": self.stated,
                 "computed": self.computed, "verdict": self.verdict, "note": self.note}
+
+
+#: typeset forms of the quotations that the texts write in plain ASCII (see ``display_claim``)
+_DISPLAY = {
+    "s000_summary_logit_variance_dk": "At random initialisation the logits have variance $d_k$",
+    "s000_head_rank_le_dk": "Each head has rank at most $d_k$",
+    "s000_summary_attention_n2d_mlp_nd2": "Attention costs $n^2 d$ and the MLP costs $n d^2$, so the crossover is at "
+                                          "sequence length comparable to the model width.",
+    "s002_snippet_std_labels": "`raw dot~std(22.6)`",
+    "s002_snippet_internal_consistency": "`raw dot~std(22.6) -> -30.85, scaled -> -1.36`",
+}
 
 
 # ---------------------------------------------------------------------------------- grading
@@ -374,7 +392,7 @@ def _seed000() -> list[AuditEntry]:
         "holds" if ok else "does-not-hold"))
     at1 = sp.simplify(var.subs(sigma, 1))
     out.append(AuditEntry(
-        "s000_summary_logit_variance_dk", S000, "At random initialisation the logits have variance $d_k$",
+        "s000_summary_logit_variance_dk", S000, "At random initialisation the logits have variance d_k",
         "variance $d_k$", f"variance {var} in general; {at1} when sigma = 1", "ambiguous",
         r"True only for unit-variance entries ($\sigma^2 = 1$, as the Key idea assumes); the proposition itself "
         r"gives $d_k \sigma^4$. Standard initialisations (e.g. Xavier) do not make the entries of $q$ and $k$ "
@@ -398,7 +416,7 @@ def _seed000() -> list[AuditEntry]:
     ranks = {(dv, hv): _low_rank_rank(dv, hv) for dv, hv in ((8, 2), (8, 4), (12, 3))}
     ok = all(rk <= dv // hv for (dv, hv), rk in ranks.items())
     out.append(AuditEntry(
-        "s000_head_rank_le_dk", S000, "Each head has rank at most $d_k$",
+        "s000_head_rank_le_dk", S000, "Each head has rank at most d_k",
         r"$\operatorname{rank}(W_V^m W_O^m) \le d_k = d/h$",
         "; ".join(f"d = {dv}, h = {hv}: rank {rk} (d/h = {dv // hv})" for (dv, hv), rk in ranks.items()),
         "holds" if ok else "does-not-hold",
@@ -462,8 +480,8 @@ def _seed000() -> list[AuditEntry]:
         "crossover is $n = 4d$ (or $2d$), a factor $4$ (or $2$) from $n = d$."))
     out.append(AuditEntry(
         "s000_summary_attention_n2d_mlp_nd2", S000,
-        "Attention costs $n^2 d$ and the MLP costs $n d^2$, so the crossover is at sequence length comparable to the "
-        r"model width.", r"attention $n^2 d$, MLP $n d^2$, crossover $\approx d$",
+        "Attention costs n^2 d and the MLP costs n d^2, so the crossover is at sequence length comparable to the "
+        "model width.", r"attention $n^2 d$, MLP $n d^2$, crossover $\approx d$",
         f"attention (logits + AV) {t['logits'] + t['attention_values']}, MLP {t['mlp']} MACs; crossover "
         f"{cross['logits_and_av']}", "ambiguous",
         "Right to leading order (the orders $n^2 d$ and $n d^2$ hold); with the constants the crossover is $n = 4d$."))
@@ -530,8 +548,8 @@ def _seed000() -> list[AuditEntry]:
         "(equivariant, not invariant)."))
     out.append(AuditEntry(
         "s000_nothing_else_breaks_symmetry", S000,
-        "The MLP and layer norm act position-wise and are therefore also permutation equivariant, so nothing else "
-        "in the architecture breaks the symmetry",
+        "The MLP and normalisation sublayers act position-wise and are therefore also permutation equivariant, so "
+        "nothing else in the architecture breaks the symmetry",
         "only positional encodings break permutation equivariance",
         f"with a causal mask: max |Attn(PX) - P Attn(X)| = {gaps['causal']:.2f} (n = 5, P without fixed points)",
         "ambiguous",
@@ -609,14 +627,14 @@ def _seed002() -> list[AuditEntry]:
                      "(legacy `np.random.seed(0)` gives $3.49$, $-14.59$, $-14.21$) matches either. The `std(...)` "
                      r"labels and the ratio raw$/\sqrt{d_k}$ are right (s002_snippet_std_labels, "
                      "s002_snippet_internal_consistency).")
-        out.append(AuditEntry(f"s002_snippet_{key}", S002, f"`{stated}`", f"`{stated}`", got,
+        out.append(AuditEntry(f"s002_snippet_{key}", S002, stated, f"`{stated}`", got,
                               "holds" if stated == got else "does-not-hold", note))
     stds = [sp.sqrt(4), sp.sqrt(64), sp.sqrt(512)]
-    out.append(_num("s002_snippet_std_labels", S002, "`raw dot~std(22.6)`", ["2.0", "8.0", "22.6"], stds,
+    out.append(_num("s002_snippet_std_labels", S002, "raw dot~std(22.6)", ["2.0", "8.0", "22.6"], stds,
                     r"$\sqrt{d_k}$ for $d_k = 4, 64, 512$, the standard deviation of the raw dot product."))
     stated_raw = ["1.68", "-0.24", "-30.85"]
     implied = [sp.Rational(Fraction(s).numerator, Fraction(s).denominator) / st for s, st in zip(stated_raw, stds)]
-    out.append(_num("s002_snippet_internal_consistency", S002, "`raw dot~std(22.6) -> -30.85, scaled -> -1.36`",
+    out.append(_num("s002_snippet_internal_consistency", S002, "raw dot~std(22.6) -> -30.85, scaled -> -1.36",
                     ["0.84", "-0.03", "-1.36"], implied,
                     r"The printed scaled values equal the printed raw values divided by $\sqrt{d_k}$, to the printed "
                     r"digits ($1.68/2$, $-0.24/8$, $-30.85/\sqrt{512}$); the lines are consistent, just not "

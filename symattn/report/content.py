@@ -598,13 +598,14 @@ def audit_section() -> tuple[ReportSection, list]:
     rows, verdicts = [], []
     for a in entries:
         eid = str(getattr(a, "id", ""))
-        for name in ("claim", "stated", "note"):
+        check_text(_display_claim(a), f"audit entry {eid}, field claim")
+        for name in ("stated", "note"):
             check_text(str(getattr(a, name, "") or ""), f"audit entry {eid}, field {name}")
         verdict = _cell(getattr(a, "verdict", ""))
         verdicts.append(verdict if isinstance(verdict, str) else "")
         rows.append([
             f"`{eid}`",
-            _claim_cell(getattr(a, "claim", "")),
+            _claim_cell(_display_claim(a)),
             _claim_cell(getattr(a, "stated", "")),
             _computed_cell(getattr(a, "computed", "")),
             verdict,
@@ -731,6 +732,15 @@ def expand_macros(latex: str) -> str:
 
 
 _BARE_LATEX = re.compile(r"\\[A-Za-z]+")
+
+
+def _display_claim(entry) -> str:
+    """The claim as typeset (``display_claim``); a quoted line of program output (the seed's
+    printed lines) as code."""
+    claim = str(getattr(entry, "display_claim", None) or getattr(entry, "claim", ""))
+    if claim == str(getattr(entry, "claim", "")) and str(getattr(entry, "stated", "")) == f"`{claim}`":
+        return f"`{claim}`"
+    return claim
 
 
 def _computed_cell(value) -> object:
