@@ -170,7 +170,7 @@ def test_claims_found_by_a_close_reading_are_graded(entry_id, verdict):
 
 def test_the_equivariance_figures_behind_the_set_claims():
     gaps = audit._permutation_gaps()
-    assert gaps["equivariance"] < 1e-12 < 0.1 < gaps["invariance"] and gaps["causal"] > 0.1
+    assert gaps["equivariance"] < 1e-12 and gaps["invariance"] > 0.1 and gaps["causal"] > 0.1
 
 
 def test_the_tiled_kernel_agrees_to_rounding_but_not_bitwise():
