@@ -185,9 +185,9 @@ def draw_figures(names: Iterable[str], *, timings: bool, progress: Callable | No
             errors[name] = f"{type(exc).__name__}: {exc}"
             continue
         spec = FIGURES[name]
-        caption = spec.caption + (" " + r["svg"].detail if r["svg"].detail else "")
+        # the caption is prose; what the drawing measured is program output, shown as such
         drawn[name] = {"svg": r["svg"].data.decode("utf-8"), "pdf": r["pdf"].data,
-                       "title": spec.title, "caption": caption}
+                       "title": spec.title, "caption": spec.caption, "detail": r["svg"].detail or ""}
     return drawn, errors
 
 

@@ -144,3 +144,15 @@ def test_the_scan_ignores_maths_and_code():
     assert _findings(html_prose(page), "x") == []
     assert _findings(tex_prose(r"variance $d_k \sigma^4$ by \texttt{d\_k sigma^4}"), "x") == []
     assert _findings(tex_prose(r"variance d\_k \textasciicircum{}4"), "x")
+
+
+def test_figure_titles_and_captions_are_typeset():
+    from symattn.report.content import parse_text
+    from symattn.report.figures import FIGURES
+
+    findings = []
+    for name, spec in sorted(FIGURES.items()):
+        for field in ("title", "caption"):
+            prose = "".join(s for kind, s in parse_text(getattr(spec, field), f"figure {name}, {field}") if kind == "text")
+            findings += _findings(prose, f"figure {name}, {field}")
+    assert not findings, "\n".join(findings)
