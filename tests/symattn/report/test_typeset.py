@@ -156,3 +156,15 @@ def test_figure_titles_and_captions_are_typeset():
             prose = "".join(s for kind, s in parse_text(getattr(spec, field), f"figure {name}, {field}") if kind == "text")
             findings += _findings(prose, f"figure {name}, {field}")
     assert not findings, "\n".join(findings)
+
+
+def test_definitions_are_counted_apart_from_the_results(rendered):
+    from symattn.theorem import load_all
+
+    theorems = list(load_all())
+    definitions = [t.id for t in theorems if t.kind == "definition"]
+    assert definitions, "the library defines layer norm and the two layer kinds"
+    prose = " ".join(html_prose((rendered / "index.html").read_text(encoding="utf-8")).split())
+    assert f"{len(theorems) - len(definitions)} results checked" in prose
+    assert f"Besides them, {len(definitions)} definitions" in prose
+    assert all(t.derivation is None for t in theorems if t.kind == "definition")
