@@ -279,7 +279,7 @@ attention_mlp_crossover = register(Theorem(
     plain=(
         r"The two $n^2 d$ products of attention (the logits $QK^\top$ and the weighted values $AV$) cost $2n^2 d$ "
         r"multiply-accumulates; the MLP with hidden width $r d$ costs $2r n d^2$. Their ratio is $n/(r d)$, "
-        "so attention costs more than the MLP exactly when n > r d: n > 4d for the usual r = 4. "
+        "so attention costs more than the MLP exactly when $n > r d$: $n > 4d$ for the usual $r = 4$. "
         r"Solving $2n^2 d = 8 n d^2$ for $n > 0$ gives $n = 4d$."
     ),
     notes=(
@@ -352,7 +352,7 @@ mha_param_count_with_bias = register(Theorem(
     id="mha_param_count_with_bias",
     title=r"A multi-head attention block has $4 d^2 + 4 d$ parameters, whatever the number of heads",
     statement=Statement(MHAParamCount(d, h), 4 * d**2 + 4 * d),
-    source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: 1,050,624 for d = 512); "
+    source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: $1{{,}}050{{,}}624$ for $d = 512$); "
     f"{SEED000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches one full-width head)",
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_mha_params_derivation,
@@ -363,9 +363,9 @@ mha_param_count_with_bias = register(Theorem(
         "Each of h heads has query, key and value matrices of size d x d/h and biases of length d/h; "
         r"the output matrix is $d \times d$ with a bias of length $d$. In total "
         r"$3h(d^2/h + d/h) + d^2 + d = 4d^2 + 4d$ parameters: the same as one head of full width, which is why $d_k = d/h$ is chosen. "
-        "For d = 512 that is 1,050,624 (1,048,576 weights and 2048 biases)."
+        "For $d = 512$ that is $1{,}050{,}624$ ($1{,}048{,}576$ weights and $2048$ biases)."
     ),
-    notes="Seed 004's figure 1,050,624 holds for d = 512, including the four bias vectors.",
+    notes="Seed 004's figure $1{,}050{,}624$ holds for $d = 512$, including the four bias vectors.",
 ))
 
 
@@ -383,7 +383,7 @@ def _mlp_dominates_derivation() -> Derivation:
                     + MatMulMACs(n, d, d)) / (MatMulMACs(n, d, r * d) + MatMulMACs(n, r * d, d)), 2048, 4096)
     return (
         Derivation(_BLOCK_2048)
-        .eq(unfolded, "definition", name="layer_cost", note="n = 2048, d = 4096, h = 32, r = 4")
+        .eq(unfolded, "definition", name="layer_cost", note="$n = 2048$, $d = 4096$, $h = 32$, $r = 4$")
         .eq(sp.Rational(5, 8), "definition", name="matmul_macs",
             note=r"$(4 n d^2 + 2 n^2 d) / (8 n d^2) = 1/2 + n/(4d) = 1/2 + 1/8$")
         .lt(sp.Integer(1), "inequality", note="5/8 < 1")
@@ -395,7 +395,7 @@ def _attn_128k_derivation() -> Derivation:
                    / (MatMulMACs(n, d, r * d) + MatMulMACs(n, r * d, d)), 128000, 4096)
     return (
         Derivation(_ATTN_128K)
-        .eq(unfolded, "definition", name="layer_cost", note="n = 128000, d = 4096, h = 32, r = 4")
+        .eq(unfolded, "definition", name="layer_cost", note="$n = 128{,}000$, $d = 4096$, $h = 32$, $r = 4$")
         .eq(sp.Rational(128000, 4 * 4096), "definition", name="matmul_macs", note=r"$2 n^2 d / (8 n d^2) = n / (4d)$")
         .eq(sp.Rational(125, 16), "algebra", note="128000 / 16384 = 7.8125")
     )
@@ -442,7 +442,7 @@ mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
         r"included) costs $5/8$ of the MLP; the $n^2 d$ products alone cost $1/8$ of it. The text's claim "
         "that the MLP dominates holds under either reading."
     ),
-    notes="h = 32 is used for definiteness; the counts do not depend on h.",
+    notes="$h = 32$ is used for definiteness; the counts do not depend on $h$.",
 ))
 
 attention_mlp_ratio_at_n128000_d4096 = register(Theorem(

@@ -145,7 +145,7 @@ def _softmax_conjugate_derivation() -> Derivation:
             note=r"fold: entry $(\sigma(i), \sigma(j))$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof,
-                              note="compare entry (i, j) for every i, j in 1..n")
+                              note=r"compare entry $(i, j)$ for every $i, j \in \{1, \dots, n\}$")
 
 
 def _softmax_conjugate_instance(size: int) -> Statement:

@@ -196,7 +196,7 @@ register(
             r"here). Caveats from the text, made precise: (1) $\kappa(q, k) = \exp(\langle q, k\rangle/\sqrt{d_k})$ "
             r"compares a query with a key, two different projections ($X W_Q$, $X W_K$) of the tokens, "
             "so it is not the symmetric, distance-based kernel on one space that kernel smoothing "
-            "assumes. (2) Seed 000 says kappa 'is positive definite as a function of (q,k) pairs "
+            r"assumes. (2) Seed 000 says $\kappa$ 'is positive definite as a function of $(q,k)$ pairs "
             "via the exponential of a linear kernel'. Positive definiteness is a property of a "
             r"kernel on ONE space $\mathcal{X} \times \mathcal{X}$: for $q$ and $k$ ranging over the same space, $\exp(\langle q, k\rangle/\sqrt{d})$ "
             "is positive definite (the exponential of the positive-definite linear kernel, by the "
@@ -428,7 +428,7 @@ register(
         instances=Instances(_prefix_instance, tuple(range(1, 7)), label="i (d = 2)"),
         numeric=_linear_numeric(True),
         plain=(
-            "With a causal mask query i sees keys 1..i. In the linear order the only quantities "
+            r"With a causal mask query $i$ sees keys $1, \dots, i$. In the linear order the only quantities "
             r"needed are the prefix sums $S_i = \sum_{j \le i} \phi(k_j) v_j^\top$ and $z_i = \sum_{j \le i} \phi(k_j)$: "
             r"the output is $\phi(q_i)^\top S_i / \phi(q_i)^\top z_i$, the same as masking the $n \times n$ matrix."
         ),
@@ -450,7 +450,7 @@ def _recurrence_derivation() -> Derivation:
     return (
         Derivation(sp.ImmutableMatrix([S_i, z_i]))
         .eq(sp.ImmutableMatrix([S_prev + F[i, c] * V[i, e], z_i]), "sum_split", at=i - 1,
-            note="the keys 1..i are 1..i-1 and the key i")
+            note=r"the keys $1, \dots, i$ are $1, \dots, i-1$ and the key $i$")
         .eq(sp.ImmutableMatrix([S_prev + F[i, c] * V[i, e], z_prev + F[i, c]]), "sum_split", at=i - 1,
             note="the same for the normaliser")
     )

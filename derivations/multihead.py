@@ -291,7 +291,7 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
             r"exactly; since '$\operatorname{rank} \ge r$' means some $r \times r$ minor, a polynomial in the weights, is non-zero, one "
             "such instance shows the minor is a non-zero polynomial, hence non-zero for generic weights."
         ),
-        notes="Shown at concrete sizes only (h = 1..6 heads of width 2); no symbolic proof for every d, h.",
+        notes=r"Shown at concrete sizes only ($h = 1, \dots, 6$ heads of width $2$); no symbolic proof for every $d$, $h$.",
     ))
 
 

@@ -401,8 +401,8 @@ register(
         instances=Instances(_any_tiling_instance, tuple(range(0, 7)), label="T"),
         numeric=_any_tiling_numeric,
         plain=(
-            "Cut the keys 1..N, in order, into T tiles of any widths (empty tiles allowed). Start "
-            "with l = o = 0 and absorb the tiles one by one: rescale the running sums by "
+            r"Cut the keys $1, \dots, N$, in order, into $T$ tiles of any widths (empty tiles allowed). Start "
+            "with $l = o = 0$ and absorb the tiles one by one: rescale the running sums by "
             r"$e^{M_{\mathrm{old}} - M_{\mathrm{new}}}$ and add the tile's own sums rescaled by $e^{\mu_t - M_{\mathrm{new}}}$. After "
             r"the last tile, $(l, o)$ is exactly $(\sum_j e^{s_j - M_T}, \sum_j e^{s_j - M_T} v_j)$ over "
             "all keys. The proof is an induction on the number of tiles whose step is the merge "

@@ -189,8 +189,8 @@ shift_matrix_eq_rotation_neg = register(
                             tuple(range(0, 8)), label="n (x = n pi/6)"),
         numeric=_shift_matrix_numeric,
         plain=(
-            "The matrix in the seed's shift identity, [[cos x, sin x], [-sin x, cos x]], is a rotation by -x: "
-            "it turns the plane clockwise. With R(t) the counter-clockwise rotation used for RoPE, it is R(-x)."
+            r"The matrix in the seed's shift identity, $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x \end{pmatrix}$, is a rotation by $-x$: "
+            "it turns the plane clockwise. With $R(t)$ the counter-clockwise rotation used for RoPE, it is $R(-x)$."
         ),
     )
 )
@@ -231,7 +231,7 @@ sinusoidal_at_zero = register(
         dimensions=(B,),
         instances=Instances(_at_zero_instance, (2, 4, 6, 8), label="d"),
         numeric=_at_zero_numeric,
-        plain="The encoding of the first position is (0, 1, 0, 1, ...): sin 0 = 0 in the even slots, cos 0 = 1 in the odd ones.",
+        plain=r"The encoding of the first position is $(0, 1, 0, 1, \dots)$: $\sin 0 = 0$ in the even slots, $\cos 0 = 1$ in the odd ones.",
         notes=(
             "Seed 004's formula is indexed by position 'pos' starting at 0; with 1-based positions the first "
             "token would get sin(1), cos(1), ... instead. PE(0) is not the zero vector: the first token's "

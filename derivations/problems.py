@@ -332,7 +332,7 @@ def _grad_derivation() -> Derivation:
             note=r"fold $\exp(S_{ij})/Z_i$ back to $A_{ij}$: the softmax Jacobian $A_{ij} (\delta_{jl} - A_{il})$ appears")
         .eq(contracted_t, "kronecker_delta_contraction", note=r"the sum over $t$: $q$ lies in $1, \dots, d_k$")
         .eq(delta_out, "sum_linearity", note=r"$\delta_{ip}$ and $1/\sqrt{d_k}$ leave the sums over $c, j, l$")
-        .eq(row_p, "kronecker_delta_contraction", note="the sum over i: p lies in 1..n; only row p of Q matters")
+        .eq(row_p, "kronecker_delta_contraction", note=r"the sum over $i$: $p$ lies in $1, \dots, n$; only row $p$ of $Q$ matters")
         .eq(distributed, "sum_linearity", note="(A K)_pq leaves the sums over c and j")
         .eq(first_swapped, "sum_interchange", note=r"$\sum_c \sum_j = \sum_j \sum_c$: $(G V^\top)_{pj}$ appears")
         .eq(both_swapped, "sum_interchange", note=r"the same in the second term: $\operatorname{rowsum}(A \circ G V^\top)_p$ appears")
@@ -474,13 +474,13 @@ _P = [
         source=f"{SEED000}, problem 'When does attention dominate the MLP?' (Numerical, Beginner)",
         kind="numerical",
         statement="From the per-layer costs, find the sequence length at which attention costs as much as the MLP, "
-        "and evaluate the ratio for d = 4096 at n = 2048 and n = 128,000.",
+        "and evaluate the ratio for $d = 4096$ at $n = 2048$ and $n = 128{,}000$.",
         theorem_ids=("layer_cost_total", "attention_mlp_crossover", "attention_block_mlp_crossover",
                      "mlp_dominates_attention_at_n2048_d4096", "attention_mlp_ratio_at_n128000_d4096"),
         solution=r"The $n^2 d$ products (logits and $AV$) cost $2n^2 d$ MACs and the MLP $8nd^2$: their ratio is $n/(4d)$, so "
         r"the crossover is $n = 4d$ ($16{,}384$ for $d = 4096$). Counting the projections ($4nd^2$) with attention the "
-        "ratio is 1/2 + n/(4d) and the crossover n = 2d (8,192). At d = 4096, n = 2048 the ratios are 1/8 and "
-        "5/8: the MLP dominates. At n = 128,000 they are 7.8 and 8.3: attention dominates, but by about 8, not "
+        "ratio is $1/2 + n/(4d)$ and the crossover $n = 2d$ ($8{,}192$). At $d = 4096$, $n = 2048$ the ratios are $1/8$ and "
+        "$5/8$: the MLP dominates. At $n = 128{,}000$ they are $7.8$ and $8.3$: attention dominates, but by about $8$, not "
         "the text's 30 (which is n/d = 31.25, the ratio with the constants 2 and 8 dropped).",
         computed=_crossover_computed(),
     ),

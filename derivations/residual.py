@@ -344,11 +344,11 @@ register(
         numeric=_definition_numeric("prenorm"),
         plain=(
             "A pre-norm layer normalises a copy of the stream, lets the sublayer F (attention or MLP) read the "
-            "normalised copy, and adds the result back: X <- X + F(LN(X)). The stream itself is never "
+            r"normalised copy, and adds the result back: $X \leftarrow X + F(\operatorname{LN}(X))$. The stream itself is never "
             "normalised, so the identity path from input to output is untouched."
         ),
         notes=(
-            "Seed 000 writes the two sublayers as X <- X + MHA(LN(X)), X <- X + MLP(LN(X)) with "
+            r"Seed 000 writes the two sublayers as $X \leftarrow X + \operatorname{MHA}(\operatorname{LN}(X))$, $X \leftarrow X + \operatorname{MLP}(\operatorname{LN}(X))$ with "
             r"$\operatorname{MLP}(x) = W_2 \rho(W_1 x)$, $W_1 \in \mathbb{R}^{4d \times d}$: a column-vector convention, whereas attention is "
             r"written with rows ($X W_Q$); on the rows of $X$ the MLP is $\rho(X W_1^\top) W_2^\top$. The numeric check uses "
             "F(Y) = Y W. Modern pre-norm models also add a final LN after the last layer; that is not part of "
@@ -374,7 +374,7 @@ register(
         numeric=_definition_numeric("postnorm"),
         plain=(
             "A post-norm layer (the original transformer) adds the sublayer's output to the stream and then "
-            "normalises the sum: X <- LN(X + F(X)). Every layer's normalisation sits on the main path."
+            r"normalises the sum: $X \leftarrow \operatorname{LN}(X + F(X))$. Every layer's normalisation sits on the main path."
         ),
     )
 )

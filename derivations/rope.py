@@ -141,12 +141,12 @@ rotation_compose = register(
         numeric=_rotation_compose_numeric,
         plain=(
             "Rotating the plane back by an angle a and then forward by b is the same as rotating by b - a. "
-            "Here R(t) turns vectors counter-clockwise: R(t) = [[cos t, -sin t], [sin t, cos t]], so "
+            r"Here $R(t)$ turns vectors counter-clockwise: $R(t) = \begin{pmatrix} \cos t & -\sin t \\ \sin t & \cos t \end{pmatrix}$, so "
             "R(pi/2) sends (1, 0) to (0, 1). The transpose of a rotation is the rotation by the opposite angle."
         ),
         notes=(
             r"The seed uses $R_p$ without fixing its orientation; with the clockwise convention "
-            "R(t) = [[cos t, sin t], [-sin t, cos t]] the same identity holds (both are rotation groups), "
+            r"$R(t) = \begin{pmatrix} \cos t & \sin t \\ -\sin t & \cos t \end{pmatrix}$ the same identity holds (both are rotation groups), "
             "so the proposition does not depend on the choice, but the sign of p' - p does depend on "
             r"which vector is rotated back: $R_p^\top R_{p'} = R_{p'-p}$, not $R_{p-p'}$."
         ),
@@ -224,7 +224,7 @@ rope_relative_logit = register(
         instances=Instances(_rope_relative_logit_instance, (2, 4, 6, 8), label="d"),
         numeric=_rope_relative_logit_numeric,
         plain=(
-            "Rotary embeddings turn each pair of coordinates (2m, 2m+1) of the query at position p by the "
+            "Rotary embeddings turn each pair of coordinates $(2m, 2m+1)$ of the query at position $p$ by the "
             r"angle $\theta_m p$, and those of the key at position $p'$ by $\theta_m p'$. The dot product of the two "
             "rotated vectors equals the dot product of the unrotated query with the key rotated by "
             r"$\theta_m (p' - p)$: only the distance $p' - p$ between the positions enters. This holds in every "
@@ -240,7 +240,7 @@ rope_relative_logit = register(
             r"defined for any $p$ (the angles $\theta_m p$ exist for every real $p$); it is not a claim -- and nothing "
             "here shows -- that a model trained on short contexts generalises to longer ones. The seed does "
             r"not define $\theta_m$; we use RoFormer's $\theta_m = b^{-2m/d}$, $m = 0, \dots, d/2-1$, though the identity holds "
-            "for any real frequencies. The seed's pairs (2m, 2m+1) are the interleaved layout; see "
+            "for any real frequencies. The seed's pairs $(2m, 2m+1)$ are the interleaved layout; see "
             r"rope_convention_permutation for the `rotate_half` layout."
         ),
         figures=("rope_logit_diagonals",),

@@ -178,7 +178,7 @@ softmax_jacobian_theorem = register(
         notes=(
             "Proved for symbolic n: the derivative is taken by SymPy's exact differentiation of the unfolded "
             "definition (rule 'differentiate'), and the Kronecker-delta sum is contracted only after checking "
-            "that j lies in 1..n."
+            r"that $j$ lies in $1, \dots, n$."
         ),
     )
 )
@@ -324,7 +324,7 @@ def _ones_derivation() -> Derivation:
     return (
         Derivation(_sum(SoftmaxJacobian(a, i, j), j))
         .eq(_sum(a[i] * (KD(i, j) - a[j]), j), "definition", name="softmax_jacobian")
-        .eq(a[i] - _sum(a[i] * a[j], j), "kronecker_delta_contraction", note="i lies in 1..n")
+        .eq(a[i] - _sum(a[i] * a[j], j), "kronecker_delta_contraction", note=r"$i$ lies in $1, \dots, n$")
         .eq(a[i] - a[i] * _sum(a[j], j), "sum_linearity")
         .eq(sp.Integer(0), "substitute", using="a_sums_to_one")
     )
@@ -890,7 +890,7 @@ def _frobenius_trace_steps(d: Derivation, weight, *, first_note: str) -> Derivat
             note=r"add $T = \sum_i \sum_j \sum_k a_i a_j a_k (1 - \delta_{ij})(1 - \delta_{jk})(1 - \delta_{ik}) \ge 0$, the sum over "
                  "triples of distinct positions")
         .eq(w * (_frobenius_closed_form + _triples_contracted), "kronecker_delta_contraction",
-            note="expand the factors 1 - delta and contract (every index ranges over 1..n)")
+            note=r"expand the factors $1 - \delta$ and contract (every index ranges over $1, \dots, n$)")
         .eq(w * (_frobenius_closed_form + _S1 ** 3 - 3 * _S1 * _S2 + 2 * _S3), "sum_linearity",
             note=r"$T = S_1^3 - 3 S_1 S_2 + 2 S_3$ with $S_p = \sum_j a_j^p$ (Newton's identity for $6 e_3$)")
         .eq(w * (_frobenius_closed_form + 1 - 3 * _S2 + 2 * _S3), "substitute", using="a_sums_to_one")

@@ -470,9 +470,16 @@ def short_source(source: str) -> str:
 
 
 def _drop_parentheses(text: str) -> str:
-    out, depth = [], 0
+    """``text`` without its parenthesised remarks (parentheses inside ``$...$`` are maths, kept)."""
+    out, depth, maths, prev = [], 0, False, ""
     for ch in text:
-        if ch == "(":
+        if ch == "$" and prev != "\\":
+            maths = not maths
+        prev = ch
+        if maths or ch == "$":
+            if depth == 0:
+                out.append(ch)
+        elif ch == "(":
             depth += 1
         elif ch == ")" and depth:
             depth -= 1
