@@ -8,9 +8,10 @@ Main results
 * ``softmax_add_const``: adding the same constant to every logit leaves the softmax unchanged.
 * ``attention_row_stochastic``: the weights of one query sum to 1 (symbolic ``n``).
 * ``attention_weights_positive``: every weight is strictly positive for finite scores.
-* ``attention_output_convex_combination``: each coordinate of the output is at most the largest
-  value, ``o_i <= max_j v_j``.
-* ``attention_output_ge_min_value``: and at least the smallest, ``o_i >= min_j v_j``.
+* ``attention_output_convex_combination``: each output row is a convex combination of the value
+  rows (weights positive, summing to 1).
+* ``attention_output_le_max_value``, ``attention_output_ge_min_value``: the box bounds that follow,
+  each output coordinate between the smallest and largest value.
 
 References
 ----------
@@ -49,12 +50,12 @@ def _softmax_add_const_derivation() -> Derivation:
         .eq(sp.exp(s[i] + c) / sp.Sum(sp.exp(s[j] + c), (j, 1, n)), "definition", name="softmax",
             note="unfold the softmax of s + c")
         .eq(sp.exp(c) * sp.exp(s[i]) / sp.Sum(sp.exp(c) * sp.exp(s[j]), (j, 1, n)), "algebra",
-            note="e^{x+c} = e^c e^x")
+            note=r"$e^{x+c} = e^c e^x$")
         .eq(sp.Mul(sp.exp(c) * sp.exp(s[i]), sp.Pow(sp.Mul(sp.exp(c), sp.Sum(sp.exp(s[j]), (j, 1, n)),
                                                                 evaluate=False), -1, evaluate=False),
                    evaluate=False), "sum_linearity",
-            note="the constant e^c leaves the sum")
-        .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[j]), (j, 1, n)), "algebra", note="cancel e^c > 0")
+            note=r"the constant $e^c$ leaves the sum")
+        .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[j]), (j, 1, n)), "algebra", note=r"cancel $e^c > 0$")
         .eq(Softmax(sp.Lambda(j, s[j]), i, n), "definition", name="softmax", note="fold the softmax of s")
     )
 
@@ -105,7 +106,7 @@ softmax_add_const = register(
         instances=Instances(_softmax_add_const_instance, tuple(range(1, 7)), label="n"),
         numeric=_softmax_add_const_numeric,
         plain=(
-            "Adding the same number c to every score does not change the softmax: the factor e^c "
+            r"Adding the same number $c$ to every score does not change the softmax: the factor $e^c$ "
             "appears in the numerator and in every term of the denominator, and cancels. This is why "
             "implementations may subtract the row maximum before exponentiating, to avoid overflow, "
             "without changing the result."
@@ -178,14 +179,14 @@ register(
         numeric=_row_sum_numeric,
         plain=(
             "The softmax weights of one query over its n keys add up to exactly 1: each weight is "
-            "e^(s_j) divided by the sum of all the e^(s_k), and adding up the numerators gives that "
-            "same sum. Together with attention_weights_positive, every row of the attention matrix "
+            r"$e^{s_j}$ divided by the sum of all the $e^{s_k}$, and adding up the numerators gives that "
+            r"same sum. Together with attention_weights_positive, every row of the attention matrix "
             "is a probability distribution over the keys."
         ),
         notes=(
-            "Seed 000 writes 'A_ij >= 0'. For finite scores the weights are strictly positive "
-            "(attention_weights_positive); '>= 0' is the right statement only for masked attention, "
-            "where seed 004's causal mask 'sets scores for future positions to -inf' and e^(-inf) = 0 "
+            r"Seed 000 writes '$A_{ij} \ge 0$'. For finite scores the weights are strictly positive "
+            r"(attention_weights_positive); '$\ge 0$' is the right statement only for masked attention, "
+            r"where seed 004's causal mask 'sets scores for future positions to $-\infty$' and $e^{-\infty} = 0$ "
             "makes those weights exactly 0 -- the rows still sum to 1 over the visible keys, as long "
             "as at least one key is visible."
         ),
@@ -197,7 +198,7 @@ def _positive_derivation() -> Derivation:
     return (
         Derivation(_weight(i))
         .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[k]), (k, 1, n)), "definition", name="softmax", note="unfold the softmax")
-        .step(sp.S.Zero, "positivity", ">", note="e^x > 0 for real x, and a nonempty sum of positive terms is positive")
+        .step(sp.S.Zero, "positivity", ">", note=r"$e^x > 0$ for real $x$, and a nonempty sum of positive terms is positive")
     )
 
 
@@ -225,7 +226,7 @@ register(
         statement=Statement(_weight(i), 0, ">"),
         source=_SOURCE_ROWS,
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),
-                    Assumption("finite_scores", text="the scores s_1, ..., s_n are finite real numbers (no mask)")),
+                    Assumption("finite_scores", text=r"the scores $s_1, \dots, s_n$ are finite real numbers (no mask)")),
         derivation=_positive_derivation,
         dimensions=(n,),
         instances=Instances(_positive_instance, tuple(range(1, 9)), label="n"),
@@ -235,11 +236,11 @@ register(
             "exponential divided by a positive sum, so it is strictly greater than 0."
         ),
         notes=(
-            "Seed 000 states A_ij >= 0, which is true but weaker than what holds: A_ij > 0 for finite "
+            r"Seed 000 states $A_{ij} \ge 0$, which is true but weaker than what holds: $A_{ij} > 0$ for finite "
             "scores. With a causal mask (seed 004: scores of future positions set to -inf) the masked "
-            "weights are exactly 0, so '>= 0' is the right statement for masked attention. In float64 "
+            r"weights are exactly $0$, so '$\ge 0$' is the right statement for masked attention. In float64 "
             "a weight also underflows to exactly 0 once its score is about 745 below the row maximum "
-            "(e^-745 is below the smallest subnormal); the theorem is about exact arithmetic."
+            r"($e^{-745}$ is below the smallest subnormal); the theorem is about exact arithmetic."
         ),
     )
 )
@@ -255,7 +256,7 @@ def _bound_derivation(extremum, relation) -> Derivation:
     e = extremum(v[l], (l, 1, n))
     d = Derivation(_output())
     d.step(sp.Sum(_weight(j) * e, (j, 1, n)), "sum_monotone", relation,
-           note="each weight is positive and each v_j lies between the smallest and largest value")
+           note=r"each weight is positive and each $v_j$ lies between the smallest and largest value")
     return (
         d.eq(e * sp.Sum(_weight(j), (j, 1, n)), "sum_linearity", note="the extreme value does not depend on j")
         .eq(e, "apply_theorem", theorem="attention_row_stochastic", note="the weights sum to 1")
@@ -301,17 +302,82 @@ def _bound_numeric(seed: int) -> NumericResult:
 
 _BOUND_NOTES = (
     "Seed 000 says 'row i of the output is a convex combination of the value vectors'; the bound is "
-    "proved coordinate by coordinate (each coordinate of o_i lies between the smallest and largest "
+    r"proved coordinate by coordinate (each coordinate of $o_i$ lies between the smallest and largest "
     "value of that coordinate), which follows from, but is weaker than, lying in the convex hull of "
-    "the v_j. The bound needs only nonnegative weights summing to 1, so it also holds with a causal "
+    r"the $v_j$. The bound needs only nonnegative weights summing to $1$, so it also holds with a causal "
     "mask (over the visible keys). The exact instance check fixes the values to rationals and keeps "
     "the scores symbolic."
 )
 
+def _convex_derivation() -> Derivation:
+    weights = sp.Matrix([sp.Sum(_weight(j), (j, 1, n)), sp.sign(_weight(j))])
+    return (
+        Derivation(weights)
+        .eq(sp.Matrix([sp.S.One, sp.sign(_weight(j))]), "apply_theorem", theorem="attention_row_stochastic",
+            note="the weights of row $i$ sum to $1$")
+        .eq(sp.Matrix([sp.S.One, sp.S.One]), "definition", name="softmax",
+            note=r"unfolded, $A_{ij} = e^{s_j} / \sum_k e^{s_k}$ is a positive number over a positive one, "
+                 r"so its sign is $1$")
+    )
+
+
+def _convex_instance(size: int) -> Statement:
+    x = sp.symbols(f"x1:{size + 1}", real=True)
+    z = sum(sp.exp(xk) for xk in x)
+    return Statement(sp.Matrix([sum(sp.exp(xk) / z for xk in x)] + [sp.sign(sp.exp(xk) / z) for xk in x]),
+                     sp.ones(size + 1, 1))
+
+
+def _convex_numeric(seed: int) -> NumericResult:
+    from numeric.reference import attention, attention_scores, softmax
+
+    rng = np.random.default_rng(seed)
+    worst, nonpositive, trials = 0.0, 0, 100
+    for _ in range(trials):
+        n_q, n_k, d, d_v = (int(rng.integers(1, m)) for m in (10, 30, 6, 5))
+        q, kk, vv = rng.normal(size=(n_q, d)) * 2, rng.normal(size=(n_k, d)) * 2, rng.normal(size=(n_k, d_v))
+        a = softmax(attention_scores(q, kk))  # (n_q, n_k)
+        nonpositive += int((a <= 0).sum())
+        # o_i - sum_j A_ij v_j and sum_j A_ij - 1: the output row is the combination, weights sum to 1
+        worst = max(worst, float(np.abs(attention(q, kk, vv) - a @ vv).max()), float(np.abs(a.sum(-1) - 1).max()))
+    tol = 1e-13
+    return NumericResult(worst <= tol and nonpositive == 0, trials, seed, worst, tol,
+                         f"|o_i - sum_j A_ij v_j| and |sum_j A_ij - 1|; {nonpositive} weights <= 0")
+
+
 register(
     Theorem(
         id="attention_output_convex_combination",
-        title="Each output coordinate is at most the largest value: o_i <= max_j v_j",
+        title=r"Each output row is a convex combination of the value rows: $o_i = \sum_j A_{ij} v_j$ with "
+              r"$A_{ij} > 0$ and $\sum_j A_{ij} = 1$",
+        statement=Statement(sp.Matrix([sp.Sum(_weight(j), (j, 1, n)), sp.sign(_weight(j))]), sp.Matrix([1, 1])),
+        source=_SOURCE_ROWS,
+        hypotheses=(IndexRange("j_range", index=j, lower=1, upper=n),),
+        derivation=_convex_derivation,
+        dimensions=(n,),
+        instances=Instances(_convex_instance, tuple(range(1, 7)), label="n"),
+        numeric=_convex_numeric,
+        plain=(
+            r"Row $i$ of the output is $o_i = \sum_j A_{ij} v_j$, by the definition of attention "
+            r"($O = AV$). The statement is what makes this sum a convex combination: the weights of the "
+            r"row add up to $1$ and each one is strictly positive ($\operatorname{sgn} A_{ij} = 1$). So "
+            r"$o_i$ lies in the convex hull of $v_1, \dots, v_n$, in fact in its relative interior: "
+            r"attention mixes the values, it cannot extrapolate beyond them."
+        ),
+        notes=(
+            r"The two box bounds, each coordinate of $o_i$ at most the largest and at least the smallest "
+            r"value of that coordinate (attention_output_le_max_value, attention_output_ge_min_value), "
+            r"follow from this and are proved separately. With a causal mask the masked weights are "
+            r"exactly $0$, so there $A_{ij} \ge 0$ and $o_i$ lies in the convex hull of the visible "
+            r"values only."
+        ),
+    )
+)
+
+register(
+    Theorem(
+        id="attention_output_le_max_value",
+        title=r"Box bound: each output coordinate is at most the largest value, $o_{i} \le \max_j v_j$",
         statement=Statement(_output(), MaxOver(v[l], (l, 1, n)), "<="),
         source=_SOURCE_ROWS,
         derivation=lambda: _bound_derivation(MaxOver, "<="),
@@ -321,7 +387,7 @@ register(
         plain=(
             "The output of attention for one query is a weighted average of the value vectors with "
             "positive weights adding up to 1. So, coordinate by coordinate, it can never exceed the "
-            "largest value (this theorem) nor fall below the smallest (attention_output_ge_min_value): "
+            r"largest value (this theorem) nor fall below the smallest (attention_output_ge_min_value): "
             "attention mixes the values, it cannot extrapolate beyond them."
         ),
         notes=_BOUND_NOTES,
@@ -331,7 +397,7 @@ register(
 register(
     Theorem(
         id="attention_output_ge_min_value",
-        title="Each output coordinate is at least the smallest value: o_i >= min_j v_j",
+        title=r"Box bound: each output coordinate is at least the smallest value, $o_{i} \ge \min_j v_j$",
         statement=Statement(_output(), MinOver(v[l], (l, 1, n)), ">="),
         source=_SOURCE_ROWS,
         derivation=lambda: _bound_derivation(MinOver, ">="),

@@ -158,7 +158,7 @@ def _layer_cost_total_derivation() -> Derivation:
             + MatMulMACs(n, d, d) + MatMulMACs(n, d, 4 * d) + MatMulMACs(n, 4 * d, d),
             "definition", name="layer_cost", note="each component is a set of matrix products, head by head")
         .eq(table, "definition", name="matmul_macs",
-            note="(a x b)(b x c) costs abc MACs: the table's rows 3nd^2, n^2 d, n^2 d, nd^2, 8nd^2")
+            note=r"an $(a \times b)(b \times c)$ product costs $abc$ MACs: the table's rows $3nd^2$, $n^2 d$, $n^2 d$, $nd^2$, $8nd^2$")
         .eq(12 * n * d**2 + 2 * n**2 * d, "algebra", note="collect")
     )
 
@@ -171,7 +171,7 @@ def _layer_cost_total_instance(size: int) -> Statement:
 
 layer_cost_total = register(Theorem(
     id="layer_cost_total",
-    title="One transformer layer costs 12 n d^2 + 2 n^2 d multiply-accumulates",
+    title=r"One transformer layer costs $12 n d^2 + 2 n^2 d$ multiply-accumulates",
     statement=Statement(LayerMACs(n, d, h, 4), 12 * n * d**2 + 2 * n**2 * d),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' (table, FLOPs column)",
     hypotheses=(_HEADS_DIVIDE,),
@@ -181,16 +181,16 @@ layer_cost_total = register(Theorem(
     numeric=_layer_cost_numeric,
     plain=(
         "Add up the matrix products of one layer: the three projections to queries, keys and values "
-        "(3nd^2), the logits QK^T (n^2 d, summed over heads), the attention-weighted values (n^2 d), "
-        "the output projection (nd^2) and the two MLP matrices of width 4d (8nd^2). The total is "
-        "12nd^2 + 2n^2d multiply-accumulates, i.e. 24nd^2 + 4n^2d FLOPs as a profiler counts them. "
+        r"($3nd^2$), the logits $QK^\top$ ($n^2 d$, summed over heads), the attention-weighted values ($n^2 d$), "
+        r"the output projection ($nd^2$) and the two MLP matrices of width $4d$ ($8nd^2$). The total is "
+        r"$12nd^2 + 2n^2d$ multiply-accumulates, i.e. $24nd^2 + 4n^2d$ FLOPs as a profiler counts them. "
         "The number of heads does not change the count."
     ),
     notes=(
         "The seed's column is headed 'FLOPs' but counts multiply-accumulates (an (a x b)(b x c) "
         "product is abc MACs = 2abc FLOPs); every entry is half the FLOP count a profiler reports. "
-        "The seed's 'Total Theta(nd^2 + n^2 d)' is correct; the exact total is 12nd^2 + 2n^2d MACs. "
-        "Softmax, normalisation and activation costs (O(n^2 h + n d)) are not counted."
+        r"The seed's 'Total $\Theta(nd^2 + n^2 d)$' is correct; the exact total is $12nd^2 + 2n^2d$ MACs. "
+        r"Softmax, normalisation and activation costs ($O(n^2 h + n d)$) are not counted."
     ),
 ))
 
@@ -208,21 +208,21 @@ def _ratio_derivation(attn, rhs, unfolded, note) -> Derivation:
             note="unfold attention and MLP into their matrix products")
         .eq(sp.Mul(unfolded.replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()),
                    sp.Pow(2 * r * n * d**2, -1, evaluate=False), evaluate=False),
-            "definition", name="matmul_macs", note="(a x b)(b x c) costs abc MACs; the MLP costs 2r n d^2")
+            "definition", name="matmul_macs", note=r"an $(a \times b)(b \times c)$ product costs $abc$ MACs; the MLP costs $2r n d^2$")
         .eq(rhs, "algebra", note=note)
     )
 
 
 def _crossover_derivation() -> Derivation:
     unfolded = h * MatMulMACs(n, d / h, n) + h * MatMulMACs(n, n, d / h)
-    return _ratio_derivation(_ATTN, n / (r * d), unfolded, "2 n^2 d / (2 r n d^2) = n / (r d)")
+    return _ratio_derivation(_ATTN, n / (r * d), unfolded, "$2 n^2 d / (2 r n d^2) = n / (r d)$")
 
 
 def _block_derivation() -> Derivation:
     unfolded = (3 * h * MatMulMACs(n, d, d / h) + h * MatMulMACs(n, d / h, n) + h * MatMulMACs(n, n, d / h)
                 + MatMulMACs(n, d, d))
     return _ratio_derivation(_BLOCK, (n + 2 * d) / (r * d), unfolded,
-                             "(4 n d^2 + 2 n^2 d) / (2 r n d^2) = (n + 2d) / (r d)")
+                             "$(4 n d^2 + 2 n^2 d) / (2 r n d^2) = (n + 2d) / (r d)$")
 
 
 def _ratio_instance(block: bool):
@@ -266,7 +266,7 @@ def _crossover_numeric(block: bool):
 
 attention_mlp_crossover = register(Theorem(
     id="attention_mlp_crossover",
-    title="Attention (logits and AV) over MLP cost is n / (r d): the crossover is n = 4d",
+    title=r"Attention (logits and $AV$) over MLP cost is $n / (r d)$: the crossover is $n = 4d$",
     statement=Statement(_ATTN / MLPMACs(n, d, r), n / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP "
     "when n >~ d') and its Key idea; problem 'When does attention dominate the MLP?'",
@@ -277,23 +277,23 @@ attention_mlp_crossover = register(Theorem(
     numeric=_crossover_numeric(False),
     figures=("flops_crossover",),
     plain=(
-        "The two n^2 d products of attention (the logits QK^T and the weighted values AV) cost 2n^2 d "
-        "multiply-accumulates; the MLP with hidden width r d costs 2r n d^2. Their ratio is n/(r d), "
-        "so attention costs more than the MLP exactly when n > r d: n > 4d for the usual r = 4. "
-        "Solving 2n^2 d = 8 n d^2 for n > 0 gives n = 4d."
+        r"The two $n^2 d$ products of attention (the logits $QK^\top$ and the weighted values $AV$) cost $2n^2 d$ "
+        r"multiply-accumulates; the MLP with hidden width $r d$ costs $2r n d^2$. Their ratio is $n/(r d)$, "
+        "so attention costs more than the MLP exactly when $n > r d$: $n > 4d$ for the usual $r = 4$. "
+        r"Solving $2n^2 d = 8 n d^2$ for $n > 0$ gives $n = 4d$."
     ),
     notes=(
         "The seed says 'Attention dominates the MLP when n >~ d' and 'The crossover at n ~ d'. With the "
-        "seed's own table the crossover is n = 4d for the n^2 d terms (this theorem) and n = 2d if the "
+        r"seed's own table the crossover is $n = 4d$ for the $n^2 d$ terms (this theorem) and $n = 2d$ if the "
         "Q/K/V/output projections are counted as attention (attention_block_mlp_crossover); n ~ d is "
-        "only the leading-order reading n^2 d = n d^2 with the constants 2 and 8 dropped. Same ratio in "
+        r"only the leading-order reading $n^2 d = n d^2$ with the constants $2$ and $8$ dropped. Same ratio in "
         "FLOPs, since both sides double."
     ),
 ))
 
 attention_block_mlp_crossover = register(Theorem(
     id="attention_block_mlp_crossover",
-    title="Whole attention block over MLP cost is (n + 2d) / (r d): the crossover is n = 2d",
+    title=r"Whole attention block over MLP cost is $(n + 2d) / (r d)$: the crossover is $n = 2d$",
     statement=Statement(_BLOCK / MLPMACs(n, d, r), (n + 2 * d) / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP when n >~ d')",
     hypotheses=(_HEADS_DIVIDE,),
@@ -302,8 +302,8 @@ attention_block_mlp_crossover = register(Theorem(
     instances=Instances(_ratio_instance(True), tuple(range(1, 9)), label="n (d = 2, h = 1 or 2, r = 4)"),
     numeric=_crossover_numeric(True),
     plain=(
-        "Counting the whole attention sublayer (projections 4nd^2 plus the n^2 d products 2n^2 d) "
-        "against the MLP (2r n d^2), the ratio is (n + 2d)/(r d). For r = 4 the attention block costs "
+        r"Counting the whole attention sublayer (projections $4nd^2$ plus the $n^2 d$ products $2n^2 d$) "
+        r"against the MLP ($2r n d^2$), the ratio is $(n + 2d)/(r d)$. For $r = 4$ the attention block costs "
         "more than the MLP exactly when n > 2d."
     ),
     notes="The other reading of the seed's 'attention dominates the MLP when n >~ d'; see attention_mlp_crossover.",
@@ -315,8 +315,8 @@ def _mha_params_derivation() -> Derivation:
     return (
         Derivation(MHAParamCount(d, h))
         .eq(3 * h * (d * (d / h) + d / h) + (d * d + d), "definition", name="mha_param_count",
-            note="h heads with W_Q^m, W_K^m, W_V^m (d x d/h) and biases (d/h); W_O (d x d) and its bias")
-        .eq(4 * d**2 + 4 * d, "algebra", note="the h cancels: 3d^2 + 3d + d^2 + d")
+            note=r"$h$ heads with $W_Q^m, W_K^m, W_V^m$ ($d \times d/h$) and biases ($d/h$); $W_O$ ($d \times d$) and its bias")
+        .eq(4 * d**2 + 4 * d, "algebra", note=r"the $h$ cancels: $3d^2 + 3d + d^2 + d$")
     )
 
 
@@ -350,10 +350,10 @@ def _mha_params_numeric(seed: int) -> NumericResult:
 
 mha_param_count_with_bias = register(Theorem(
     id="mha_param_count_with_bias",
-    title="A multi-head attention block has 4 d^2 + 4 d parameters, whatever the number of heads",
+    title=r"A multi-head attention block has $4 d^2 + 4 d$ parameters, whatever the number of heads",
     statement=Statement(MHAParamCount(d, h), 4 * d**2 + 4 * d),
-    source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: 1,050,624 for d = 512); "
-    f"{SEED000}, 'Multi-head attention' (d_k = d_v = d/h so that the parameter count matches one full-width head)",
+    source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: $1{{,}}050{{,}}624$ for $d = 512$); "
+    f"{SEED000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches one full-width head)",
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_mha_params_derivation,
     dimensions=(d, h),
@@ -361,11 +361,11 @@ mha_param_count_with_bias = register(Theorem(
     numeric=_mha_params_numeric,
     plain=(
         "Each of h heads has query, key and value matrices of size d x d/h and biases of length d/h; "
-        "the output matrix is d x d with a bias of length d. In total 3h(d^2/h + d/h) + d^2 + d = "
-        "4d^2 + 4d parameters: the same as one head of full width, which is why d_k = d/h is chosen. "
-        "For d = 512 that is 1,050,624 (1,048,576 weights and 2048 biases)."
+        r"the output matrix is $d \times d$ with a bias of length $d$. In total "
+        r"$3h(d^2/h + d/h) + d^2 + d = 4d^2 + 4d$ parameters: the same as one head of full width, which is why $d_k = d/h$ is chosen. "
+        "For $d = 512$ that is $1{,}050{,}624$ ($1{,}048{,}576$ weights and $2048$ biases)."
     ),
-    notes="Seed 004's figure 1,050,624 holds for d = 512, including the four bias vectors.",
+    notes="Seed 004's figure $1{,}050{,}624$ holds for $d = 512$, including the four bias vectors.",
 ))
 
 
@@ -383,9 +383,9 @@ def _mlp_dominates_derivation() -> Derivation:
                     + MatMulMACs(n, d, d)) / (MatMulMACs(n, d, r * d) + MatMulMACs(n, r * d, d)), 2048, 4096)
     return (
         Derivation(_BLOCK_2048)
-        .eq(unfolded, "definition", name="layer_cost", note="n = 2048, d = 4096, h = 32, r = 4")
+        .eq(unfolded, "definition", name="layer_cost", note="$n = 2048$, $d = 4096$, $h = 32$, $r = 4$")
         .eq(sp.Rational(5, 8), "definition", name="matmul_macs",
-            note="(4 n d^2 + 2 n^2 d) / (8 n d^2) = 1/2 + n/(4d) = 1/2 + 1/8")
+            note=r"$(4 n d^2 + 2 n^2 d) / (8 n d^2) = 1/2 + n/(4d) = 1/2 + 1/8$")
         .lt(sp.Integer(1), "inequality", note="5/8 < 1")
     )
 
@@ -395,8 +395,8 @@ def _attn_128k_derivation() -> Derivation:
                    / (MatMulMACs(n, d, r * d) + MatMulMACs(n, r * d, d)), 128000, 4096)
     return (
         Derivation(_ATTN_128K)
-        .eq(unfolded, "definition", name="layer_cost", note="n = 128000, d = 4096, h = 32, r = 4")
-        .eq(sp.Rational(128000, 4 * 4096), "definition", name="matmul_macs", note="2 n^2 d / (8 n d^2) = n / (4d)")
+        .eq(unfolded, "definition", name="layer_cost", note="$n = 128{,}000$, $d = 4096$, $h = 32$, $r = 4$")
+        .eq(sp.Rational(128000, 4 * 4096), "definition", name="matmul_macs", note=r"$2 n^2 d / (8 n d^2) = n / (4d)$")
         .eq(sp.Rational(125, 16), "algebra", note="128000 / 16384 = 7.8125")
     )
 
@@ -430,7 +430,7 @@ def _float_ratio(nv, dv, block):
 
 mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
     id="mlp_dominates_attention_at_n2048_d4096",
-    title="At d = 4096, n = 2048 the MLP costs more than the whole attention block (ratio 5/8)",
+    title=r"At $d = 4096$, $n = 2048$ the MLP costs more than the whole attention block (ratio $5/8$)",
     statement=Statement(_BLOCK_2048, 1, "<"),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('For a model with d = 4096 "
     "and context n = 2048, the MLP dominates')",
@@ -439,15 +439,15 @@ mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
     numeric=_key_idea_numeric(lambda: _float_ratio(2048, 4096, True), "<", 1.0),
     plain=(
         "With width d = 4096 and context n = 2048, even the whole attention sublayer (projections "
-        "included) costs 5/8 of the MLP; the n^2 d products alone cost 1/8 of it. The text's claim "
+        r"included) costs $5/8$ of the MLP; the $n^2 d$ products alone cost $1/8$ of it. The text's claim "
         "that the MLP dominates holds under either reading."
     ),
-    notes="h = 32 is used for definiteness; the counts do not depend on h.",
+    notes="$h = 32$ is used for definiteness; the counts do not depend on $h$.",
 ))
 
 attention_mlp_ratio_at_n128000_d4096 = register(Theorem(
     id="attention_mlp_ratio_at_n128000_d4096",
-    title="At d = 4096, n = 128000 attention costs 125/16 = 7.8 times the MLP (not 30)",
+    title=r"At $d = 4096$, $n = 128{,}000$ attention costs $125/16 = 7.8$ times the MLP (not $30$)",
     statement=Statement(_ATTN_128K, sp.Rational(125, 16)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('At n = 128,000 attention "
     "dominates by a factor of 30')",
@@ -455,16 +455,16 @@ attention_mlp_ratio_at_n128000_d4096 = register(Theorem(
     instances=Instances(_concrete_instance(_ATTN_128K, sp.Rational(125, 16)), (1,), label="the single case"),
     numeric=_key_idea_numeric(lambda: _float_ratio(128000, 4096, False), "=", 125 / 16),
     plain=(
-        "With d = 4096 and n = 128,000 the logits and attention-weighted values cost 2n^2 d "
-        "multiply-accumulates against 8nd^2 for the MLP: a ratio of n/(4d) = 7.8125. Counting the "
+        r"With $d = 4096$ and $n = 128{,}000$ the logits and attention-weighted values cost $2n^2 d$ "
+        r"multiply-accumulates against $8nd^2$ for the MLP: a ratio of $n/(4d) = 7.8125$. Counting the "
         "projections as attention as well gives 1/2 + n/(4d) = 8.3125. The text's 'factor of 30' "
-        "matches neither; it is the leading-order ratio n^2 d / (n d^2) = n/d = 31.25 with the "
-        "table's constants (2 for the two n^2 d products, 8 for the MLP) dropped."
+        r"matches neither; it is the leading-order ratio $n^2 d / (n d^2) = n/d = 31.25$ with the "
+        r"table's constants ($2$ for the two $n^2 d$ products, $8$ for the MLP) dropped."
     ),
     notes=(
         "Seed 000 states 'At n = 128,000 attention dominates by a factor of 30'. With its own table the "
         "factor is 7.8 (logits + AV vs MLP) or 8.3 (whole attention block vs MLP); ~30 is n/d = 31.25, "
-        "the ratio of the summary's 'attention costs n^2 d and the MLP costs n d^2' without constants. "
+        r"the ratio of the summary's 'attention costs $n^2 d$ and the MLP costs $n d^2$' without constants. "
         "Attention does dominate; the factor is overstated about four-fold."
     ),
 ))

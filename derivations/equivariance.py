@@ -138,14 +138,14 @@ def _softmax_conjugate_derivation() -> Derivation:
     proof = (
         Derivation(entry(lhs, i, j))  # softmax of row sigma(i) of S, read in the order sigma
         .eq(sp.exp(s_[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s_[sigma(i), sigma(k1)]), (k1, 1, n)),
-            "definition", name="softmax", note="unfold: (P S P^T)_{il} = S_{sigma(i) sigma(l)}")
+            "definition", name="softmax", note=r"unfold: $(P S P^\top)_{il} = S_{\sigma(i) \sigma(l)}$")
         .eq(sp.exp(s_[sigma(i), sigma(j)]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)),
-            "sum_reindex_bijection", note="sigma is a bijection of 1..n: the normaliser is the same sum")
+            "sum_reindex_bijection", note=r"$\sigma$ is a bijection of $1, \dots, n$: the normaliser is the same sum")
         .eq(Softmax(sp.Lambda(k1, s_[sigma(i), k1]), sigma(j), n), "definition", name="softmax",
-            note="fold: entry (sigma(i), sigma(j)) of softmax_rows(S)")
+            note=r"fold: entry $(\sigma(i), \sigma(j))$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof,
-                              note="compare entry (i, j) for every i, j in 1..n")
+                              note=r"compare entry $(i, j)$ for every $i, j \in \{1, \dots, n\}$")
 
 
 def _softmax_conjugate_instance(size: int) -> Statement:
@@ -163,7 +163,7 @@ register(Theorem(
     id="softmax_rows_permutation_conjugate",
     title="Row-wise softmax commutes with simultaneous permutation of rows and columns",
     statement=Statement(SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T),
-    source=f"{_EQUIVARIANCE} (the step softmax(P S P^T) = P softmax(S) P^T of its proof)",
+    source=f"{_EQUIVARIANCE} " r"(the step $\operatorname{softmax}(P S P^\top) = P \operatorname{softmax}(S) P^\top$ of its proof)",
     hypotheses=(PERM,),
     derivation=_softmax_conjugate_derivation,
     dimensions=(n,),
@@ -172,12 +172,12 @@ register(Theorem(
         _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size))) @ Pm.T) - Pm @ _np_softmax_rows(s) @ Pm.T).max(),
         "softmax_rows(P S P^T) vs P softmax_rows(S) P^T, random S and permutations, n in {1,2,3,5,8}"),
     plain=(
-        "Entry (i, j) of softmax_rows(P S P^T) is exp(S[sigma(i), sigma(j)]) divided by the sum over l of "
-        "exp(S[sigma(i), sigma(l)]). Because sigma is a bijection of 1..n, that sum runs over the same terms "
-        "as the sum over l of exp(S[sigma(i), l]), so the entry is entry (sigma(i), sigma(j)) of "
-        "softmax_rows(S), which is entry (i, j) of P softmax_rows(S) P^T."
+        r"Entry $(i, j)$ of $\operatorname{softmax}_{\mathrm{rows}}(P S P^\top)$ is $\exp(S_{\sigma(i) \sigma(j)})$ divided by the sum over $l$ of "
+        r"$\exp(S_{\sigma(i) \sigma(l)})$. Because $\sigma$ is a bijection of $1, \dots, n$, that sum runs over the same terms "
+        r"as the sum over $l$ of $\exp(S_{\sigma(i) l})$, so the entry is entry $(\sigma(i), \sigma(j))$ of "
+        r"$\operatorname{softmax}_{\mathrm{rows}}(S)$, which is entry $(i, j)$ of $P \operatorname{softmax}_{\mathrm{rows}}(S) P^\top$."
     ),
-    notes="The only non-trivial step is re-indexing the normalising sum; it needs sigma to be a bijection of exactly 1..n.",
+    notes=r"The only non-trivial step is re-indexing the normalising sum; it needs $\sigma$ to be a bijection of exactly $1, \dots, n$.",
 ))
 
 
@@ -186,8 +186,8 @@ def _softmax_rows_derivation() -> Derivation:
     proof = (
         Derivation(entry(lhs, i, j))
         .eq(sp.exp(s_[sigma(i), j]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)), "definition", name="softmax",
-            note="row i of P S is row sigma(i) of S")
-        .eq(entry(rhs, i, j), "definition", name="softmax", note="entry (sigma(i), j) of softmax_rows(S)")
+            note=r"row $i$ of $P S$ is row $\sigma(i)$ of $S$")
+        .eq(entry(rhs, i, j), "definition", name="softmax", note=r"entry $(\sigma(i), j)$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
@@ -208,9 +208,9 @@ register(Theorem(
         "softmax_rows(P S) vs P softmax_rows(S)"),
     plain=(
         "The softmax is taken in each row separately, so permuting the rows before or after it gives the "
-        "same matrix: row i of softmax_rows(P S) is the softmax of row sigma(i) of S."
+        r"same matrix: row $i$ of $\operatorname{softmax}_{\mathrm{rows}}(P S)$ is the softmax of row $\sigma(i)$ of $S$."
     ),
-    notes="Holds for any row-wise map; bijectivity of sigma is not even needed here (any map of the row index).",
+    notes=r"Holds for any row-wise map; bijectivity of $\sigma$ is not even needed here (any map of the row index).",
 ))
 
 
@@ -220,12 +220,12 @@ def _attention_derivation() -> Derivation:
     return (
         Derivation(Attention(P * X * W_Q, P * X * W_K, P * X * W_V))
         .eq(sp.MatMul(SoftmaxRows((P * X * W_Q) * (P * X * W_K).T / sp.sqrt(d_k)), P * X * W_V), "definition",
-            name="attention", note="softmax_rows(Q K^T / sqrt(d_k)) V with Q = P X W_Q, ...")
+            name="attention", note=r"$\operatorname{softmax}_{\mathrm{rows}}(Q K^\top / \sqrt{d_k})\, V$ with $Q = P X W_Q, \dots$")
         .eq(sp.MatMul(SoftmaxRows(sp.MatMul(P, logits, P.T)), P, X, W_V), "transpose_product",
-            note="(P X W_K)^T = W_K^T X^T P^T: the logits are P (X W_Q W_K^T X^T / sqrt(d_k)) P^T")
+            note=r"$(P X W_K)^\top = W_K^\top X^\top P^\top$: the logits are $P (X W_Q W_K^\top X^\top / \sqrt{d_k}) P^\top$")
         .eq(sp.MatMul(P, SoftmaxRows(logits), P.T, P, X, W_V), "apply_theorem",
             theorem="softmax_rows_permutation_conjugate", mapping={S: logits})
-        .eq(sp.MatMul(P, SoftmaxRows(logits), X, W_V), "permutation_matrix_orthogonal", note="P^T P = I")
+        .eq(sp.MatMul(P, SoftmaxRows(logits), X, W_V), "permutation_matrix_orthogonal", note=r"$P^\top P = I$")
         .eq(P * Attention(X * W_Q, X * W_K, X * W_V), "definition", name="attention", note="fold")
     )
 
@@ -254,8 +254,8 @@ register(Theorem(
     instances=Instances(_attention_instance, (1, 2, 3, 4), label="n (d = 2, d_k = d_v = 1, all n! permutations)"),
     numeric=_numeric(_attention_numeric, "numeric.reference.attention on P X vs P times it on X"),
     plain=(
-        "Permuting the tokens permutes the queries, keys and values. The logit matrix becomes P L P^T, "
-        "its row-wise softmax P A P^T, and A's columns meet the permuted values through P^T P = I: the "
+        r"Permuting the tokens permutes the queries, keys and values. The logit matrix becomes $P L P^\top$, "
+        r"its row-wise softmax $P A P^\top$, and the columns of $A$ meet the permuted values through $P^\top P = I$: the "
         "output is P times the original output. Self-attention cannot tell where in the sequence a token "
         "is; it only moves each token's output along with the token."
     ),
@@ -267,7 +267,7 @@ register(Theorem(
         "multiset). Seed 004's 'attention treats its input as a set' is looser still: repeated tokens "
         "count with multiplicity (a multiset), and the outputs are not unchanged but shuffled. With a causal "
         "mask (seed 004, 'The Complete Transformer Block') equivariance fails: token i attends only to "
-        "positions j <= i, which depends on the order (see tests/derivations/test_equivariance.py)."
+        r"positions $j \le i$, which depends on the order (see `tests/derivations/test_equivariance.py`)."
     ),
 ))
 
@@ -275,7 +275,7 @@ register(Theorem(
 # ------------------------------------------------------------------------------------------ position-wise maps
 def _layernorm_derivation() -> Derivation:
     lhs, rhs = LayerNorm(P * X, gamma, beta, eps), P * LayerNorm(X, gamma, beta, eps)
-    proof = Derivation(entry(lhs, i, j), note="row i of LN(P X) is LN of row sigma(i) of X: the entries coincide")
+    proof = Derivation(entry(lhs, i, j), note=r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ of row $\sigma(i)$ of $X$: the entries coincide")
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
 
@@ -303,7 +303,7 @@ register(Theorem(
     numeric=_numeric(_layernorm_numeric, "numeric.reference.layer_norm on P X vs P times it on X"),
     plain=(
         "Layer normalisation standardises each token's vector using that token's own mean and variance; "
-        "row i of LN(P X) is LN applied to row sigma(i) of X, which is row i of P LN(X)."
+        r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ applied to row $\sigma(i)$ of $X$, which is row $i$ of $P \operatorname{LN}(X)$."
     ),
     notes="Batch normalisation, which pools statistics over tokens, would also commute with P (the pooled "
           "statistics are symmetric), but the seeds use layer norm.",
@@ -314,12 +314,12 @@ def _mlp_derivation() -> Derivation:
     lhs, rhs = MLP(P * X, W_1, b_1, W_2, b_2, rho), P * MLP(X, W_1, b_1, W_2, b_2, rho)
     unfolded_l = MLP(P * X, W_1, b_1, W_2, b_2, rho).expanded()
     unfolded_r = sp.MatMul(P, MLP(X, W_1, b_1, W_2, b_2, rho).expanded())
-    proof = Derivation(entry(unfolded_l, i, j), note="row i reads only row sigma(i) of X: the entries coincide")
+    proof = Derivation(entry(unfolded_l, i, j), note=r"row $i$ reads only row $\sigma(i)$ of $X$: the entries coincide")
     return (
         Derivation(lhs)
-        .eq(unfolded_l, "definition", name="mlp", note="rho(P X W_1 + 1 b_1) W_2 + 1 b_2")
+        .eq(unfolded_l, "definition", name="mlp", note=r"$\rho(P X W_1 + \mathbf{1} b_1) W_2 + \mathbf{1} b_2$")
         .eq(unfolded_r, "matrix_entrywise", i=i, j=j, proof=proof,
-            note="(P M)_{ij} = M_{sigma(i) j}, and the bias rows 1 b are the same in every row")
+            note=r"$(P M)_{ij} = M_{\sigma(i) j}$, and the bias rows $\mathbf{1} b$ are the same in every row")
         .eq(rhs, "definition", name="mlp", note="fold")
     )
 
@@ -346,12 +346,12 @@ register(Theorem(
     instances=Instances(_mlp_instance, (1, 2, 3, 4), label="n (d = 2, r = 3, all n! permutations)"),
     numeric=_numeric(_mlp_numeric, "numeric.reference.mlp (GELU) on P X vs P times it on X"),
     plain=(
-        "The MLP is applied to each token separately, with the same weights: rho(x W_1 + b_1) W_2 + b_2 for "
-        "each row x. Row i of MLP(P X) is the MLP of row sigma(i) of X, for any activation rho."
+        r"The MLP is applied to each token separately, with the same weights: $\rho(x W_1 + b_1) W_2 + b_2$ for "
+        r"each row $x$. Row $i$ of $\operatorname{MLP}(P X)$ is the MLP of row $\sigma(i)$ of $X$, for any activation $\rho$."
     ),
     notes=(
-        "Seed 000 writes MLP(x) = W_2 rho(W_1 x) on column vectors (W_1 in R^{4d x d}); on the rows of X that "
-        "is X W_1^T, i.e. our W_1 (d x r) is the seed's W_1 transposed, r = 4d. Biases included here."
+        r"Seed 000 writes $\operatorname{MLP}(x) = W_2 \rho(W_1 x)$ on column vectors ($W_1 \in \mathbb{R}^{4d \times d}$); on the rows of $X$ that "
+        r"is $X W_1^\top$, i.e. our $W_1$ ($d \times r$) is the seed's $W_1$ transposed, $r = 4d$. Biases included here."
     ),
 ))
 
@@ -376,7 +376,7 @@ def _mha_derivation() -> Derivation:
         .eq(sp.MatMul(Concat(heads(X, P), h), stack), "apply_theorem", theorem="attention_permutation_equivariant",
             mapping={W_Q: wq(m), W_K: wk(m), W_V: wv(m)}, note="in every head")
         .eq(sp.MatMul(P, Concat(heads(X), h), stack), "factor_out_of_blocks",
-            note="[P H_1 ... P H_h] = P [H_1 ... H_h]")
+            note=r"$[P H_1 \ \cdots \ P H_h] = P [H_1 \ \cdots \ H_h]$")
         .eq(P * MultiHeadAttention(X, *FAMILIES, h), "definition", name="mha", note="fold")
     )
 
@@ -412,8 +412,8 @@ register(Theorem(
     instances=Instances(_mha_instance, (1, 2, 3), label="n (h = 2 heads, d = 2, all n! permutations)"),
     numeric=_numeric(_mha_numeric, "numeric.reference.multi_head_attention (3 heads) on P X vs P times it on X"),
     plain=(
-        "Every head is an attention map, hence equivariant; concatenating P head_1, ..., P head_h gives "
-        "P times the concatenation, and W_O acts on the right. So MHA(P X) = P MHA(X) for any number of heads."
+        r"Every head is an attention map, hence equivariant; concatenating $P \mathrm{head}_1, \dots, P \mathrm{head}_h$ gives "
+        r"$P$ times the concatenation, and $W_O$ acts on the right. So $\operatorname{MHA}(P X) = P \operatorname{MHA}(X)$ for any number of heads."
     ),
 ))
 
@@ -452,19 +452,19 @@ def _prenorm_derivation() -> Derivation:
         Derivation(prenorm_layer(PX))
         .eq(sp.MatAdd(step1_Y, _mlp(_ln(step1_Y, gamma_2, beta_2))), "apply_theorem",
             theorem="layernorm_permutation_equivariant", mapping={gamma: gamma_1, beta: beta_1},
-            note="LN_1(P X) = P LN_1(X)")
+            note=r"$\operatorname{LN}_1(P X) = P \operatorname{LN}_1(X)$")
         .eq(sp.MatAdd(step2_Y, _mlp(_ln(step2_Y, gamma_2, beta_2))), "apply_theorem",
             theorem="mha_permutation_equivariant", mapping={X: _ln(X, gamma_1, beta_1)},
-            note="MHA(P Z) = P MHA(Z) with Z = LN_1(X)")
+            note=r"$\operatorname{MHA}(P Z) = P \operatorname{MHA}(Z)$ with $Z = \operatorname{LN}_1(X)$")
         .eq(sp.MatAdd(step3_Y, _mlp(_ln(step3_Y, gamma_2, beta_2))), "matrix_distributivity",
-            note="P X + P MHA(LN_1 X) = P Y")
+            note=r"$P X + P \operatorname{MHA}(\operatorname{LN}_1 X) = P Y$")
         .eq(sp.MatAdd(step3_Y, _mlp(sp.MatMul(P, _ln(Y, gamma_2, beta_2)))), "apply_theorem",
             theorem="layernorm_permutation_equivariant", mapping={X: Y, gamma: gamma_2, beta: beta_2},
-            note="LN_2(P Y) = P LN_2(Y)")
+            note=r"$\operatorname{LN}_2(P Y) = P \operatorname{LN}_2(Y)$")
         .eq(sp.MatAdd(step3_Y, sp.MatMul(P, _mlp(_ln(Y, gamma_2, beta_2)))), "apply_theorem",
             theorem="mlp_permutation_equivariant", mapping={X: _ln(Y, gamma_2, beta_2)},
-            note="MLP(P Z) = P MLP(Z) with Z = LN_2(Y)")
-        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note="P Y + P MLP(LN_2 Y) = P (Y + MLP(LN_2 Y))")
+            note=r"$\operatorname{MLP}(P Z) = P \operatorname{MLP}(Z)$ with $Z = \operatorname{LN}_2(Y)$")
+        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note=r"$P Y + P \operatorname{MLP}(\operatorname{LN}_2 Y) = P (Y + \operatorname{MLP}(\operatorname{LN}_2 Y))$")
     )
 
 
@@ -503,12 +503,12 @@ register(Theorem(
                      tol=1e-10),
     plain=(
         "Each sublayer commutes with the permutation and the residual additions are linear, so the whole "
-        "pre-norm layer X + MHA(LN_1 X), then Y + MLP(LN_2 Y), commutes with it: permuting the input tokens "
+        r"pre-norm layer $X + \operatorname{MHA}(\operatorname{LN}_1 X)$, then $Y + \operatorname{MLP}(\operatorname{LN}_2 Y)$, commutes with it: permuting the input tokens "
         "permutes the output tokens. Stacking layers keeps this, so without positional information the "
         "whole (unmasked) transformer is equivariant."
     ),
     notes=(
-        "Proved by composing the equivariance of layer norm, multi-head attention and the MLP (apply_theorem) "
+        r"Proved by composing the equivariance of layer norm, multi-head attention and the MLP (`apply_theorem`) "
         "with distributivity of P over the residual sums. Post-norm layers are equivariant by the same "
         "argument. Causal masking breaks it (see attention_permutation_equivariant's notes)."
     ),
@@ -519,16 +519,20 @@ register(Theorem(
 LOG2 = sp.log(2)
 
 
-def _witness(size: int) -> dict:
-    """Exact witness at sequence length ``size >= 2``: one feature, W_Q = log 2 and W_K = W_V = 1, so that
-    every logit is a multiple of log 2 and every softmax weight is rational."""
-    if size < 2:
-        raise ValueError("a transposition needs at least two positions")
-    Xw = sp.ImmutableMatrix([1] + [0] * (size - 1))  # one token of feature 1, the rest 0
-    Ew = sp.ImmutableMatrix([1] + [0] * (size - 1))  # position 1 is marked
-    perm = (2, 1) + tuple(range(3, size + 1))  # swap positions 1 and 2
+def _witness(size: int = 2) -> dict:
+    """Exact witness with the sinusoidal encoding of seed 004 at ``d_model = 2``: positions 0 and 1
+    get ``E = (sin 0, cos 0; sin 1, cos 1) = (0, 1; sin 1, cos 1)``. The weights read the first
+    (sine) coordinate scaled by ``1/sin 1``, so position 1 has query ``log 2`` and key and value
+    ``1`` and position 0 has ``0``: every exponential is a power of 2 and every weight rational.
+    The tokens ``X`` only have a second coordinate, which the weights do not read."""
+    if size != 2:
+        raise ValueError("the witness is stated for two positions")
+    Xw = sp.ImmutableMatrix([[0, 1], [0, 0]])  # two tokens, distinguished by their second coordinate
+    Ew = sp.ImmutableMatrix([[sp.sin(p), sp.cos(p)] for p in (0, 1)])  # PE(pos) = (sin pos, cos pos)
+    perm = (2, 1)  # swap the two positions
     Pw = permutation_matrix(perm)
-    wq, wk, wv = sp.ImmutableMatrix([[LOG2]]), sp.ImmutableMatrix([[1]]), sp.ImmutableMatrix([[1]])
+    s1 = sp.sin(1)
+    wq, wk, wv = (sp.ImmutableMatrix([[f / s1], [0]]) for f in (LOG2, 1, 1))  # (2, 1) each
     shuffled = sp.ImmutableMatrix(Pw * Xw + Ew)  # P X + E
     plain = sp.ImmutableMatrix(Xw + Ew)  # X + E
     left = Attention(shuffled * wq, shuffled * wk, shuffled * wv)
@@ -557,8 +561,8 @@ def positional_counterexample(size: int = 2) -> dict:
     sides ``Attn((P X + E) W_Q, ...)`` and ``P Attn((X + E) W_Q, ...)`` evaluated exactly.
 
     >>> cx = positional_counterexample()
-    >>> cx["permutation"], cx["left_value"].T, cx["right_value"].T
-    ((2, 1), Matrix([[1, 1]]), Matrix([[1, 32/17]]))
+    >>> cx["permutation"], cx["left_value"].T, cx["right_value"].T, cx["squared_gap"]
+    ((2, 1), Matrix([[1/2, 2/3]]), Matrix([[2/3, 1/2]]), 1/18)
     """
     w = _witness(size)
     w["left_value"], w["right_value"] = _sides(w)
@@ -570,7 +574,8 @@ def _positional_derivation() -> Derivation:
     w = _witness(2)
     return (
         Derivation(_squared_gap(w))
-        .eq(_gap_value(w), "evaluate_explicit", note="exact: every exp(k log 2) is the integer 2^k")
+        .eq(_gap_value(w), "evaluate_explicit",
+            note=r"exact: $\sin 1 / \sin 1 = 1$, and every $e^{k \log 2}$ is the integer $2^k$")
         .step(sp.S.Zero, "inequality", ">", note="a positive rational")
     )
 
@@ -599,26 +604,35 @@ def _positional_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="positional_encoding_breaks_equivariance",
-    title="Additive positional encodings break permutation equivariance",
+    title="The sinusoidal positional encoding breaks permutation equivariance",
     statement=Statement(_squared_gap(_witness(2)), 0, ">"),
     source=f"{SEED_004}, 'Positional Encoding' (word order must be injected explicitly); {SEED_000}, paragraph after "
            "'Attention is permutation equivariant' ('positional encodings are required')",
-    hypotheses=(Assumption("witness", text="n = 2, one feature, X = (1, 0), E = (1, 0), P swaps the two positions, "
-                                           "W_Q = log 2, W_K = W_V = 1"),),
+    hypotheses=(Assumption("witness", text=r"$n = 2$ positions $0, 1$ and $d_{\mathrm{model}} = 2$, so "
+                                           r"$E = \begin{pmatrix} \sin 0 & \cos 0 \\ \sin 1 & \cos 1 \end{pmatrix}$; "
+                                           r"$X = \begin{pmatrix} 0 & 1 \\ 0 & 0 \end{pmatrix}$; $P$ swaps the "
+                                           r"two positions; $W_Q = (\log 2 / \sin 1, 0)^\top$, "
+                                           r"$W_K = W_V = (1/\sin 1, 0)^\top$"),),
     derivation=_positional_derivation,
-    instances=Instances(lambda size: Statement(_squared_gap(_witness(size)).doit(), 0, ">"), (2, 3, 4, 5, 6),
-                        label="n (the same witness at length n)"),
+    instances=Instances(lambda size: Statement(_squared_gap(_witness(size)).doit(), 0, ">"), (2,),
+                        label="n (the witness)"),
     numeric=_positional_numeric,
     plain=(
-        "Once position vectors E are added, permuting the tokens no longer just permutes the output: with "
-        "X = (1, 0), E = (1, 0) and P the swap, the second output is 1 for the permuted input but 32/17 "
-        "for P times the original output. The squared difference of the two sides is the positive number "
-        "225/289, computed exactly (the weights are chosen so that every exponential is a power of 2)."
+        r"Once the sinusoidal position vectors $PE(\mathrm{pos}) = (\sin \mathrm{pos}, \cos \mathrm{pos})$ "
+        r"of seed 004 are added, permuting the tokens no longer just permutes the output. The weights read "
+        r"the sine coordinate, which is $0$ at position $0$ and $\sin 1$ at position $1$, so the attention "
+        r"pattern depends on the position and not on the token: $\operatorname{Attn}((PX + E) W_Q, \dots)$ "
+        r"is $(1/2, 2/3)^\top$ while $P \operatorname{Attn}((X + E) W_Q, \dots)$ is $(2/3, 1/2)^\top$. "
+        r"The squared difference of the two sides is the positive number $1/18$, computed exactly (the "
+        r"weights are chosen so that every exponential is a power of $2$)."
     ),
     notes=(
-        "This is the existential statement ('there exist X, E, P with ...'), proved by an explicit witness; "
-        "the false universal claim is refuted by the checker in tests/derivations/test_equivariance.py. "
-        "Breaking equivariance is necessary for a model to use word order, not sufficient for it to do so well; "
-        "rotary encodings (seed 000) break it inside the logits instead."
+        r"This is the existential statement (there exist $X$, $P$ and weights with "
+        r"$\operatorname{Attn}(PX + E) \ne P \operatorname{Attn}(X + E)$ for the encoding $E$ the texts "
+        r"define), proved by an explicit witness; the false universal claim is refuted by the checker in "
+        r"tests/derivations/test_equivariance.py. The numeric check repeats it for random $X$, weights and "
+        r"permutations with the sinusoidal $E$ at $d_{\mathrm{model}} = 4$ and $n$ up to $8$. Breaking "
+        r"equivariance is necessary for a model to use word order, not sufficient for it to do so well; "
+        r"rotary encodings (seed 000) break it inside the logits instead."
     ),
 ))

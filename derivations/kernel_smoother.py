@@ -58,7 +58,7 @@ F = sp.IndexedBase("F", real=True)  # phi(k_j)_c
 _SOURCE_NW = "000_ccf06b253f58a07c.txt, Heuristic 'Attention as a kernel smoother'"
 _SOURCE_LINEAR = (
     "000_ccf06b253f58a07c.txt, Heuristic 'Attention as a kernel smoother', 'What this does not say' "
-    "(linear attention replaces kappa by a factorisable <phi(q), phi(k)>, cost O(n^2 d) -> O(n d^2))"
+    r"(linear attention replaces $\kappa$ by a factorisable $\langle \phi(q), \phi(k)\rangle$, cost $O(n^2 d) \to O(n d^2)$)"
 )
 
 
@@ -84,7 +84,7 @@ def _nw_derivation() -> Derivation:
     return (
         Derivation(_attention_row())
         .eq(sp.Sum(kappa(i, j) / sp.Sum(kappa(i, l), (l, 1, n)) * V[j, e], (j, 1, n)), "definition",
-            name="softmax", note="unfold the softmax of the scaled logits: its numerator is kappa(q_i, k_j)")
+            name="softmax", note=r"unfold the softmax of the scaled logits: its numerator is $\kappa(q_i, k_j)$")
         .eq(_nadaraya_watson(), "sum_linearity", note="the normaliser does not depend on j")
     )
 
@@ -120,7 +120,7 @@ def _nw_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="attention_is_nadaraya_watson",
-        title="Softmax attention is a Nadaraya-Watson average with kernel exp(<q,k>/sqrt(d_k))",
+        title=r"Softmax attention is a Nadaraya-Watson average with kernel $\exp(\langle q, k\rangle/\sqrt{d_k})$",
         statement=Statement(_attention_row(), _nadaraya_watson()),
         source=_SOURCE_NW,
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),),
@@ -129,8 +129,8 @@ register(
         instances=Instances(_nw_instance, tuple(range(1, 6)), label="n (d_k = 2)"),
         numeric=_nw_numeric,
         plain=(
-            "Write kappa(q, k) = exp(<q, k>/sqrt(d_k)). Then the attention output of query i is "
-            "sum_j kappa(q_i, k_j) v_j divided by sum_j kappa(q_i, k_j): a kernel-weighted average of "
+            r"Write $\kappa(q, k) = \exp(\langle q, k\rangle/\sqrt{d_k})$. Then the attention output of query $i$ is "
+            r"$\sum_j \kappa(q_i, k_j) v_j$ divided by $\sum_j \kappa(q_i, k_j)$: a kernel-weighted average of "
             "the values, which is the form of the Nadaraya-Watson estimator. This part of the "
             "heuristic is an exact identity."
         ),
@@ -183,7 +183,7 @@ register(
         kind="heuristic",
         target="numerically-consistent",
         hypotheses=(Assumption("ordered_temperatures", condition=sp.Le(beta_1, beta_2),
-                               text="0 <= beta_1 <= beta_2 (inverse temperatures)"),),
+                               text=r"$0 \le \beta_1 \le \beta_2$ (inverse temperatures)"),),
         numeric=_analogy_numeric,
         plain=(
             "Reading attention as a kernel smoother explains why it averages nearby values and why "
@@ -193,19 +193,19 @@ register(
         ),
         notes=(
             "Checked part: the entropy of softmax(beta s) does not increase with beta (numerically "
-            "here). Caveats from the text, made precise: (1) kappa(q, k) = exp(<q,k>/sqrt(d_k)) "
-            "compares a query with a key, two different projections (X W_Q, X W_K) of the tokens, "
+            r"here). Caveats from the text, made precise: (1) $\kappa(q, k) = \exp(\langle q, k\rangle/\sqrt{d_k})$ "
+            r"compares a query with a key, two different projections ($X W_Q$, $X W_K$) of the tokens, "
             "so it is not the symmetric, distance-based kernel on one space that kernel smoothing "
-            "assumes. (2) Seed 000 says kappa 'is positive definite as a function of (q,k) pairs "
+            r"assumes. (2) Seed 000 says $\kappa$ 'is positive definite as a function of $(q,k)$ pairs "
             "via the exponential of a linear kernel'. Positive definiteness is a property of a "
-            "kernel on ONE space X x X: for q and k ranging over the same space, exp(<q,k>/sqrt(d)) "
+            r"kernel on ONE space $\mathcal{X} \times \mathcal{X}$: for $q$ and $k$ ranging over the same space, $\exp(\langle q, k\rangle/\sqrt{d})$ "
             "is positive definite (the exponential of the positive-definite linear kernel, by the "
             "Schur product theorem and the power series). For q and k drawn from two different "
-            "spaces (or the same token seen through W_Q versus W_K) 'positive definite' is not "
-            "defined: the Gram matrix kappa(q_i, k_j) is not square-symmetric in general. (3) "
+            r"spaces (or the same token seen through $W_Q$ versus $W_K$) 'positive definite' is not "
+            r"defined: the Gram matrix $\kappa(q_i, k_j)$ is not square-symmetric in general. (3) "
             "Nadaraya-Watson rates assume a fixed kernel and i.i.d. samples; attention learns its "
             "kernel and its tokens are neither independent nor identically distributed. The "
-            "temperature claim is about the 1/sqrt(d_k) factor read as a bandwidth: at fixed "
+            r"temperature claim is about the $1/\sqrt{d_k}$ factor read as a bandwidth: at fixed "
             "logits, larger scale = narrower kernel."
         ),
     )
@@ -239,7 +239,7 @@ def _associativity_derivation(upper) -> Derivation:
     return (
         Derivation(_quadratic(upper))
         .eq(sp.Sum(P[i, c] * S, (c, 1, d)) / sp.Sum(_phi_dot(i, j), (j, 1, upper)), "sum_interchange",
-            note="numerator: sum over keys and features in the other order, phi(q_i)_c leaves the key sum")
+            note=r"numerator: sum over keys and features in the other order, $\phi(q_i)_c$ leaves the key sum")
         .eq(_linear(upper), "sum_interchange", note="the same for the normaliser")
     )
 
@@ -289,18 +289,18 @@ def _linear_numeric(causal: bool):
 register(
     Theorem(
         id="linear_attention_associativity",
-        title="Linear attention: phi(Q)(phi(K)^T V) equals (phi(Q) phi(K)^T) V, normalised, row by row",
+        title=r"Linear attention: $\phi(Q)(\phi(K)^\top V)$ equals $(\phi(Q) \phi(K)^\top) V$, normalised, row by row",
         statement=Statement(_quadratic(n), _linear(n)),
         source=_SOURCE_LINEAR,
-        hypotheses=(Assumption("feature_map", text="phi is any feature map; the normaliser phi(q_i)^T sum_j phi(k_j) is nonzero"),),
+        hypotheses=(Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top \sum_j \phi(k_j)$ is nonzero"),),
         derivation=lambda: _associativity_derivation(n),
         dimensions=(n, d),
         instances=Instances(lambda size: _explicit_rows(size, False), tuple(range(1, 7)), label="n (d = 2)"),
         numeric=_linear_numeric(False),
         plain=(
-            "With a kernel that factorises as <phi(q), phi(k)>, the weighted sum over keys can be "
+            r"With a kernel that factorises as $\langle \phi(q), \phi(k)\rangle$, the weighted sum over keys can be "
             "computed in either order: first all query-key products (an n x n matrix) and then the "
-            "values, or first the d x d_v matrix phi(K)^T V, shared by all queries, and then one "
+            r"values, or first the $d \times d_v$ matrix $\phi(K)^\top V$, shared by all queries, and then one "
             "product per query. Both give exactly the same row: a finite double sum can be summed in "
             "either order."
         ),
@@ -381,28 +381,28 @@ def _costs_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="linear_attention_costs",
-        title="Multiply-accumulates: n^2 (d + d_v + 1) in the quadratic order, 2 n d (d_v + 1) in the linear order",
+        title=r"Multiply-accumulates: $n^2 (d + d_v + 1)$ in the quadratic order, $2 n d (d_v + 1)$ in the linear order",
         statement=Statement(_costs(), _CLOSED),
         source=_SOURCE_LINEAR,
         hypotheses=(Assumption("cost_model", text="a product of p x q and q x r matrices costs p q r "
-                               "multiply-accumulates; divisions by the normaliser (n d_v in both orders) "
+                               r"multiply-accumulates; divisions by the normaliser ($n d_v$ in both orders) "
                                "and the feature map are not counted"),),
         derivation=_costs_derivation,
         dimensions=(n, d, d_v),
         instances=Instances(_costs_instance, tuple(range(1, 9)), label="n (d = 3, d_v = 2)"),
         numeric=_costs_numeric,
         plain=(
-            "Counting multiply-accumulates: the quadratic order forms n^2 query-key products of "
-            "length d, then n^2 d_v value updates and n^2 normaliser additions, n^2 (d + d_v + 1) in "
-            "all. The linear order forms phi(K)^T V and phi(K)^T 1 once (n d d_v + n d) and then "
-            "applies them to every query (n d d_v + n d), 2 n d (d_v + 1) in all: linear in n, "
+            r"Counting multiply-accumulates: the quadratic order forms $n^2$ query-key products of "
+            r"length $d$, then $n^2 d_v$ value updates and $n^2$ normaliser additions, $n^2 (d + d_v + 1)$ in "
+            r"all. The linear order forms $\phi(K)^\top V$ and $\phi(K)^\top \mathbf{1}$ once ($n d d_v + n d$) and then "
+            r"applies them to every query ($n d d_v + n d$), $2 n d (d_v + 1)$ in all: linear in $n$, "
             "quadratic in the width."
         ),
         notes=(
-            "For d_v = d the counts are n^2 (2d + 1) = O(n^2 d) and 2 n d (d + 1) = O(n d^2), as "
-            "seed 000 says; the linear order is cheaper exactly when 2 d (d_v + 1) < n (d + d_v + 1), "
-            "roughly n > d for d_v = d. Here d is the feature dimension of phi, which for random-"
-            "feature maps can be much larger than d_k. The counts are for one head."
+            r"For $d_v = d$ the counts are $n^2 (2d + 1) = O(n^2 d)$ and $2 n d (d + 1) = O(n d^2)$, as "
+            r"seed 000 says; the linear order is cheaper exactly when $2 d (d_v + 1) < n (d + d_v + 1)$, "
+            r"roughly $n > d$ for $d_v = d$. Here $d$ is the feature dimension of $\phi$, which for random-"
+            r"feature maps can be much larger than $d_k$. The counts are for one head."
         ),
     )
 )
@@ -416,21 +416,21 @@ def _prefix_instance(size: int) -> Statement:
 register(
     Theorem(
         id="causal_linear_attention_prefix_sums",
-        title="Causal linear attention through prefix sums: o_i = phi(q_i)^T S_i / phi(q_i)^T z_i",
+        title=r"Causal linear attention through prefix sums: $o_i = \phi(q_i)^\top S_i / \phi(q_i)^\top z_i$",
         statement=Statement(_quadratic(i), _linear(i)),
         source=_SOURCE_LINEAR + "; causal masking from 004_b987b516506401e6.txt, 'The Complete Transformer Block'",
         hypotheses=(
             IndexRange("i_range", index=i, lower=1, upper=n),
-            Assumption("feature_map", text="phi is any feature map; the normaliser phi(q_i)^T z_i is nonzero"),
+            Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top z_i$ is nonzero"),
         ),
         derivation=lambda: _associativity_derivation(i),
         dimensions=(i, d),
         instances=Instances(_prefix_instance, tuple(range(1, 7)), label="i (d = 2)"),
         numeric=_linear_numeric(True),
         plain=(
-            "With a causal mask query i sees keys 1..i. In the linear order the only quantities "
-            "needed are the prefix sums S_i = sum_{j<=i} phi(k_j) v_j^T and z_i = sum_{j<=i} phi(k_j): "
-            "the output is phi(q_i)^T S_i / phi(q_i)^T z_i, the same as masking the n x n matrix."
+            r"With a causal mask query $i$ sees keys $1, \dots, i$. In the linear order the only quantities "
+            r"needed are the prefix sums $S_i = \sum_{j \le i} \phi(k_j) v_j^\top$ and $z_i = \sum_{j \le i} \phi(k_j)$: "
+            r"the output is $\phi(q_i)^\top S_i / \phi(q_i)^\top z_i$, the same as masking the $n \times n$ matrix."
         ),
         notes="Query i's row is the non-causal identity with the key range cut at i.",
     )
@@ -450,7 +450,7 @@ def _recurrence_derivation() -> Derivation:
     return (
         Derivation(sp.ImmutableMatrix([S_i, z_i]))
         .eq(sp.ImmutableMatrix([S_prev + F[i, c] * V[i, e], z_i]), "sum_split", at=i - 1,
-            note="the keys 1..i are 1..i-1 and the key i")
+            note=r"the keys $1, \dots, i$ are $1, \dots, i-1$ and the key $i$")
         .eq(sp.ImmutableMatrix([S_prev + F[i, c] * V[i, e], z_prev + F[i, c]]), "sum_split", at=i - 1,
             note="the same for the normaliser")
     )
@@ -480,7 +480,7 @@ def _recurrence_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="causal_linear_attention_state_recurrence",
-        title="The prefix sums of causal linear attention obey S_i = S_{i-1} + phi(k_i) v_i^T, z_i = z_{i-1} + phi(k_i)",
+        title=r"The prefix sums of causal linear attention obey $S_i = S_{i-1} + \phi(k_i) v_i^\top$, $z_i = z_{i-1} + \phi(k_i)$",
         statement=_recurrence_statement(),
         source=_SOURCE_LINEAR,
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),),
@@ -490,9 +490,9 @@ register(
         numeric=_recurrence_numeric,
         plain=(
             "The prefix sums are updated by one outer product per key, so causal linear attention "
-            "can run as a recurrent network whose state is the d x d_v matrix S_i and the vector "
-            "z_i: constant memory per step, linear time in n."
+            r"can run as a recurrent network whose state is the $d \times d_v$ matrix $S_i$ and the vector "
+            r"$z_i$: constant memory per step, linear time in $n$."
         ),
-        notes="Entry (c, e) of S_i and entry c of z_i; S_0 = 0, z_0 = 0 (empty sums).",
+        notes=r"Entry $(c, e)$ of $S_i$ and entry $c$ of $z_i$; $S_0 = 0$, $z_0 = 0$ (empty sums).",
     )
 )

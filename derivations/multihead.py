@@ -77,7 +77,7 @@ def _concat_eq_sum_base(F, G) -> Derivation:
     one = sp.S.One
     return (
         Derivation(Concat(F, one) * Stack(G, one))
-        .eq(F(one) * G(one), "peel_last_block", note="one block: Concat(F_1) = F_1 and Stack(G_1) = G_1")
+        .eq(F(one) * G(one), "peel_last_block", note=r"one block: $\operatorname{Concat}(F_1) = F_1$ and $\operatorname{Stack}(G_1) = G_1$")
         .eq(MatSum(F(m) * G(m), (m, 1, 1)), "peel_last_block", note="a sum with one term")
     )
 
@@ -87,9 +87,9 @@ def _concat_eq_sum_step(F, G) -> Derivation:
     return (
         Derivation(Concat(F, k) * Stack(G, k))
         .eq(sp.MatMul(HConcat(Concat(F, h), F(k)), VStack(Stack(G, h), G(k))), "peel_last_block",
-            note="split off the last head and the last row block of W_O")
+            note=r"split off the last head and the last row block of $W_O$")
         .eq(sp.MatAdd(sp.MatMul(Concat(F, h), Stack(G, h)), sp.MatMul(F(k), G(k))), "block_matrix_product",
-            note="[A_1 A_2][B_1; B_2] = A_1 B_1 + A_2 B_2: inner dimensions h d_v and d_v match")
+            note=r"$[A_1 \ A_2] \begin{bmatrix} B_1 \\ B_2 \end{bmatrix} = A_1 B_1 + A_2 B_2$: inner dimensions $h d_v$ and $d_v$ match")
         .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k), G(k))), "substitute",
             using="induction_hypothesis", note="the statement for h heads")
         .eq(MatSum(F(m) * G(m), (m, 1, k)), "peel_last_block", note="the last term joins the sum")
@@ -101,12 +101,12 @@ def _mha_sum_of_heads_derivation() -> Derivation:
     per_head = MatSum(sp.MatMul(HEAD(m), OUT(m)), (m, 1, h))
     return (
         Derivation(MHA_X)
-        .eq(concat, "definition", name="mha", note="MHA(X) = Concat(head_1, ..., head_h) W_O")
+        .eq(concat, "definition", name="mha", note=r"$\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$")
         .eq(per_head, "induction", on=h, base=_concat_eq_sum_base(HEAD, OUT), step=_concat_eq_sum_step(HEAD, OUT),
             note="block product, for every number of heads h")
         .eq(MatSum(sp.MatMul(Attention(X * WQ(m), X * WK(m), X * WV(m)).expanded(), WO(m)), (m, 1, h)),
-            "definition", name="attention", note="head_m = A^m X W_V^m")
-        .eq(SUM_FORM, "matrix_associativity", note="regroup A^m (X W_V^m) W_O^m")
+            "definition", name="attention", note=r"$\mathrm{head}_m = A^m X W_V^m$")
+        .eq(SUM_FORM, "matrix_associativity", note=r"regroup $A^m (X W_V^m) W_O^m$")
     )
 
 
@@ -151,30 +151,30 @@ def _mha_sum_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="mha_sum_of_heads",
-    title="Multi-head attention is a sum of per-head maps A^m X W_V^m W_O^m",
+    title=r"Multi-head attention is a sum of per-head maps $A^m X W_V^m W_O^m$",
     statement=Statement(MHA_X, SUM_FORM),
     source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps'; "
            f"{SEED_004}, 'Multi-Head Attention'",
     hypotheses=(
-        Assumption("blocks", text="W_O is partitioned into h row blocks W_O^m of size d_v x d; "
-                                  "head m uses W_Q^m, W_K^m (d x d_k) and W_V^m (d x d_v)"),
+        Assumption("blocks", text=r"$W_O$ is partitioned into $h$ row blocks $W_O^m$ of size $d_v \times d$; "
+                                  r"head $m$ uses $W_Q^m, W_K^m$ ($d \times d_k$) and $W_V^m$ ($d \times d_v$)"),
     ),
     derivation=_mha_sum_of_heads_derivation,
     dimensions=(n, d, d_k, d_v, h),
     instances=Instances(_mha_sum_instance, (1, 2, 3, 4, 5, 6), label="h"),
     numeric=_mha_sum_numeric,
     plain=(
-        "Concatenating the h head outputs side by side and multiplying by W_O is the same as "
-        "multiplying each head by its own slice of rows of W_O and adding the results. Since head m is "
-        "its attention pattern A^m applied to X W_V^m, multi-head attention is the sum of h maps "
-        "A^m X (W_V^m W_O^m), each passing through a d_v-dimensional bottleneck. The proof is an "
+        r"Concatenating the $h$ head outputs side by side and multiplying by $W_O$ is the same as "
+        r"multiplying each head by its own slice of rows of $W_O$ and adding the results. Since head $m$ is "
+        r"its attention pattern $A^m$ applied to $X W_V^m$, multi-head attention is the sum of $h$ maps "
+        r"$A^m X (W_V^m W_O^m)$, each passing through a $d_v$-dimensional bottleneck. The proof is an "
         "induction on the number of heads: split off the last head and the last row block, multiply "
         "the two-block matrices, and use the statement for one head fewer."
     ),
     notes=(
-        "Proved for any width d, head widths d_k and d_v and any number of heads h (no relation between "
-        "them is needed); the texts' choice d_k = d_v = d/h is a special case. Biases are omitted, as in "
-        "seed 000; with a value bias b_V^m the term becomes A^m (X W_V^m + 1 b_V^m) W_O^m and b_O is added once "
+        r"Proved for any width $d$, head widths $d_k$ and $d_v$ and any number of heads $h$ (no relation between "
+        r"them is needed); the texts' choice $d_k = d_v = d/h$ is a special case. Biases are omitted, as in "
+        r"seed 000; with a value bias $b_V^m$ the term becomes $A^m (X W_V^m + \mathbf{1} b_V^m) W_O^m$ and $b_O$ is added once "
         "(numeric.reference.mha_sum_of_heads)."
     ),
 ))
@@ -185,7 +185,7 @@ WV_m = FamilyMatrix("W_V", m, d, w)
 WO_m = FamilyMatrix("W_O", m, w, d)
 WQ_m = FamilyMatrix("W_Q", m, d, w)
 WK_m = FamilyMatrix("W_K", m, d, w)
-_DIVIDES = Assumption("h_divides_d", text="h divides d, so every head has width d_k = d_v = d/h")
+_DIVIDES = Assumption("h_divides_d", text=r"$h$ divides $d$, so every head has width $d_k = d_v = d/h$")
 
 
 def _random_int(rng, rows, cols):
@@ -236,7 +236,7 @@ def _rank_le_derivation(product):
 
 register(Theorem(
     id="mha_head_rank_le",
-    title="Each head's value-output map W_V^m W_O^m has rank at most d/h",
+    title=r"Each head's value-output map $W_V^m W_O^m$ has rank at most $d/h$",
     statement=Statement(Rank(WV_m * WO_m), w, "<="),
     source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps' and Key idea",
     hypotheses=(_DIVIDES,),
@@ -245,7 +245,7 @@ register(Theorem(
     instances=Instances(_rank_instance("vo", "<="), (1, 2, 3, 4, 5, 6), label="h"),
     numeric=_rank_numeric("vo"),
     plain=(
-        "W_V^m is d x d/h and W_O^m is d/h x d, so their d x d product maps through a space of dimension "
+        r"$W_V^m$ is $d \times d/h$ and $W_O^m$ is $d/h \times d$, so their $d \times d$ product maps through a space of dimension "
         "d/h and its rank is at most d/h. Each head therefore writes into the output through a "
         "low-rank channel, however large d is."
     ),
@@ -254,7 +254,7 @@ register(Theorem(
 
 register(Theorem(
     id="mha_qk_rank_le",
-    title="Each head's bilinear form W_Q^m (W_K^m)^T has rank at most d/h",
+    title=r"Each head's bilinear form $W_Q^m (W_K^m)^\top$ has rank at most $d/h$",
     statement=Statement(Rank(WQ_m * WK_m.T), w, "<="),
     source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps' and Key idea",
     hypotheses=(_DIVIDES,),
@@ -263,14 +263,14 @@ register(Theorem(
     instances=Instances(_rank_instance("qk", "<="), (1, 2, 3, 4, 5, 6), label="h"),
     numeric=_rank_numeric("qk"),
     plain=(
-        "The logits of head m are X W_Q^m (W_K^m)^T X^T / sqrt(d_k): they depend on the weights only "
-        "through the d x d matrix W_Q^m (W_K^m)^T, which factors through d/h dimensions and so has rank "
+        r"The logits of head $m$ are $X W_Q^m (W_K^m)^\top X^\top / \sqrt{d_k}$: they depend on the weights only "
+        r"through the $d \times d$ matrix $W_Q^m (W_K^m)^\top$, which factors through $d/h$ dimensions and so has rank "
         "at most d/h."
     ),
     notes=(
-        "Seed 000's summary line says 'Each head has rank at most d_k'; precisely, the two d x d matrices "
-        "W_Q^m (W_K^m)^T and W_V^m W_O^m have rank at most d_k = d/h and d_v = d/h. The head's output "
-        "A^m X W_V^m W_O^m (n x d) then has rank at most min(n, d/h)."
+        r"Seed 000's summary line says 'Each head has rank at most $d_k$'; precisely, the two $d \times d$ matrices "
+        r"$W_Q^m (W_K^m)^\top$ and $W_V^m W_O^m$ have rank at most $d_k = d/h$ and $d_v = d/h$. The head's output "
+        r"$A^m X W_V^m W_O^m$ ($n \times d$) then has rank at most $\min(n, d/h)$."
     ),
 ))
 
@@ -288,17 +288,17 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
         plain=(
             f"The bound of {bound_id} cannot be improved: for generic weights the rank is exactly d/h. "
             "At each concrete size one integer instance of full rank d/h is exhibited and its rank computed "
-            "exactly; since 'rank >= r' means some r x r minor, a polynomial in the weights, is non-zero, one "
+            r"exactly; since '$\operatorname{rank} \ge r$' means some $r \times r$ minor, a polynomial in the weights, is non-zero, one "
             "such instance shows the minor is a non-zero polynomial, hence non-zero for generic weights."
         ),
-        notes="Shown at concrete sizes only (h = 1..6 heads of width 2); no symbolic proof for every d, h.",
+        notes=r"Shown at concrete sizes only ($h = 1, \dots, 6$ heads of width $2$); no symbolic proof for every $d$, $h$.",
     ))
 
 
 _attained("vo", "mha_head_rank_attained", WV_m * WO_m,
-          "The rank bound d/h for W_V^m W_O^m is attained by generic weights", "mha_head_rank_le")
+          "The rank bound $d/h$ for $W_V^m W_O^m$ is attained by generic weights", "mha_head_rank_le")
 _attained("qk", "mha_qk_rank_attained", WQ_m * WK_m.T,
-          "The rank bound d/h for W_Q^m (W_K^m)^T is attained by generic weights", "mha_qk_rank_le")
+          r"The rank bound $d/h$ for $W_Q^m (W_K^m)^\top$ is attained by generic weights", "mha_qk_rank_le")
 
 # ------------------------------------------------------------------------------------------ parameters
 W_single = {name: sp.MatrixSymbol(name, d, d) for name in ("W_Q", "W_K", "W_V", "W_O")}
@@ -311,7 +311,7 @@ def _param_count_derivation() -> Derivation:
     return (
         Derivation(MULTI_COUNT)
         .eq(sp.Sum(3 * d * (d / h), (m, 1, h)) + d * d, "definition", name="num_entries",
-            note="W_Q^m, W_K^m, W_V^m are d x d/h; W_O is (h d/h) x d = d x d")
+            note=r"$W_Q^m, W_K^m, W_V^m$ are $d \times d/h$; $W_O$ is $(h \cdot d/h) \times d = d \times d$")
         .eq(3 * d**2 + d**2, "sum_evaluate", note="h equal terms")
         .eq(4 * d**2, "algebra")
         .eq(SINGLE_COUNT, "definition", name="num_entries", note="four d x d matrices")
@@ -343,9 +343,9 @@ def _param_count_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="mha_param_count",
-    title="h heads of width d/h have as many projection weights as one head of width d",
+    title=r"$h$ heads of width $d/h$ have as many projection weights as one head of width $d$",
     statement=Statement(MULTI_COUNT, SINGLE_COUNT),
-    source=f"{SEED_000}, 'Multi-head attention' (d_k = d_v = d/h so that the parameter count matches); "
+    source=f"{SEED_000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches); "
            f"{SEED_004}, Worked Example 2 'Counting Parameters and Cost'",
     hypotheses=(_DIVIDES,),
     derivation=_param_count_derivation,
@@ -353,13 +353,13 @@ register(Theorem(
     instances=Instances(_param_count_instance, (1, 2, 3, 4, 6, 12), label="h (d = 12)"),
     numeric=_param_count_numeric,
     plain=(
-        "Each of the h heads has three d x d/h projections, 3 d^2/h weights, so all heads together have "
-        "3 d^2, and the output matrix W_O has d^2: 4 d^2 in total, exactly the count of one head with "
+        r"Each of the $h$ heads has three $d \times d/h$ projections, $3 d^2/h$ weights, so all heads together have "
+        r"$3 d^2$, and the output matrix $W_O$ has $d^2$: $4 d^2$ in total, exactly the count of one head with "
         "d x d projections. Splitting into heads reallocates rank; it does not add parameters."
     ),
     notes=(
         "Weights only. With biases both sides gain 4d (3h d/h + d), as seed 004's Worked Example 2 counts: "
-        "4 * 512^2 + 4 * 512 = 1,050,624 (see mha_param_count_with_bias). Seed 000's 'the total parameter "
+        r"$4 \cdot 512^2 + 4 \cdot 512 = 1{,}050{,}624$ (see mha_param_count_with_bias). Seed 000's 'the total parameter "
         "count is the same' is right for the projections; the heads do differ in what they can express "
         "(h bilinear forms of rank d/h instead of one of rank d)."
     ),

@@ -105,7 +105,7 @@ def _merge_derivation() -> Derivation:
     return (
         Derivation(_merged(m_A, m_B, m, a, b).as_matrix())
         .eq(sp.ImmutableMatrix([l_a + l_b, o_a + o_b]), "sum_linearity",
-            note="e^{m_A - m} e^{s_j - m_A} = e^{s_j - m} on block A (and with m_B on block B): the "
+            note=r"$e^{m_A - m} e^{s_j - m_A} = e^{s_j - m}$ on block $A$ (and with $m_B$ on block $B$): the "
             "rescaling factors enter the sums and the block references cancel")
         .eq(sp.ImmutableMatrix([l_ab, o_a + o_b]), "sum_join", at=a,
             note="the block 1..a followed by the block a+1..a+b is the range 1..a+b")
@@ -160,7 +160,7 @@ online_softmax_merge = register(
         # every instance keeps those assumptions
         hypotheses=(
             Assumption("references_real", condition=sp.Q.real(m) & sp.Q.real(m_A) & sp.Q.real(m_B),
-                       text="m_A, m_B, m are arbitrary real numbers"),
+                       text=r"$m_A, m_B, m$ are arbitrary real numbers"),
         ),
         derivation=_merge_derivation,
         dimensions=(a, b),
@@ -168,9 +168,9 @@ online_softmax_merge = register(
         numeric=_merge_numeric,
         plain=(
             "Keep for a block of keys the triple (m, l, o): a reference value m, the sum l of "
-            "e^(s_j - m) and the weighted sum o of e^(s_j - m) v_j. Two blocks that follow each "
-            "other merge by rescaling: l = e^(m_A - m) l_A + e^(m_B - m) l_B and likewise for o. "
-            "The result is exactly the triple of the combined block, for every choice of m_A, m_B "
+            r"$e^{s_j - m}$ and the weighted sum $o$ of $e^{s_j - m} v_j$. Two blocks that follow each "
+            r"other merge by rescaling: $l = e^{m_A - m} l_A + e^{m_B - m} l_B$ and likewise for $o$. "
+            r"The result is exactly the triple of the combined block, for every choice of $m_A, m_B$ "
             "and m -- the maximum of the scores is chosen only so that no exponential overflows."
         ),
         notes=(
@@ -199,7 +199,7 @@ def _output_derivation() -> Derivation:
     return (
         Derivation(_output_lhs(m, n))
         .eq(num / sp.Sum(sp.exp(s[j]), (j, 1, n)), "sum_linearity",
-            note="e^{s_j - m} = e^{-m} e^{s_j}: the factor e^{-m} leaves both sums and cancels")
+            note=r"$e^{s_j - m} = e^{-m} e^{s_j}$: the factor $e^{-m}$ leaves both sums and cancels")
         .eq(num / sp.Sum(sp.exp(s[k]), (k, 1, n)), "rename_bound", note="name the normaliser's index k")
         .eq(sp.Sum(sp.exp(s[j]) / sp.Sum(sp.exp(s[k]), (k, 1, n)) * v[j], (j, 1, n)), "sum_linearity",
             note="the normaliser does not depend on j: move it into the sum")
@@ -235,7 +235,7 @@ def _output_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_output_eq_attention",
-        title="The normalised state o / l is the softmax-weighted average of the values, for any reference m",
+        title=r"The normalised state $o / l$ is the softmax-weighted average of the values, for any reference $m$",
         statement=Statement(_output_lhs(m, n), _attention(n)),
         source=_SOURCE,
         hypotheses=(Assumption("reference_real", condition=sp.Q.real(m), text="m is an arbitrary real number"),),
@@ -246,7 +246,7 @@ register(
         plain=(
             "Dividing the accumulated output o by the accumulated normaliser l gives the softmax "
             "average of the values, whatever reference m was subtracted from the scores: the "
-            "factor e^(-m) appears in both and cancels."
+            r"factor $e^{-m}$ appears in both and cancels."
         ),
     )
 )
@@ -286,8 +286,8 @@ def tiling_hypotheses(widths: sp.IndexedBase) -> tuple:
         Equation("initial_output", lhs=O[0], rhs=sp.S.Zero),
         Equation("recurrence_normaliser", lhs=L[t], rhs=step.l, forall=(t,)),
         Equation("recurrence_output", lhs=O[t], rhs=step.o, forall=(t,)),
-        Assumption("references_real", text="the references M_t, mu_t are arbitrary real numbers"),
-        Assumption("tile_widths", text="tile widths w_t are nonnegative integers; end(t) = w_1 + ... + w_t"),
+        Assumption("references_real", text=r"the references $M_t, \mu_t$ are arbitrary real numbers"),
+        Assumption("tile_widths", text=r"tile widths $w_t$ are nonnegative integers; $\operatorname{end}(t) = w_1 + \dots + w_t$"),
     )
 
 
@@ -320,7 +320,7 @@ def _tiling_proof(widths) -> dict:
         .eq(_union_state(M[t], start + widths[t]), "apply_theorem", theorem="online_softmax_merge",
             mapping={a: start, b: widths[t], m: M[t], m_A: M[t - 1], m_B: mu[t]},
             note="merge the prefix 1..end(t-1) with tile t")
-        .eq(union_t, "definition", name="tile_end", note="end(t-1) + w_t = end(t)")
+        .eq(union_t, "definition", name="tile_end", note=r"$\operatorname{end}(t-1) + w_t = \operatorname{end}(t)$")
     )
     return {"var": t, "start": 0, "base": labelled(base, "base case T = 0"),
             "step": labelled(step, "step t-1 -> t (merge with tile t)")}
@@ -401,18 +401,18 @@ register(
         instances=Instances(_any_tiling_instance, tuple(range(0, 7)), label="T"),
         numeric=_any_tiling_numeric,
         plain=(
-            "Cut the keys 1..N, in order, into T tiles of any widths (empty tiles allowed). Start "
-            "with l = o = 0 and absorb the tiles one by one: rescale the running sums by "
-            "e^(M_old - M_new) and add the tile's own sums rescaled by e^(mu_t - M_new). After "
-            "the last tile, (l, o) is exactly (sum_j e^(s_j - M_T), sum_j e^(s_j - M_T) v_j) over "
+            r"Cut the keys $1, \dots, N$, in order, into $T$ tiles of any widths (empty tiles allowed). Start "
+            "with $l = o = 0$ and absorb the tiles one by one: rescale the running sums by "
+            r"$e^{M_{\mathrm{old}} - M_{\mathrm{new}}}$ and add the tile's own sums rescaled by $e^{\mu_t - M_{\mathrm{new}}}$. After "
+            r"the last tile, $(l, o)$ is exactly $(\sum_j e^{s_j - M_T}, \sum_j e^{s_j - M_T} v_j)$ over "
             "all keys. The proof is an induction on the number of tiles whose step is the merge "
             "theorem."
         ),
         notes=(
             "Tiles are consecutive ranges of keys in their order; any other partition reduces to "
             "this one by reordering the keys, which does not change a finite sum. The references "
-            "M_t, mu_t are arbitrary (the kernel uses running maxima). The first state, before any "
-            "tile, is l = o = 0 with any M_0 (the kernel's -inf start gives the factor e^{-inf} = 0, "
+            r"$M_t, \mu_t$ are arbitrary (the kernel uses running maxima). The first state, before any "
+            r"tile, is $l = o = 0$ with any $M_0$ (the kernel's $-\infty$ start gives the factor $e^{-\infty} = 0$, "
             "the same thing)."
         ),
     )
@@ -424,7 +424,7 @@ register(
 # be defined at the same points.
 _NORMALISER_NONZERO = Assumption(
     "normaliser_nonzero", condition=sp.Ne(L[T_pos], 0),
-    text="the running normaliser L_T is nonzero (it is a sum of exponentials)",
+    text="the running normaliser $L_T$ is nonzero (it is a sum of exponentials)",
 )
 
 
@@ -434,7 +434,7 @@ def _tiled_output_derivation() -> Derivation:
     return (
         Derivation(O[T_pos] / L[T_pos])
         .eq(union_T[1] / union_T[0], "bounded_induction", on=T_pos, **_tiling_proof(w_pos),
-            note="the tiling theorem's induction: (L_T, O_T) is the state of all keys")
+            note=r"the tiling theorem's induction: $(L_T, O_T)$ is the state of all keys")
         .eq(_attention(end), "apply_theorem", theorem="online_softmax_output_eq_attention",
             mapping={n: end, m: M[T_pos]}, note="normalise")
     )
@@ -470,7 +470,7 @@ register(
         statement=Statement(O[T_pos] / L[T_pos], _attention(TileEnd(w_pos, T_pos))),
         source=_SOURCE,
         hypotheses=tiling_hypotheses(w_pos)[:-1]
-        + (Assumption("tile_widths", text="T >= 1 tiles of positive integer widths w_t"), _NORMALISER_NONZERO),
+        + (Assumption("tile_widths", text=r"$T \ge 1$ tiles of positive integer widths $w_t$"), _NORMALISER_NONZERO),
         derivation=_tiled_output_derivation,
         dimensions=(T_pos,),
         instances=Instances(_tiled_output_instance, tuple(range(1, 5)), label="T"),
@@ -481,7 +481,7 @@ register(
             "keys. Nothing is approximated; only the order of the floating-point additions changes."
         ),
         notes=(
-            "Stated for nonempty tiles (so that there is at least one key and l > 0). The numeric "
+            "Stated for nonempty tiles (so that there is at least one key and $l > 0$). The numeric "
             "check runs the project's numpy kernel numeric.tiled_attention, which cites "
             "online_softmax_merge, against the reference formula."
         ),
@@ -496,9 +496,9 @@ def _lse_derivation() -> Derivation:
     return (
         Derivation(M[T_pos] + sp.log(L[T_pos]))
         .eq(M[T_pos] + sp.log(union_T[0]), "bounded_induction", on=T_pos, **_tiling_proof(w_pos),
-            note="the tiling theorem's induction: L_T = sum_j e^{s_j - M_T}")
-        .eq(M[T_pos] + sp.log(sp.exp(-M[T_pos]) * total), "sum_linearity", note="e^{-M_T} leaves the sum")
-        .eq(sp.log(total), "algebra", note="log(e^{-M} x) = -M + log x for x > 0")
+            note=r"the tiling theorem's induction: $L_T = \sum_j e^{s_j - M_T}$")
+        .eq(M[T_pos] + sp.log(sp.exp(-M[T_pos]) * total), "sum_linearity", note=r"$e^{-M_T}$ leaves the sum")
+        .eq(sp.log(total), "algebra", note=r"$\log(e^{-M} x) = -M + \log x$ for $x > 0$")
     )
 
 
@@ -531,11 +531,11 @@ def _lse_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_lse",
-        title="The final m + log l of the online softmax is the log-sum-exp of all scores",
+        title=r"The final $m + \log l$ of the online softmax is the log-sum-exp of all scores",
         statement=Statement(M[T_pos] + sp.log(L[T_pos]), sp.log(sp.Sum(sp.exp(s[j]), (j, 1, TileEnd(w_pos, T_pos))))),
         source=_SOURCE,
         hypotheses=tiling_hypotheses(w_pos)[:-1]
-        + (Assumption("tile_widths", text="T >= 1 tiles of positive integer widths w_t"), _NORMALISER_NONZERO),
+        + (Assumption("tile_widths", text=r"$T \ge 1$ tiles of positive integer widths $w_t$"), _NORMALISER_NONZERO),
         derivation=_lse_derivation,
         dimensions=(T_pos,),
         instances=Instances(_lse_instance, tuple(range(1, 5)), label="T"),

@@ -49,7 +49,7 @@ m = sp.Symbol("m", integer=True, nonnegative=True)
 p, delta, x = sp.symbols("p Delta x", real=True)
 
 _DIMENSION = Assumption("d_even", condition=sp.Q.integer(B) & sp.Q.positive(B), text="d = 2B, B a positive integer")
-_REAL = Assumption("positions_real", text="p and Delta are real (the identities do not need integer positions)")
+_REAL = Assumption("positions_real", text=r"$p$ and $\Delta$ are real (the identities do not need integer positions)")
 _PAIR = IndexRange("m_range", index=m, lower=0, upper=B - 1)
 
 
@@ -80,12 +80,12 @@ def _shift_derivation() -> Derivation:
     return (
         Derivation(PairOf(PE(p + delta), m))
         .eq(sp.ImmutableMatrix([sp.sin(wp + wd), sp.cos(wp + wd)]), "definition", name="pair",
-            note="PE(p + Delta)_(2m) = sin(omega_m (p + Delta)), PE(p + Delta)_(2m+1) = cos(omega_m (p + Delta))")
+            note=r"$PE(p + \Delta)_{2m} = \sin(\omega_m (p + \Delta))$, $PE(p + \Delta)_{2m+1} = \cos(\omega_m (p + \Delta))$")
         .eq(sp.ImmutableMatrix([sp.sin(wp) * sp.cos(wd) + sp.cos(wp) * sp.sin(wd),
                                 sp.cos(wp) * sp.cos(wd) - sp.sin(wp) * sp.sin(wd)]), "trig_identity",
             note="sin(a + b) = sin a cos b + cos a sin b, cos(a + b) = cos a cos b - sin a sin b")
         .eq(sp.MatMul(_seed_matrix(wd), sp.ImmutableMatrix([sp.sin(wp), sp.cos(wp)])), "algebra",
-            note="read the right side as a matrix times the vector (sin omega_m p, cos omega_m p)")
+            note=r"read the right side as a matrix times the vector $(\sin \omega_m p, \cos \omega_m p)$")
         .eq(sp.MatMul(_seed_matrix(wd), PairOf(PE(p), m)), "definition", name="pair",
             note="fold the pair m of PE(p)")
     )
@@ -127,7 +127,7 @@ def _shift_numeric(seed: int) -> NumericResult:
 sinusoidal_shift_is_rotation = register(
     Theorem(
         id="sinusoidal_shift_is_rotation",
-        title="Shifting the position by Delta acts on each sinusoidal pair by a fixed rotation",
+        title=r"Shifting the position by $\Delta$ acts on each sinusoidal pair by a fixed rotation",
         statement=Statement(PairOf(PE(p + delta), m),
                             sp.MatMul(_seed_matrix(sp.expand(omega * delta)), PairOf(PE(p), m))),
         source=f"{SEED0} (the displayed shift identity); {SEED4}",
@@ -138,19 +138,19 @@ sinusoidal_shift_is_rotation = register(
         instances=Instances(_shift_instance, (2, 4, 6, 8), label="d"),
         numeric=_shift_numeric,
         plain=(
-            "Take the two coordinates of the positional encoding that share a frequency omega_m: "
-            "(sin omega_m p, cos omega_m p). Moving to position p + Delta multiplies this pair by the matrix "
-            "[[cos omega_m Delta, sin omega_m Delta], [-sin omega_m Delta, cos omega_m Delta]], which depends "
+            r"Take the two coordinates of the positional encoding that share a frequency $\omega_m$: "
+            r"$(\sin \omega_m p, \cos \omega_m p)$. Moving to position $p + \Delta$ multiplies this pair by the matrix "
+            r"$\begin{pmatrix} \cos \omega_m \Delta & \sin \omega_m \Delta \\ -\sin \omega_m \Delta & \cos \omega_m \Delta \end{pmatrix}$, which depends "
             "on the shift Delta but not on p. So a fixed linear map can move any encoding by Delta positions."
         ),
         notes=(
             "The seed's matrix is correct as printed, for the (sin, cos) ordering of the pair. It is the "
-            "rotation by -omega_m Delta (clockwise; see shift_matrix_eq_rotation_neg), not by +omega_m Delta: "
-            "in the (cos, sin) ordering the same shift is the counter-clockwise R(omega_m Delta). The seed's "
+            r"rotation by $-\omega_m \Delta$ (clockwise; see shift_matrix_eq_rotation_neg), not by $+\omega_m \Delta$: "
+            r"in the $(\cos, \sin)$ ordering the same shift is the counter-clockwise $R(\omega_m \Delta)$. The seed's "
             "conclusion 'relative position is linearly available to the model' means only that such a map "
             "exists for each Delta (a different map per Delta and per frequency); it does not say a model "
             "learns or uses it. The identity holds for any real p and Delta, not only integers, and for any "
-            "frequencies; omega_m = 10000^(-2m/d) is the seeds' choice."
+            r"frequencies; $\omega_m = 10000^{-2m/d}$ is the seeds' choice."
         ),
     )
 )
@@ -179,7 +179,7 @@ def _shift_matrix_numeric(seed: int) -> NumericResult:
 shift_matrix_eq_rotation_neg = register(
     Theorem(
         id="shift_matrix_eq_rotation_neg",
-        title="The seed's shift matrix is the clockwise rotation: [[cos x, sin x], [-sin x, cos x]] = R(-x)",
+        title=r"The seed's shift matrix is the clockwise rotation: $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x \end{pmatrix} = R(-x)$",
         statement=Statement(_seed_matrix(x), Rotation(-x)),
         source=f"{SEED0} (orientation of the displayed matrix)",
         kind="theorem",
@@ -189,8 +189,8 @@ shift_matrix_eq_rotation_neg = register(
                             tuple(range(0, 8)), label="n (x = n pi/6)"),
         numeric=_shift_matrix_numeric,
         plain=(
-            "The matrix in the seed's shift identity, [[cos x, sin x], [-sin x, cos x]], is a rotation by -x: "
-            "it turns the plane clockwise. With R(t) the counter-clockwise rotation used for RoPE, it is R(-x)."
+            r"The matrix in the seed's shift identity, $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x \end{pmatrix}$, is a rotation by $-x$: "
+            "it turns the plane clockwise. With $R(t)$ the counter-clockwise rotation used for RoPE, it is $R(-x)$."
         ),
     )
 )
@@ -222,7 +222,7 @@ def _at_zero_numeric(seed: int) -> NumericResult:
 sinusoidal_at_zero = register(
     Theorem(
         id="sinusoidal_at_zero",
-        title="At position 0 every sine component is 0 and every cosine component is 1",
+        title=r"At position $0$ every sine component is $0$ and every cosine component is $1$",
         statement=Statement(PairOf(PE(0), m), sp.ImmutableMatrix([0, 1])),
         source=f"{SEED4} ('For position 0, every sine component is 0 and every cosine component is 1'); {SEED0}",
         kind="theorem",
@@ -231,11 +231,11 @@ sinusoidal_at_zero = register(
         dimensions=(B,),
         instances=Instances(_at_zero_instance, (2, 4, 6, 8), label="d"),
         numeric=_at_zero_numeric,
-        plain="The encoding of the first position is (0, 1, 0, 1, ...): sin 0 = 0 in the even slots, cos 0 = 1 in the odd ones.",
+        plain=r"The encoding of the first position is $(0, 1, 0, 1, \dots)$: $\sin 0 = 0$ in the even slots, $\cos 0 = 1$ in the odd ones.",
         notes=(
             "Seed 004's formula is indexed by position 'pos' starting at 0; with 1-based positions the first "
             "token would get sin(1), cos(1), ... instead. PE(0) is not the zero vector: the first token's "
-            "embedding is shifted by the constant (0, 1, 0, 1, ...), of norm sqrt(d/2)."
+            r"embedding is shifted by the constant $(0, 1, 0, 1, \dots)$, of norm $\sqrt{d/2}$."
         ),
     )
 )
@@ -249,7 +249,7 @@ def _dot_derivation() -> Derivation:
     return (
         Derivation(Inner(PE(p), PE(p + delta)))
         .eq(sp.Sum(Inner(PairOf(PE(p), m), PairOf(PE(p + delta), m)), (m, 0, B - 1)), "block_diagonal_product",
-            note="an inner product in R^(2B) is the sum of the inner products of the B pairs")
+            note=r"an inner product in $\mathbb{R}^{2B}$ is the sum of the inner products of the $B$ pairs")
         .eq(sp.Sum(Inner(pair_p, pair_q), (m, 0, B - 1)), "definition", name="pair", note="write out the pairs")
         .eq(sp.Sum(sp.sin(wp) * sp.sin(wp + wd) + sp.cos(wp) * sp.cos(wp + wd), (m, 0, B - 1)), "definition",
             name="inner", note="<(a, b), (c, e)> = a c + b e")
@@ -283,7 +283,7 @@ def _dot_numeric(seed: int) -> NumericResult:
 sinusoidal_dot_depends_on_offset = register(
     Theorem(
         id="sinusoidal_dot_depends_on_offset",
-        title="<PE(p), PE(p + Delta)> = sum_m cos(omega_m Delta): the similarity of two encodings depends only on their offset",
+        title=r"$\langle PE(p), PE(p + \Delta)\rangle = \sum_m \cos(\omega_m \Delta)$: the similarity of two encodings depends only on their offset",
         statement=Statement(Inner(PE(p), PE(p + delta)), sp.Sum(sp.cos(sp.expand(omega * delta)), (m, 0, B - 1))),
         source=f"extension (a classical consequence of {SEED0})",
         kind="theorem",
@@ -294,12 +294,12 @@ sinusoidal_dot_depends_on_offset = register(
         numeric=_dot_numeric,
         plain=(
             "The dot product of the encodings of positions p and p + Delta is the sum over frequencies of "
-            "cos(omega_m Delta). It does not depend on p: two positions are exactly as similar as any other "
+            r"$\cos(\omega_m \Delta)$. It does not depend on $p$: two positions are exactly as similar as any other "
             "two positions the same distance apart. It is symmetric in Delta and largest (d/2) at Delta = 0."
         ),
         notes=(
-            "This is about the encodings alone. Attention logits compare W_Q (x_p + PE(p)) with "
-            "W_K (x_p' + PE(p')), which mixes the encodings with the token embeddings and with W_Q^T W_K, so "
+            r"This is about the encodings alone. Attention logits compare $W_Q (x_p + PE(p))$ with "
+            r"$W_K (x_{p'} + PE(p'))$, which mixes the encodings with the token embeddings and with $W_Q^\top W_K$, so "
             "the logit of a sinusoidally encoded model is not a function of p' - p in general -- the contrast "
             "seed 000 draws with RoPE."
         ),

@@ -82,19 +82,19 @@ def _three_key_numeric(seed: int) -> NumericResult:
 
 three_key_attention_output = register(Theorem(
     id="three_key_attention_output",
-    title="With a third key equal to the query: weights (1, 1, e^{1/2})/(2 + e^{1/2}), output 0.726 (1, 1)",
+    title=r"With a third key equal to the query: weights $(1, 1, e^{1/2})/(2 + e^{1/2})$, output $0.726\,(1, 1)$",
     statement=Statement(_three_key_lhs(), _W_CLOSED.row_join(_O_CLOSED)),
     source=f"{SEED002}, Exercise 1 (add k3 = (1,0,1,0), v3 = (1,1): recompute weights and output)",
     derivation=lambda: Derivation(_three_key_lhs()).eq(
         _W_CLOSED.row_join(_O_CLOSED), "algebra",
-        note="scores (1, 1, 2)/2; divide numerator and denominator of the softmax by e^{1/2}"),
+        note=r"scores $(1, 1, 2)/2$; divide numerator and denominator of the softmax by $e^{1/2}$"),
     instances=Instances(lambda size: Statement(_three_key_lhs(), _W_CLOSED.row_join(_O_CLOSED)), (1,),
                         label="the single case"),
     numeric=_three_key_numeric,
     plain=(
         "The query q = (1,0,1,0) meets keys (1,1,0,0), (0,0,1,1) and (1,0,1,0): dot products 1, 1, 2, "
-        "scaled by 1/sqrt(4) to 1/2, 1/2, 1. The softmax weights are e^{1/2}, e^{1/2}, e over "
-        "2e^{1/2} + e, i.e. (1, 1, e^{1/2})/(2 + e^{1/2}) = (0.274, 0.274, 0.452), and the output "
+        r"scaled by $1/\sqrt{4}$ to $1/2, 1/2, 1$. The softmax weights are $e^{1/2}, e^{1/2}, e$ over "
+        r"$2e^{1/2} + e$, i.e. $(1, 1, e^{1/2})/(2 + e^{1/2}) = (0.274, 0.274, 0.452)$, and the output "
         "0.274 (1,0) + 0.274 (0,1) + 0.452 (1,1) = (0.726, 0.726)."
     ),
     notes="Shown as one row: the three weights, then the two output components.",
@@ -105,15 +105,15 @@ def _lt_half_derivation() -> Derivation:
     w3 = three_key_example()["weights"][2]
     return (
         Derivation(w3)
-        .eq(_SQRT_E / (2 + _SQRT_E), "algebra", note="divide numerator and denominator by e^{1/2}")
+        .eq(_SQRT_E / (2 + _SQRT_E), "algebra", note=r"divide numerator and denominator by $e^{1/2}$")
         .lt(sp.Rational(1, 2), "inequality", witness=(2 - _SQRT_E) / (2 * (2 + _SQRT_E)),
-            note="1/2 - w = (2 - e^{1/2}) / (2 (2 + e^{1/2})) > 0 because e^{1/2} < 2, i.e. 1/2 < log 2")
+            note=r"$1/2 - w = (2 - e^{1/2}) / (2 (2 + e^{1/2})) > 0$ because $e^{1/2} < 2$, i.e. $1/2 < \log 2$")
     )
 
 
 identical_key_weight_lt_half = register(Theorem(
     id="identical_key_weight_lt_half",
-    title="The key identical to the query gets the largest weight, yet less than one half",
+    title=r"The key identical to the query gets less than half of the weight: $w_3 < 1/2$",
     statement=Statement(three_key_example()["weights"][2], sp.Rational(1, 2), "<"),
     source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
     derivation=_lt_half_derivation,
@@ -123,18 +123,59 @@ identical_key_weight_lt_half = register(Theorem(
         ok=float(_SQRT_E / (2 + _SQRT_E)) < 0.5, samples=1, seed=seed,
         max_error=0.0, tolerance=0.0, detail=f"w_3 = {float(_SQRT_E / (2 + _SQRT_E)):.6f} < 0.5"),
     plain=(
-        "The identical key's weight is e^{1/2}/(2 + e^{1/2}) = 0.452: the largest of the three (the "
-        "other two are 0.274 each, smaller by the factor e^{1/2} = 1.65), but below one half. The two "
+        r"The identical key's weight is $e^{1/2}/(2 + e^{1/2}) = 0.452$: the largest of the three (the "
+        r"other two are $0.274$ each, smaller by the factor $e^{1/2} = 1.65$), but below one half. The two "
         "other keys together receive 0.548. 'Dominates' is right only in the sense of 'largest'."
     ),
     notes=(
         "Seed 002 asks to 'confirm the identical key dominates the softmax distribution'. It receives "
-        "the largest weight, but not a majority and far from one-hot: with d_k = 4 the scaled score gap "
+        r"the largest weight, but not a majority and far from one-hot: with $d_k = 4$ the scaled score gap "
         "is only 1/2, so the softmax is mild. The key would need a weight above 1/2 to outweigh the "
         "others; that needs a scaled gap above log 2 = 0.693."
     ),
 ))
 
+
+
+def _largest_derivation() -> Derivation:
+    w1, _, w3 = three_key_example()["weights"]
+    return (
+        Derivation(w3)
+        .eq(_SQRT_E / (2 + _SQRT_E), "algebra", note=r"divide numerator and denominator by $e^{1/2}$")
+        .step(1 / (2 + _SQRT_E), "inequality", ">", witness=(_SQRT_E - 1) / (2 + _SQRT_E),
+              note=r"the gap $(e^{1/2} - 1)/(2 + e^{1/2})$ is positive because $e^{1/2} > 1$")
+        .eq(w1, "algebra", note=r"$w_1 = e^{1/2} / (2 e^{1/2} + e)$, divided through by $e^{1/2}$")
+    )
+
+
+def _largest_statement(size: int = 1) -> Statement:
+    w1, _, w3 = three_key_example()["weights"]
+    return Statement(w3, w1, ">")
+
+
+identical_key_weight_largest = register(Theorem(
+    id="identical_key_weight_largest",
+    title=r"The key identical to the query gets the largest weight: $w_3 > w_1 = w_2$",
+    statement=_largest_statement(),
+    source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
+    derivation=_largest_derivation,
+    instances=Instances(_largest_statement, (1,), label="the single case"),
+    numeric=lambda seed: NumericResult(
+        ok=float(_SQRT_E / (2 + _SQRT_E)) > float(1 / (2 + _SQRT_E)), samples=1, seed=seed,
+        max_error=0.0, tolerance=0.0,
+        detail=f"w_3 = {float(_SQRT_E / (2 + _SQRT_E)):.6f} > w_1 = w_2 = {float(1 / (2 + _SQRT_E)):.6f}"),
+    plain=(
+        r"The third key equals the query, so its scaled score $1$ beats the other two ($1/2$ each), and the "
+        r"softmax, being increasing in the score, gives it the largest weight: "
+        r"$w_3 = e^{1/2}/(2 + e^{1/2}) \approx 0.452$ against $w_1 = w_2 = 1/(2 + e^{1/2}) \approx 0.274$, "
+        r"larger by the factor $e^{1/2} \approx 1.65$. The first two keys have the same score, so "
+        r"$w_1 = w_2$ exactly (three_key_attention_output)."
+    ),
+    notes=(
+        r"This is the sense in which the identical key 'dominates' (seed 002). It does not receive a "
+        r"majority: identical_key_weight_lt_half shows $w_3 < 1/2$."
+    ),
+))
 
 # ================================================================ Exercise 3: dAttention / dQ
 _n, _dk, _dv = sp.symbols("n d_k d_v", integer=True, positive=True)
@@ -279,37 +320,37 @@ def _grad_derivation() -> Derivation:
     return (
         Derivation(_grad_lhs)
         .eq(sp.Derivative(_loss(_weight_scores), _Qi[_p, _q]), "definition", name="softmax",
-            note="unfold A_ij = exp(S_ij) / sum_r exp(S_ir)")
+            note=r"unfold $A_{ij} = \exp(S_{ij}) / \sum_r \exp(S_{ir})$")
         .eq(sp.Derivative(_loss(_weight_explicit), _Qi[_p, _q]), "definition", name="attention_score",
-            note="unfold S_ij = sum_t Q_it K_jt / sqrt(d_k)")
+            note=r"unfold $S_{ij} = \sum_t Q_{it} K_{jt} / \sqrt{d_k}$")
         .eq(quotient, "differentiate",
-            note="quotient rule; d S_ir / d Q_pq = sum_t delta_ip delta_qt K_rt / sqrt(d_k) (SymPy's derivative)")
-        .eq(_chain(_weight_explicit), "sum_linearity", note="1/Z_i and 1/sqrt(d_k) move into the sum over r")
+            note=r"quotient rule; $\partial S_{ir} / \partial Q_{pq} = \sum_t \delta_{ip} \delta_{qt} K_{rt} / \sqrt{d_k}$ (SymPy's derivative)")
+        .eq(_chain(_weight_explicit), "sum_linearity", note=r"$1/Z_i$ and $1/\sqrt{d_k}$ move into the sum over $r$")
         .eq(_chain(_weight_scores), "definition", name="attention_score",
-            note="fold the scores back (the derivatives d S_ir / d Q_pq stay written out)")
+            note=r"fold the scores back (the derivatives $\partial S_{ir} / \partial Q_{pq}$ stay written out)")
         .eq(_chain(_weight), "definition", name="softmax",
-            note="fold exp(S_ij)/Z_i back to A_ij: the softmax Jacobian A_ij (delta_jl - A_il) appears")
-        .eq(contracted_t, "kronecker_delta_contraction", note="the sum over t: q lies in 1..d_k")
-        .eq(delta_out, "sum_linearity", note="delta_ip and 1/sqrt(d_k) leave the sums over c, j, l")
-        .eq(row_p, "kronecker_delta_contraction", note="the sum over i: p lies in 1..n; only row p of Q matters")
+            note=r"fold $\exp(S_{ij})/Z_i$ back to $A_{ij}$: the softmax Jacobian $A_{ij} (\delta_{jl} - A_{il})$ appears")
+        .eq(contracted_t, "kronecker_delta_contraction", note=r"the sum over $t$: $q$ lies in $1, \dots, d_k$")
+        .eq(delta_out, "sum_linearity", note=r"$\delta_{ip}$ and $1/\sqrt{d_k}$ leave the sums over $c, j, l$")
+        .eq(row_p, "kronecker_delta_contraction", note=r"the sum over $i$: $p$ lies in $1, \dots, n$; only row $p$ of $Q$ matters")
         .eq(distributed, "sum_linearity", note="(A K)_pq leaves the sums over c and j")
-        .eq(first_swapped, "sum_interchange", note="sum_c sum_j = sum_j sum_c: (G V^T)_pj appears")
-        .eq(both_swapped, "sum_interchange", note="the same in the second term: rowsum(A o G V^T)_p appears")
-        .eq(_grad_rhs, "sum_linearity", note="collect: sum_l A_pl ((G V^T)_pl - rowsum_p) K_lq")
+        .eq(first_swapped, "sum_interchange", note=r"$\sum_c \sum_j = \sum_j \sum_c$: $(G V^\top)_{pj}$ appears")
+        .eq(both_swapped, "sum_interchange", note=r"the same in the second term: $\operatorname{rowsum}(A \circ G V^\top)_p$ appears")
+        .eq(_grad_rhs, "sum_linearity", note=r"collect: $\sum_l A_{pl} ((G V^\top)_{pl} - \operatorname{rowsum}_p) K_{lq}$")
     )
 
 
 attention_grad_q_chain = register(Theorem(
     id="attention_grad_q_chain",
-    title="The gradient of attention with respect to Q is the softmax Jacobian composed with matrix-product gradients",
+    title=r"The gradient of attention with respect to $Q$ is the softmax Jacobian composed with matrix-product gradients",
     statement=Statement(_grad_lhs, _grad_rhs),
     source=f"{SEED002}, Exercise 3 (derive d(Attention output)/dQ by naming the chain: softmax Jacobian, "
     "matrix-multiplication gradients)",
     hypotheses=(
         IndexRange("p_range", index=_p, lower=1, upper=_n),
         IndexRange("q_range", index=_q, lower=1, upper=_dk),
-        Assumption("A_softmax", text="A = softmax(S) row-wise, S_ir = sum_t Q_it K_rt / sqrt(d_k) (the definitions "
-                   "softmax and attention_score)"),
+        Assumption("A_softmax", text=r"$A = \operatorname{softmax}(S)$ row-wise, $S_{ir} = \sum_t Q_{it} K_{rt} / \sqrt{d_k}$ (the definitions "
+                   r"`softmax` and `attention_score`)"),
         Assumption("G_upstream", text="G is the upstream gradient dL/dO of a loss L = <G, O>, O = A V"),
     ),
     derivation=_grad_derivation,
@@ -318,19 +359,19 @@ attention_grad_q_chain = register(Theorem(
                         label="case (n, d_k, d_v) = (1,1,1), (2,2,2), (2,3,1), (3,2,2), (3,1,3), (3,3,3); case"),
     numeric=_grad_numeric,
     plain=(
-        "Write O = A V with A = softmax(S), S = Q K^T / sqrt(d_k), and let G = dL/dO. The chain is: "
-        "through the product A V, dL/dA = G V^T; through the row-wise softmax, whose Jacobian is "
-        "diag(a) - a a^T for each row a, dL/dS = A o (dL/dA - rowsum(A o dL/dA)); through the product "
-        "Q K^T / sqrt(d_k), dL/dQ = dL/dS K / sqrt(d_k). Entry (p, q): "
-        "dL/dQ_pq = (1/sqrt(d_k)) sum_l A_pl ((G V^T)_pl - sum_j A_pj (G V^T)_pj) K_lq."
+        r"Write $O = A V$ with $A = \operatorname{softmax}(S)$, $S = Q K^\top / \sqrt{d_k}$, and let $G = \partial L/\partial O$. The chain is: "
+        r"through the product $A V$, $\partial L/\partial A = G V^\top$; through the row-wise softmax, whose Jacobian is "
+        r"$\operatorname{diag}(a) - a a^\top$ for each row $a$, $\partial L/\partial S = A \circ (\partial L/\partial A - \operatorname{rowsum}(A \circ \partial L/\partial A))$; through the product "
+        r"$Q K^\top / \sqrt{d_k}$, $\partial L/\partial Q = (\partial L/\partial S) K / \sqrt{d_k}$. Entry $(p, q)$: "
+        r"$\partial L/\partial Q_{pq} = \frac{1}{\sqrt{d_k}} \sum_l A_{pl} ((G V^\top)_{pl} - \sum_j A_{pj} (G V^\top)_{pj}) K_{lq}$."
     ),
     notes=(
-        "Proved entry by entry for symbolic n, d_k, d_v: SymPy differentiates the explicit loss "
-        "sum_i sum_c G_ic sum_j A_ij V_jc with respect to the indexed entry Q_pq (quotient rule under finite "
-        "sums), the softmax is folded back, and the Kronecker deltas of d Q_it / d Q_pq are contracted "
-        "(q in 1..d_k, p in 1..n); the rest is linearity and interchange of finite sums. The instance "
-        "level checks the matrix form, (A o (G V^T - rowsum(A o G V^T))) K / sqrt(d_k), against SymPy's "
-        "derivative for every n, d_k, d_v up to 3, with exp(S_ij) replaced by independent positive "
+        r"Proved entry by entry for symbolic $n, d_k, d_v$: SymPy differentiates the explicit loss "
+        r"$\sum_i \sum_c G_{ic} \sum_j A_{ij} V_{jc}$ with respect to the indexed entry $Q_{pq}$ (quotient rule under finite "
+        r"sums), the softmax is folded back, and the Kronecker deltas of $\partial Q_{it} / \partial Q_{pq}$ are contracted "
+        r"($q \in \{1, \dots, d_k\}$, $p \in \{1, \dots, n\}$); the rest is linearity and interchange of finite sums. The instance "
+        r"level checks the matrix form, $(A \circ (G V^\top - \operatorname{rowsum}(A \circ G V^\top))) K / \sqrt{d_k}$, against SymPy's "
+        r"derivative for every $n, d_k, d_v$ up to $3$, with $\exp(S_{ij})$ replaced by independent positive "
         "symbols after differentiation (an identity of rational functions in them implies the identity "
         "for the exponentials)."
     ),
@@ -368,66 +409,78 @@ def _exercise1_computed() -> dict:
 
 _P = [
     Problem(
-        id="scaling_by_sqrt_dk", title="Why attention divides by the square root of d_k",
-        source=f"{SEED000}, problem 'Why attention divides by the square root of d_k' (Proof, Intermediate)",
+        id="scaling_by_sqrt_dk", title=r"Why attention divides by the square root of $d_k$",
+        source=f"{SEED000}, problem 'Why attention divides by the square root of $d_k$' (Proof, Intermediate)",
         kind="proof",
-        statement="Show that for independent entries with mean 0 and variance sigma^2 the logit <q, k> has mean 0 "
-        "and variance d_k sigma^4, so that dividing by sqrt(d_k) makes its scale independent of d_k.",
+        statement=r"Show that for independent entries with mean $0$ and variance $\sigma^2$ the logit $\langle q, k\rangle$ has mean $0$ "
+        r"and variance $d_k \sigma^4$, so that dividing by $\sqrt{d_k}$ makes its scale independent of $d_k$.",
         theorem_ids=("dot_product_variance",),
-        solution="Each product q_i k_i has mean 0 and variance E[q_i^2] E[k_i^2] = sigma^4 by independence; the "
-        "d_k products are uncorrelated, so the variances add: Var<q, k> = d_k sigma^4 and the standard deviation "
-        "is sigma^2 sqrt(d_k). Dividing by sqrt(d_k) divides the variance by d_k, leaving sigma^4 (std sigma^2).",
+        solution=r"Each product $q_i k_i$ has mean $0$ and variance $\mathbb{E}[q_i^2] \mathbb{E}[k_i^2] = \sigma^4$ by independence; the "
+        r"$d_k$ products are uncorrelated, so the variances add: $\operatorname{Var}\langle q, k\rangle = d_k \sigma^4$ and the standard deviation "
+        r"is $\sigma^2 \sqrt{d_k}$. Dividing by $\sqrt{d_k}$ divides the variance by $d_k$, leaving $\sigma^4$ (standard deviation $\sigma^2$).",
     ),
     Problem(
         id="softmax_jacobian_as_variance", title="The softmax Jacobian as a variance, and saturation",
         source=f"{SEED000}, problem 'The softmax Jacobian as a variance, and saturation' (Proof, Intermediate)",
         kind="proof",
-        statement="Show d softmax(s)/ds = diag(a) - a a^T and v^T (diag(a) - a a^T) v = Var_{j~a}(v_j); conclude "
-        "that the Jacobian vanishes as a concentrates on one index.",
-        theorem_ids=("softmax_jacobian_quadratic_form",),
-        solution="Differentiating a_i = e^{s_i}/sum_j e^{s_j} gives da_i/ds_j = a_i (delta_ij - a_j). Then "
-        "v^T J v = sum_i a_i v_i^2 - (sum_i a_i v_i)^2 = E_a[v^2] - E_a[v]^2 = Var_a(v) >= 0, which tends to 0 "
-        "when a tends to a one-hot vector.",
+        statement=r"Show $\partial \operatorname{softmax}(s) / \partial s = \operatorname{diag}(a) - a a^\top$ and "
+        r"$v^\top (\operatorname{diag}(a) - a a^\top) v = \operatorname{Var}_{j \sim a}(v_j)$; conclude that the "
+        r"Jacobian vanishes as $a$ concentrates on one index.",
+        theorem_ids=("softmax_jacobian_quadratic_form", "softmax_saturation_bound"),
+        solution=r"Differentiating $a_i = e^{s_i} / \sum_j e^{s_j}$ gives "
+        r"$\partial a_i / \partial s_j = a_i (\delta_{ij} - a_j)$. Then $v^\top J v = \sum_i a_i v_i^2 - "
+        r"(\sum_i a_i v_i)^2 = \mathbb{E}_a[v^2] - \mathbb{E}_a[v]^2 = \operatorname{Var}_a(v) \ge 0$. That each "
+        r"quadratic form $\operatorname{Var}_a(v)$ tends to $0$ does not by itself say that the matrix $J$ "
+        r"tends to $0$; the saturation bound closes the gap: for every $v$, "
+        r"$\lVert J v \rVert \le 2 (1 - a_m) \lVert v \rVert$ with $a_m = \max_j a_j$ "
+        r"(softmax_saturation_bound), so $\lVert J \rVert_2 \le 2 (1 - a_m) \to 0$ as $a$ tends to a "
+        r"one-hot vector. (Equivalently: $J$ is symmetric positive semidefinite, so its largest eigenvalue is "
+        r"the largest quadratic form $\operatorname{Var}_a(v)$ over unit $v$, which is at most "
+        r"$2 (1 - a_m)$.)",
     ),
     Problem(
         id="attention_permutation_equivariance", title="Attention is permutation equivariant",
         source=f"{SEED000}, problem 'Attention is permutation equivariant' (Proof, Intermediate)",
         kind="proof",
-        statement="For a permutation matrix P, show Attention(PXW_Q, PXW_K, PXW_V) = P Attention(XW_Q, XW_K, XW_V).",
+        statement=r"For a permutation matrix $P$, show $\operatorname{Attention}(PXW_Q, PXW_K, PXW_V) = P \operatorname{Attention}(XW_Q, XW_K, XW_V)$.",
         theorem_ids=("attention_permutation_equivariant",),
-        solution="The logits become P S P^T; a row-wise softmax commutes with permuting rows and, within each row, "
-        "with permuting columns, so softmax(P S P^T) = P A P^T; then P A P^T P V = P A V since P^T P = I.",
+        solution=r"The logits become $P S P^\top$; a row-wise softmax commutes with permuting rows and, within each row, "
+        r"with permuting columns, so $\operatorname{softmax}(P S P^\top) = P A P^\top$; then $P A P^\top P V = P A V$ since $P^\top P = I$.",
     ),
     Problem(
         id="mha_sum_of_low_rank_maps", title="Multi-head attention is a sum of low-rank maps",
         source=f"{SEED000}, problem 'Multi-head attention is a sum of low-rank maps' (Proof, Advanced)",
         kind="proof",
-        statement="Show MHA(X) = sum_m A^m X W_V^m W_O^m and that each W_V^m W_O^m has rank at most d/h.",
+        statement=r"Show $\operatorname{MHA}(X) = \sum_m A^m X W_V^m W_O^m$ and that each $W_V^m W_O^m$ has rank at most $d/h$.",
         theorem_ids=("mha_sum_of_heads", "mha_head_rank_le"),
-        solution="Concat(head_1, ..., head_h) W_O is a block row times a block column, so it equals "
-        "sum_m head_m W_O^m = sum_m A^m X W_V^m W_O^m. W_V^m has d/h columns, so rank(W_V^m W_O^m) <= d/h.",
+        solution=r"$\operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$ is a block row times a block column, so it equals "
+        r"$\sum_m \mathrm{head}_m W_O^m = \sum_m A^m X W_V^m W_O^m$. $W_V^m$ has $d/h$ columns, so $\operatorname{rank}(W_V^m W_O^m) \le d/h$.",
     ),
     Problem(
         id="rope_relative_position", title="Rotary embeddings encode relative position exactly",
         source=f"{SEED000}, problem 'Rotary embeddings encode relative position exactly' (Proof, Advanced)",
         kind="proof",
-        statement="Show <R_p q, R_p' k> = <q, R_{p'-p} k>, so the logit depends on p, p' only through p' - p.",
-        theorem_ids=("rope_relative_logit",),
-        solution="R_p is orthogonal and R_p^T R_p' = R_{p'-p} (rotations by the same frequencies compose by adding "
-        "angles), so <R_p q, R_p' k> = q^T R_p^T R_p' k = q^T R_{p'-p} k.",
+        statement=r"Show $\langle R_p q, R_{p'} k \rangle = \langle q, R_{p'-p} k \rangle$, so the logit depends "
+        r"on $p, p'$ only through $p' - p$.",
+        theorem_ids=("rotation_compose", "rope_relative_logit"),
+        solution=r"$R_p$ is block diagonal with $2 \times 2$ rotations $R(p \theta_m)$. For each block, "
+        r"$R(\alpha)^\top R(\beta) = R(\beta - \alpha)$ (rotation_compose, from the addition formulas), so "
+        r"blockwise $R_p^\top R_{p'} = R_{p'-p}$ and $\langle R_p q, R_{p'} k \rangle = q^\top R_p^\top R_{p'} k "
+        r"= q^\top R_{p'-p} k = \langle q, R_{p'-p} k \rangle$ (rope_relative_logit, whose derivation applies "
+        r"rotation_compose pair by pair).",
     ),
     Problem(
         id="attention_dominates_mlp_when", title="When does attention dominate the MLP?",
         source=f"{SEED000}, problem 'When does attention dominate the MLP?' (Numerical, Beginner)",
         kind="numerical",
         statement="From the per-layer costs, find the sequence length at which attention costs as much as the MLP, "
-        "and evaluate the ratio for d = 4096 at n = 2048 and n = 128,000.",
+        "and evaluate the ratio for $d = 4096$ at $n = 2048$ and $n = 128{,}000$.",
         theorem_ids=("layer_cost_total", "attention_mlp_crossover", "attention_block_mlp_crossover",
                      "mlp_dominates_attention_at_n2048_d4096", "attention_mlp_ratio_at_n128000_d4096"),
-        solution="The n^2 d products (logits and AV) cost 2n^2 d MACs and the MLP 8nd^2: their ratio is n/(4d), so "
-        "the crossover is n = 4d (16,384 for d = 4096). Counting the projections (4nd^2) with attention the "
-        "ratio is 1/2 + n/(4d) and the crossover n = 2d (8,192). At d = 4096, n = 2048 the ratios are 1/8 and "
-        "5/8: the MLP dominates. At n = 128,000 they are 7.8 and 8.3: attention dominates, but by about 8, not "
+        solution=r"The $n^2 d$ products (logits and $AV$) cost $2n^2 d$ MACs and the MLP $8nd^2$: their ratio is $n/(4d)$, so "
+        r"the crossover is $n = 4d$ ($16{,}384$ for $d = 4096$). Counting the projections ($4nd^2$) with attention the "
+        "ratio is $1/2 + n/(4d)$ and the crossover $n = 2d$ ($8{,}192$). At $d = 4096$, $n = 2048$ the ratios are $1/8$ and "
+        "$5/8$: the MLP dominates. At $n = 128{,}000$ they are $7.8$ and $8.3$: attention dominates, but by about $8$, not "
         "the text's 30 (which is n/d = 31.25, the ratio with the constants 2 and 8 dropped).",
         computed=_crossover_computed(),
     ),
@@ -435,11 +488,11 @@ _P = [
         id="mha_from_scratch", title="Implement multi-head attention from scratch",
         source=f"{SEED000}, problem 'Implement multi-head attention from scratch' (Coding, Intermediate)",
         kind="coding",
-        statement="Implement MHA(X) = Concat(head_1, ..., head_h) W_O with head_m = Attention(XW_Q^m, XW_K^m, XW_V^m).",
+        statement=r"Implement $\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$ with $\mathrm{head}_m = \operatorname{Attention}(XW_Q^m, XW_K^m, XW_V^m)$.",
         theorem_ids=("mha_sum_of_heads",),
         solution="numeric.multi_head_attention projects once, splits the features into h consecutive slices "
         "(shape (..., h, n, d/h)), runs scaled dot-product attention per head, concatenates the heads in order and "
-        "applies W_O. Its tests compare it with the sum-of-heads form numeric.mha_sum_of_heads and check the "
+        r"applies $W_O$. Its tests compare it with the sum-of-heads form `numeric.mha_sum_of_heads` and check the "
         "feature split order and invalid arguments.",
         implementation="numeric.multi_head_attention",
         tests=("tests/numeric/test_reference.py::test_multi_head_attention_equals_the_sum_of_low_rank_heads",
@@ -453,10 +506,10 @@ _P = [
         statement="Add k3 = (1,0,1,0) (identical to q) with value v3 = (1,1) to the worked example; recompute the "
         "attention weights and output, and confirm the identical key dominates the softmax distribution.",
         theorem_ids=("three_key_attention_output", "identical_key_weight_lt_half"),
-        solution="Scores q.k = (1, 1, 2), scaled (1/2, 1/2, 1). Weights (e^{1/2}, e^{1/2}, e)/(2e^{1/2} + e) = "
-        "(1, 1, e^{1/2})/(2 + e^{1/2}) = (0.2741, 0.2741, 0.4519); output (w1 + w3, w2 + w3) = "
-        "(1 + e^{1/2})/(2 + e^{1/2}) (1, 1) = (0.7259, 0.7259). The identical key has the largest weight, by a "
-        "factor e^{1/2} = 1.65 over each other key, but less than one half: it does not dominate in the sense of "
+        solution=r"Scores $q \cdot k = (1, 1, 2)$, scaled $(1/2, 1/2, 1)$. Weights $(e^{1/2}, e^{1/2}, e)/(2e^{1/2} + e) = "
+        r"(1, 1, e^{1/2})/(2 + e^{1/2}) = (0.2741, 0.2741, 0.4519)$; output $(w_1 + w_3, w_2 + w_3) = "
+        r"(1 + e^{1/2})/(2 + e^{1/2})\,(1, 1) = (0.7259, 0.7259)$. The identical key has the largest weight, by a "
+        r"factor $e^{1/2} = 1.65$ over each other key, but less than one half: it does not dominate in the sense of "
         "a majority, let alone near one-hot.",
         computed=_exercise1_computed(),
     ),
@@ -465,10 +518,10 @@ _P = [
         source=f"{SEED002}, Exercise 2",
         kind="exercise",
         statement="Split Q, K, V into h chunks along the features, attend per chunk, concatenate; explain why each head "
-        "uses a smaller d_k and so a different scaling factor.",
+        r"uses a smaller $d_k$ and so a different scaling factor.",
         theorem_ids=("mha_head_scale",),
-        solution="Head m sees queries and keys of width d_k = d/h, so its logits are sums of d/h products with variance "
-        "(d/h) sigma^4; the scale that normalises them is 1/sqrt(d/h) = sqrt(h/d), not 1/sqrt(d).",
+        solution=r"Head $m$ sees queries and keys of width $d_k = d/h$, so its logits are sums of $d/h$ products with variance "
+        r"$(d/h) \sigma^4$; the scale that normalises them is $1/\sqrt{d/h} = \sqrt{h/d}$, not $1/\sqrt{d}$.",
     ),
     Problem(
         id="exercise_attention_grad_q", title="The gradient of attention with respect to Q",
@@ -477,8 +530,8 @@ _P = [
         statement="Derive d(Attention output)/dQ by naming the chain of upstream pieces (softmax Jacobian, "
         "matrix-multiplication gradients).",
         theorem_ids=("attention_grad_q_chain",),
-        solution="O = A V: dA = G V^T. A = softmax(S) row-wise: dS = A o (dA - rowsum(A o dA)), the softmax Jacobian "
-        "diag(a) - a a^T applied to each row. S = Q K^T / sqrt(d_k): dQ = dS K / sqrt(d_k).",
+        solution=r"$O = A V$: $dA = G V^\top$. $A = \operatorname{softmax}(S)$ row-wise: $dS = A \circ (dA - \operatorname{rowsum}(A \circ dA))$, the softmax Jacobian "
+        r"$\operatorname{diag}(a) - a a^\top$ applied to each row. $S = Q K^\top / \sqrt{d_k}$: $dQ = dS\, K / \sqrt{d_k}$.",
     ),
 ]
 

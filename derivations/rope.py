@@ -75,7 +75,7 @@ k = sp.MatrixSymbol("k", 2 * B, 1)
 
 _DIMENSION = Assumption("d_even", condition=sp.Q.integer(B) & sp.Q.positive(B), text="d = 2B, B a positive integer")
 _POSITIONS = Assumption("positions_real", text="p, p' are real positions (not necessarily integers)")
-_BASE = Assumption("base_positive", condition=sp.Q.positive(base), text="theta_m = b^(-2m/d) with base b > 0 (b = 10000 in RoFormer)")
+_BASE = Assumption("base_positive", condition=sp.Q.positive(base), text=r"$\theta_m = b^{-2m/d}$ with base $b > 0$ ($b = 10000$ in RoFormer)")
 _BLOCK = IndexRange("m_range", index=m, lower=0, upper=B - 1)
 
 
@@ -130,7 +130,7 @@ def _rotation_compose_numeric(seed: int) -> NumericResult:
 rotation_compose = register(
     Theorem(
         id="rotation_compose",
-        title="Rotations of the plane compose by subtracting angles: R(a)^T R(b) = R(b - a)",
+        title=r"Rotations of the plane compose by subtracting angles: $R(\alpha)^\top R(\beta) = R(\beta - \alpha)$",
         statement=Statement(_mm(sp.Transpose(Rotation(alpha)), Rotation(beta)), Rotation(beta - alpha)),
         source=f"{PROPOSITION} (the 2x2 lemma used in its proof); RoFormer eq. (16)",
         kind="theorem",
@@ -141,14 +141,14 @@ rotation_compose = register(
         numeric=_rotation_compose_numeric,
         plain=(
             "Rotating the plane back by an angle a and then forward by b is the same as rotating by b - a. "
-            "Here R(t) turns vectors counter-clockwise: R(t) = [[cos t, -sin t], [sin t, cos t]], so "
+            r"Here $R(t)$ turns vectors counter-clockwise: $R(t) = \begin{pmatrix} \cos t & -\sin t \\ \sin t & \cos t \end{pmatrix}$, so "
             "R(pi/2) sends (1, 0) to (0, 1). The transpose of a rotation is the rotation by the opposite angle."
         ),
         notes=(
-            "The seed uses R_p without fixing its orientation; with the clockwise convention "
-            "R(t) = [[cos t, sin t], [-sin t, cos t]] the same identity holds (both are rotation groups), "
+            r"The seed uses $R_p$ without fixing its orientation; with the clockwise convention "
+            r"$R(t) = \begin{pmatrix} \cos t & \sin t \\ -\sin t & \cos t \end{pmatrix}$ the same identity holds (both are rotation groups), "
             "so the proposition does not depend on the choice, but the sign of p' - p does depend on "
-            "which vector is rotated back: R_p^T R_{p'} = R_{p'-p}, not R_{p-p'}."
+            r"which vector is rotated back: $R_p^\top R_{p'} = R_{p'-p}$, not $R_{p-p'}$."
         ),
     )
 )
@@ -167,12 +167,12 @@ def _rope_relative_logit_derivation() -> Derivation:
     return (
         Derivation(Inner(_mm(Rp, q), _mm(Rp2, k)))
         .eq(sp.Sum(per_block, (m, 0, B - 1)), "block_diagonal_product",
-            note="R_p and R_p' are block diagonal on the pairs (2m, 2m+1): the inner product is a sum over blocks")
+            note=r"$R_p$ and $R_{p'}$ are block diagonal on the pairs $(2m, 2m+1)$: the inner product is a sum over blocks")
         .eq(sp.Sum(composed, (m, 0, B - 1)), "apply_theorem", theorem="rotation_compose",
             mapping={alpha: a, beta: b_},
-            note="in each block R(theta_m p)^T R(theta_m p') = R(theta_m (p' - p))")
+            note=r"in each block $R(\theta_m p)^\top R(\theta_m p') = R(\theta_m (p' - p))$")
         .eq(Inner(q, _mm(_rope(p2 - p), k)), "block_diagonal_product",
-            note="reassemble the blocks: R(theta_m (p' - p)) is block m of R_{p'-p}")
+            note=r"reassemble the blocks: $R(\theta_m (p' - p))$ is block $m$ of $R_{p'-p}$")
     )
 
 
@@ -214,7 +214,7 @@ def _rope_relative_logit_numeric(seed: int) -> NumericResult:
 rope_relative_logit = register(
     Theorem(
         id="rope_relative_logit",
-        title="RoPE makes the logit a function of the offset: <R_p q, R_p' k> = <q, R_(p'-p) k>",
+        title=r"RoPE makes the logit a function of the offset: $\langle R_p q, R_{p'} k\rangle = \langle q, R_{p'-p} k\rangle$",
         statement=Statement(Inner(_mm(_rope(p), q), _mm(_rope(p2), k)), Inner(q, _mm(_rope(p2 - p), k))),
         source=f"{PROPOSITION}; RoFormer (Su et al. 2021) eq. (16)",
         kind="theorem",
@@ -224,24 +224,24 @@ rope_relative_logit = register(
         instances=Instances(_rope_relative_logit_instance, (2, 4, 6, 8), label="d"),
         numeric=_rope_relative_logit_numeric,
         plain=(
-            "Rotary embeddings turn each pair of coordinates (2m, 2m+1) of the query at position p by the "
-            "angle theta_m p, and those of the key at position p' by theta_m p'. The dot product of the two "
+            "Rotary embeddings turn each pair of coordinates $(2m, 2m+1)$ of the query at position $p$ by the "
+            r"angle $\theta_m p$, and those of the key at position $p'$ by $\theta_m p'$. The dot product of the two "
             "rotated vectors equals the dot product of the unrotated query with the key rotated by "
-            "theta_m (p' - p): only the distance p' - p between the positions enters. This holds in every "
-            "even dimension d, for any base b of the frequencies theta_m = b^(-2m/d), and for real positions."
+            r"$\theta_m (p' - p)$: only the distance $p' - p$ between the positions enters. This holds in every "
+            r"even dimension $d$, for any base $b$ of the frequencies $\theta_m = b^{-2m/d}$, and for real positions."
         ),
         notes=(
             "The seed concludes that 'the attention logit depends on p and p' only through p' - p'. That is "
-            "exact for FIXED vectors q and k. In a model the query q_p and key k_p' are themselves computed "
+            r"exact for FIXED vectors $q$ and $k$. In a model the query $q_p$ and key $k_{p'}$ are themselves computed "
             "from the tokens at p and p' (and, after the first layer, from their context), so the logit "
             "depends on the positions through p' - p AND through the content there; what RoPE guarantees is "
             "that shifting both positions by the same amount with the same vectors leaves the logit unchanged. "
             "The seed's 'the construction extends to unseen positions' is a statement that the formula is "
-            "defined for any p (the angles theta_m p exist for every real p); it is not a claim -- and nothing "
+            r"defined for any $p$ (the angles $\theta_m p$ exist for every real $p$); it is not a claim -- and nothing "
             "here shows -- that a model trained on short contexts generalises to longer ones. The seed does "
-            "not define theta_m; we use RoFormer's theta_m = b^(-2m/d), m = 0..d/2-1, though the identity holds "
-            "for any real frequencies. The seed's pairs (2m, 2m+1) are the interleaved layout; see "
-            "rope_convention_permutation for the rotate_half layout."
+            r"not define $\theta_m$; we use RoFormer's $\theta_m = b^{-2m/d}$, $m = 0, \dots, d/2-1$, though the identity holds "
+            "for any real frequencies. The seed's pairs $(2m, 2m+1)$ are the interleaved layout; see "
+            r"rope_convention_permutation for the `rotate_half` layout."
         ),
         figures=("rope_logit_diagonals",),
     )
@@ -257,9 +257,9 @@ def _rope_orthogonal_derivation() -> Derivation:
         Derivation(_mm(sp.Transpose(Rp), Rp))
         .eq(blockwise, "block_diagonal_product", note="a product of block-diagonal matrices is block diagonal")
         .eq(PairBlockDiagonal(sp.Lambda(m, Rotation(0)), B), "apply_theorem", theorem="rotation_compose",
-            mapping={alpha: a, beta: a}, note="R(t)^T R(t) = R(t - t) = R(0) in each block")
+            mapping={alpha: a, beta: a}, note=r"$R(t)^\top R(t) = R(t - t) = R(0)$ in each block")
         .eq(PairBlockDiagonal(sp.Lambda(m, sp.Identity(2)), B), "block_diagonal_product",
-            note="R(0) = I_2 (cos 0 = 1, sin 0 = 0)")
+            note=r"$R(0) = I_2$ ($\cos 0 = 1$, $\sin 0 = 0$)")
         .eq(sp.Identity(2 * B), "block_diagonal_product", note="identity blocks make the identity")
     )
 
@@ -285,9 +285,9 @@ def _rope_orthogonal_numeric(seed: int) -> NumericResult:
 rope_orthogonal = register(
     Theorem(
         id="rope_orthogonal",
-        title="The RoPE matrix is orthogonal: R_p^T R_p = I",
+        title=r"The RoPE matrix is orthogonal: $R_p^\top R_p = I$",
         statement=Statement(_mm(sp.Transpose(_rope(p)), _rope(p)), sp.Identity(2 * B)),
-        source=f"{PROPOSITION} (R_p is 'the block-diagonal rotation'); RoFormer section 3.4.2",
+        source=f"{PROPOSITION} ($R_p$ is 'the block-diagonal rotation'); RoFormer section 3.4.2",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_orthogonal_derivation,
@@ -296,7 +296,7 @@ rope_orthogonal = register(
         numeric=_rope_orthogonal_numeric,
         plain=(
             "Each 2x2 block of the RoPE matrix is a rotation, and a rotation undone by its transpose gives "
-            "the identity; so R_p^T R_p is the identity in every even dimension. RoPE never stretches or "
+            r"the identity; so $R_p^\top R_p$ is the identity in every even dimension. RoPE never stretches or "
             "shrinks a query or key, it only turns it."
         ),
     )
@@ -308,10 +308,10 @@ def _rope_norm_derivation() -> Derivation:
     return (
         Derivation(Inner(_mm(Rp, q), _mm(Rp, q)))
         .eq(Bilinear(q, _mm(sp.Transpose(Rp), Rp), q), "block_diagonal_product",
-            note="<A u, A u> = u^T A^T A u, block by block")
+            note=r"$\langle A u, A u\rangle = u^\top A^\top A u$, block by block")
         .eq(Bilinear(q, sp.Identity(2 * B), q), "apply_theorem", theorem="rope_orthogonal", mapping={},
-            note="R_p^T R_p = I")
-        .eq(Inner(q, q), "block_diagonal_product", note="u^T I u = <u, u>")
+            note=r"$R_p^\top R_p = I$")
+        .eq(Inner(q, q), "block_diagonal_product", note=r"$u^\top I u = \langle u, u\rangle$")
     )
 
 
@@ -338,9 +338,9 @@ def _rope_norm_numeric(seed: int) -> NumericResult:
 rope_norm_preserving = register(
     Theorem(
         id="rope_norm_preserving",
-        title="RoPE preserves norms: <R_p q, R_p q> = <q, q>",
+        title=r"RoPE preserves norms: $\langle R_p q, R_p q\rangle = \langle q, q\rangle$",
         statement=Statement(Inner(_mm(_rope(p), q), _mm(_rope(p), q)), Inner(q, q)),
-        source=f"{PROPOSITION} (consequence of R_p being a rotation); RoFormer section 3.4.2",
+        source=f"{PROPOSITION} (consequence of $R_p$ being a rotation); RoFormer section 3.4.2",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_norm_derivation,
@@ -348,7 +348,7 @@ rope_norm_preserving = register(
         instances=Instances(_rope_norm_instance, (2, 4, 6), label="d"),
         numeric=_rope_norm_numeric,
         plain=(
-            "Rotating a query or key does not change its length: the squared norm of R_p q equals that of q. "
+            r"Rotating a query or key does not change its length: the squared norm of $R_p q$ equals that of $q$. "
             "So RoPE changes which direction a vector points in, never how large its logits can get."
         ),
     )
@@ -359,9 +359,9 @@ def _rope_at_zero_derivation() -> Derivation:
     return (
         Derivation(_rope(0))
         .eq(PairBlockDiagonal(sp.Lambda(m, Rotation(0)), B), "block_diagonal_product",
-            note="every block of R_0 is the rotation by theta_m * 0 = 0")
+            note=r"every block of $R_0$ is the rotation by $\theta_m \cdot 0 = 0$")
         .eq(PairBlockDiagonal(sp.Lambda(m, sp.Identity(2)), B), "block_diagonal_product",
-            note="R(0) = I_2")
+            note=r"$R(0) = I_2$")
         .eq(sp.Identity(2 * B), "block_diagonal_product", note="identity blocks make the identity")
     )
 
@@ -380,16 +380,16 @@ def _rope_at_zero_numeric(seed: int) -> NumericResult:
 rope_at_zero_eq_identity = register(
     Theorem(
         id="rope_at_zero_eq_identity",
-        title="RoPE at position 0 is the identity: R_0 = I",
+        title=r"RoPE at position $0$ is the identity: $R_0 = I$",
         statement=Statement(_rope(0), sp.Identity(2 * B)),
-        source=f"{PROPOSITION} (R_p at p = 0)",
+        source=f"{PROPOSITION} ($R_p$ at $p = 0$)",
         kind="theorem",
         hypotheses=(_DIMENSION, _BASE),
         derivation=_rope_at_zero_derivation,
         dimensions=(B,),
         instances=Instances(lambda d: Statement(rope_matrix(d, 0, base=base), sp.eye(d)), (2, 4, 6, 8), label="d"),
         numeric=_rope_at_zero_numeric,
-        plain="At position 0 every angle theta_m * 0 is zero, so RoPE leaves the vector unchanged.",
+        plain=r"At position $0$ every angle $\theta_m \cdot 0$ is zero, so RoPE leaves the vector unchanged.",
     )
 )
 
@@ -401,11 +401,11 @@ def _rope_permutation_derivation() -> Derivation:
     return (
         Derivation(_rope(p, "half"))
         .eq(PairBlockDiagonal(blocks, B, "half"), "block_diagonal_product",
-            note="R^half_p rotates the pairs (m, m + B) by theta_m p")
+            note=r"$R^{\mathrm{half}}_p$ rotates the pairs $(m, m + B)$ by $\theta_m p$")
         .eq(_mm(Pi, PairBlockDiagonal(blocks, B, "interleaved"), sp.Transpose(Pi)), "block_diagonal_product",
             note="Pi sends coordinate 2m to m and 2m + 1 to m + B (checked from the entries of Pi)")
         .eq(_mm(Pi, _rope(p), sp.Transpose(Pi)), "block_diagonal_product",
-            note="the interleaved blocks are those of R_p")
+            note=r"the interleaved blocks are those of $R_p$")
     )
 
 
@@ -437,9 +437,9 @@ def _rope_permutation_numeric(seed: int) -> NumericResult:
 rope_convention_permutation = register(
     Theorem(
         id="rope_convention_permutation",
-        title="The rotate_half layout is the interleaved one up to a permutation: R^half_p = Pi R_p Pi^T",
+        title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p \Pi^\top$",
         statement=Statement(_rope(p, "half"), _mm(PairPermutation(B), _rope(p), sp.Transpose(PairPermutation(B)))),
-        source=f"extension (two layouts of {PROPOSITION}: the seed's pairs (2m, 2m+1) and rotate_half's (m, m + d/2))",
+        source=f"extension (two layouts of {PROPOSITION}: the seed's pairs $(2m, 2m+1)$ and `rotate_half`'s $(m, m + d/2)$)",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_permutation_derivation,
@@ -447,16 +447,16 @@ rope_convention_permutation = register(
         instances=Instances(_rope_permutation_instance, (2, 4, 6, 8), label="d"),
         numeric=_rope_permutation_numeric,
         plain=(
-            "Open implementations often rotate coordinate m together with coordinate m + d/2 ('rotate_half') "
+            r"Open implementations often rotate coordinate $m$ together with coordinate $m + d/2$ (`rotate_half`) "
             "instead of the neighbours 2m and 2m + 1. Both are the same rotation written in a different "
             "order of coordinates: listing the even coordinates first and the odd ones after (the permutation "
             "Pi) turns one into the other. So both have the relative-position property; but weights trained "
             "with one layout must have their query and key columns permuted to be used with the other."
         ),
         notes=(
-            "Pi is explicit: (Pi x)_i = x_{c(i)} with c(i) = 2i for i < B and c(i) = 2(i - B) + 1 for i >= B, "
+            r"$\Pi$ is explicit: $(\Pi x)_i = x_{c(i)}$ with $c(i) = 2i$ for $i < B$ and $c(i) = 2(i - B) + 1$ for $i \ge B$, "
             "the index array numeric.rope.rope_permutation(d) = (0, 2, ..., d-2, 1, 3, ..., d-1). The symbolic "
-            "proof checks from these entries that Pi sends pair (2m, 2m+1) to (m, m + B) for every m in 0..B-1."
+            r"proof checks from these entries that $\Pi$ sends pair $(2m, 2m+1)$ to $(m, m + B)$ for every $m \in \{0, \dots, B-1\}$."
         ),
     )
 )

@@ -72,21 +72,21 @@ def _hypotheses(dim, mean_q=0, mean_k=0, var_q=sigma**2, var_k=sigma**2, positiv
         Independent("q_k_independent", families=(q, k)),
     )
     return hyps + tuple(
-        Assumption(f"{s}_positive", condition=sp.Q.positive(s), text=f"{s} > 0") for s in positive
+        Assumption(f"{s}_positive", condition=sp.Q.positive(s), text="") for s in positive
     )
 
 
-SOURCE_000 = "000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is 1/sqrt(d_k)'"
-SOURCE_002 = "002_e97041f43d35f9ac.txt, 'Why divide by sqrt(d_k)'"
-SOURCE_004 = "004_b987b516506401e6.txt, 'Why Divide by the Square Root of d_k?'"
+SOURCE_000 = r"000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is $1/\sqrt{d_k}$'"
+SOURCE_002 = r"002_e97041f43d35f9ac.txt, 'Why divide by $\sqrt{d_k}$'"
+SOURCE_004 = "004_b987b516506401e6.txt, 'Why Divide by the Square Root of $d_k$?'"
 
 _INIT_ONLY = (
-    "What is proved is a statement about the model at initialisation: it needs q and k independent, "
-    "with independent entries of the stated mean and variance. After training, q = W_Q^T x and "
-    "k = W_K^T x are neither independent nor of fixed variance, and nothing here applies. Even at "
-    "initialisation q and k are computed from the same input x: given x, with independent weight "
+    "What is proved is a statement about the model at initialisation: it needs $q$ and $k$ independent, "
+    r"with independent entries of the stated mean and variance. After training, $q = W_Q^\top x$ and "
+    r"$k = W_K^\top x$ are neither independent nor of fixed variance, and nothing here applies. Even at "
+    "initialisation $q$ and $k$ are computed from the same input $x$: given $x$, with independent weight "
     "matrices of i.i.d. entries, they are independent with i.i.d. entries of variance "
-    "sigma_w^2 ||x||^2, so the result holds conditionally on x with sigma^2 = sigma_w^2 ||x||^2. "
+    r"$\sigma_w^2 \lVert x\rVert^2$, so the result holds conditionally on $x$ with $\sigma^2 = \sigma_w^2 \lVert x\rVert^2$. "
     "Only the first two moments of the entries enter: the result is not specific to Gaussians."
 )
 
@@ -254,8 +254,8 @@ def _dot_product_mean_derivation() -> Derivation:
         .eq(sp.Sum(Expectation(q[i] * k[i]), (i, 1, d_k)), "linearity_of_expectation",
             note="the expectation of a finite sum is the sum of the expectations")
         .eq(sp.Sum(Expectation(q[i]) * Expectation(k[i]), (i, 1, d_k)), "independence",
-            note="q_i and k_i are entries of independent families")
-        .eq(sp.Sum(sp.S.Zero, (i, 1, d_k)), "moment", note="E[q_i] = E[k_i] = 0")
+            note=r"$q_i$ and $k_i$ are entries of independent families")
+        .eq(sp.Sum(sp.S.Zero, (i, 1, d_k)), "moment", note=r"$\mathbb{E}[q_i] = \mathbb{E}[k_i] = 0$")
         .eq(sp.S.Zero, "sum_evaluate", note="a sum of zeros")
     )
 
@@ -280,11 +280,11 @@ dot_product_mean = register(
         **evidence("dot_product_mean", _mean_statement),
         plain=(
             "If the entries of a query q and a key k are independent with mean zero, their dot product "
-            "<q, k> = q_1 k_1 + ... + q_{d_k} k_{d_k} has mean zero, whatever the dimension d_k: each term "
-            "q_i k_i has mean E[q_i] E[k_i] = 0."
+            r"$\langle q, k\rangle = q_1 k_1 + \dots + q_{d_k} k_{d_k}$ has mean zero, whatever the dimension $d_k$: each term "
+            r"$q_i k_i$ has mean $\mathbb{E}[q_i] \mathbb{E}[k_i] = 0$."
         ),
         notes=(
-            "Only E[q_i k_i] = E[q_i] E[k_i] = 0 is used: independence of q_i from k_i and a zero mean. "
+            r"Only $\mathbb{E}[q_i k_i] = \mathbb{E}[q_i] \mathbb{E}[k_i] = 0$ is used: independence of $q_i$ from $k_i$ and a zero mean. "
             + _INIT_ONLY
         ),
     )
@@ -302,15 +302,15 @@ def _variance_chain(dim, mean_q, mean_k, var_q, var_k, closed_term) -> Derivatio
     chain = (
         Derivation(Variance(_logit(dim)))
         .eq(sp.Sum(Variance(q[i] * k[i]), (i, 1, dim)), "variance_of_independent_sum",
-            note="the terms q_i k_i for different i involve disjoint independent entries")
+            note=r"the terms $q_i k_i$ for different $i$ involve disjoint independent entries")
         .eq(sp.Sum(product_formula, (i, 1, dim)), "variance_of_independent_product",
-            note="Var(XY) = (Var X + E[X]^2)(Var Y + E[Y]^2) - E[X]^2 E[Y]^2 for independent X, Y")
+            note=r"$\operatorname{Var}(XY) = (\operatorname{Var} X + \mathbb{E}[X]^2)(\operatorname{Var} Y + \mathbb{E}[Y]^2) - \mathbb{E}[X]^2 \mathbb{E}[Y]^2$ for independent $X, Y$")
         .eq(sp.Sum(moments, (i, 1, dim)), "moment",
             note="substitute the means and variances of the entries")
     )
     if moments != closed_term:
         chain = chain.eq(sp.Sum(closed_term, (i, 1, dim)), "algebra", note="expand the product of moments")
-    return chain.eq(dim * closed_term, "sum_evaluate", note="a sum of d_k equal terms")
+    return chain.eq(dim * closed_term, "sum_evaluate", note=r"a sum of $d_k$ equal terms")
 
 
 def _dot_product_variance_derivation() -> Derivation:
@@ -324,7 +324,7 @@ _EVIDENCE["dot_product_variance"] = _Evidence(lambda n: _explicit_variance(*_log
 dot_product_variance = register(
     Theorem(
         id="dot_product_variance",
-        title="The unscaled logit has variance d_k sigma^4",
+        title=r"The unscaled logit has variance $d_k \sigma^4$",
         statement=_variance_statement,
         source=f"{SOURCE_000}; {SOURCE_002}; {SOURCE_004}",
         hypotheses=_hypotheses(d_k),
@@ -332,19 +332,19 @@ dot_product_variance = register(
         dimensions=(d_k,),
         **evidence("dot_product_variance", _variance_statement),
         plain=(
-            "If the entries of q and k in R^{d_k} are independent with mean 0 and variance sigma^2, the "
-            "dot product <q, k> has variance d_k sigma^4: it is a sum of d_k independent terms q_i k_i, "
-            "each of variance E[q_i^2] E[k_i^2] = sigma^4. Its typical size therefore grows like "
-            "sqrt(d_k). Any distribution with these two moments will do; the fourth moment never enters."
+            r"If the entries of $q$ and $k$ in $\mathbb{R}^{d_k}$ are independent with mean $0$ and variance $\sigma^2$, the "
+            r"dot product $\langle q, k\rangle$ has variance $d_k \sigma^4$: it is a sum of $d_k$ independent terms $q_i k_i$, "
+            r"each of variance $\mathbb{E}[q_i^2] \mathbb{E}[k_i^2] = \sigma^4$. Its typical size therefore grows like "
+            r"$\sqrt{d_k}$. Any distribution with these two moments will do; the fourth moment never enters."
         ),
         notes=(
-            "Seed 000's summary line says 'At random initialisation the logits have variance d_k'; the "
-            "proposition itself has d_k sigma^4, which is d_k only for sigma = 1. Seeds 002 and 004 assume "
-            "variance 1 and say the variance is d_k, correct under that assumption; 004's 'a sum of d_k "
-            "terms each with variance 1, so its variance is d_k' also needs the terms to be uncorrelated, "
-            "which follows from the independence of all entries (the rule variance_of_independent_sum "
-            "checks exactly that). That each term has variance sigma^4 uses the zero means: in general "
-            "Var(q_i k_i) = sigma_q^2 sigma_k^2 + sigma_q^2 mu_k^2 + mu_q^2 sigma_k^2 "
+            r"Seed 000's summary line says 'At random initialisation the logits have variance $d_k$'; the "
+            r"proposition itself has $d_k \sigma^4$, which is $d_k$ only for $\sigma = 1$. Seeds 002 and 004 assume "
+            r"variance $1$ and say the variance is $d_k$, correct under that assumption; 004's 'a sum of $d_k$ "
+            r"terms each with variance 1, so its variance is $d_k$' also needs the terms to be uncorrelated, "
+            r"which follows from the independence of all entries (the rule `variance_of_independent_sum` "
+            r"checks exactly that). That each term has variance $\sigma^4$ uses the zero means: in general "
+            r"$\operatorname{Var}(q_i k_i) = \sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2$ "
             "(see dot_product_variance_nonzero_mean). " + _INIT_ONLY
         ),
     )
@@ -356,12 +356,12 @@ def _scaled_logit_std_derivation() -> Derivation:
     scaled = _logit(d_k) / sp.sqrt(d_k)
     return (
         Derivation(StandardDeviation(scaled))
-        .eq(sp.sqrt(Variance(scaled)), "std_definition", note="sd X = sqrt(Var X)")
+        .eq(sp.sqrt(Variance(scaled)), "std_definition", note=r"$\operatorname{sd} X = \sqrt{\operatorname{Var} X}$")
         .eq(sp.sqrt(Variance(_logit(d_k)) / d_k), "variance_scaling",
-            note="Var(cX) = c^2 Var X with c = 1/sqrt(d_k)")
+            note=r"$\operatorname{Var}(cX) = c^2 \operatorname{Var} X$ with $c = 1/\sqrt{d_k}$")
         .eq(sp.sqrt(d_k * sigma**4 / d_k), "apply_theorem", theorem="dot_product_variance",
-            note="Var <q,k> = d_k sigma^4")
-        .eq(sigma**2, "algebra", note="sqrt(sigma^4) = sigma^2 as sigma > 0")
+            note=r"$\operatorname{Var} \langle q, k\rangle = d_k \sigma^4$")
+        .eq(sigma**2, "algebra", note=r"$\sqrt{\sigma^4} = \sigma^2$ as $\sigma > 0$")
     )
 
 
@@ -373,7 +373,7 @@ _EVIDENCE["scaled_logit_std"] = _Evidence(
 scaled_logit_std = register(
     Theorem(
         id="scaled_logit_std",
-        title="The scaled logit <q,k>/sqrt(d_k) has standard deviation sigma^2, independent of d_k",
+        title=r"The scaled logit $\langle q, k\rangle/\sqrt{d_k}$ has standard deviation $\sigma^2$, independent of $d_k$",
         statement=_std_statement,
         source=f"{SOURCE_000}; {SOURCE_002}; {SOURCE_004}",
         hypotheses=_hypotheses(d_k),
@@ -381,24 +381,24 @@ scaled_logit_std = register(
         dimensions=(d_k,),
         **evidence("scaled_logit_std", _std_statement),
         plain=(
-            "Dividing the logit by sqrt(d_k) divides its variance by d_k, so the scaled logit "
-            "<q, k>/sqrt(d_k) has variance sigma^4 and standard deviation sigma^2, the same for every head "
-            "dimension. Without the factor the standard deviation would be sigma^2 sqrt(d_k) (8 for "
-            "d_k = 64, sigma = 1), large enough to push the softmax towards one-hot outputs."
+            r"Dividing the logit by $\sqrt{d_k}$ divides its variance by $d_k$, so the scaled logit "
+            r"$\langle q, k\rangle/\sqrt{d_k}$ has variance $\sigma^4$ and standard deviation $\sigma^2$, the same for every head "
+            r"dimension. Without the factor the standard deviation would be $\sigma^2 \sqrt{d_k}$ ($8$ for "
+            r"$d_k = 64$, $\sigma = 1$), large enough to push the softmax towards one-hot outputs."
         ),
         notes=(
-            "Seed 000 states it exactly (standard deviation sigma^2 sqrt(d_k) before, sigma^2 after). Seed "
+            r"Seed 000 states it exactly (standard deviation $\sigma^2 \sqrt{d_k}$ before, $\sigma^2$ after). Seed "
             "002 says dividing 'rescales the variance back to approximately 1' and 'keeps the score variance "
             "at approximately 1': under its own hypotheses (unit variance) the variance is exactly 1, not "
             "approximately; the approximation is only in whether real queries and keys satisfy the "
             "hypotheses. Seed 004 ('brings the standard deviation back to 1') is exact under its hypotheses; "
-            "its Key Takeaway 'Scaling by sqrt(d_k) keeps scores at unit variance so softmax does not "
+            r"its Key Takeaway 'Scaling by $\sqrt{d_k}$ keeps scores at unit variance so softmax does not "
             "saturate' needs unit-variance entries and holds at initialisation only, and unit variance alone "
             "does not rule saturation out. Seed 002 also calls the factor 'a numerical-stability fix, not a "
             "modeling choice with a deep theoretical motivation'. What is proved is a statement about the "
             "second moment of one logit at initialisation; it does not say how often the softmax saturates "
-            "(that needs the distribution, not just the variance), nor anything after training. Since W_Q is "
-            "learned, the constant can be absorbed into W_Q, so it does not change the set of functions the "
+            r"(that needs the distribution, not just the variance), nor anything after training. Since $W_Q$ is "
+            r"learned, the constant can be absorbed into $W_Q$, so it does not change the set of functions the "
             "model can represent; its effect is on the scale of the logits at initialisation and hence on "
             "optimisation (softmax saturation and vanishing gradients, seed 000's 'Key idea'). It is not a "
             "floating-point fix: overflow is handled by subtracting the row maximum, which leaves the softmax"
@@ -416,14 +416,14 @@ def _mha_hypotheses() -> tuple:
     return _hypotheses(d_h) + (
         _head_width,
         Assumption("h_divides_d", condition=sp.Eq(d, h * d_h),
-                   text="h divides d: each of the h heads has width d_h = d/h"),
+                   text=r"$h$ divides $d$: each of the $h$ heads has width $d_h = d/h$"),
     )
 
 
 SOURCE_MHA = (
-    "002_e97041f43d35f9ac.txt, Exercise 2 (multi-head: 'each head effectively uses a smaller d_k'); "
-    "004_b987b516506401e6.txt, 'Multi-Head Attention' (d_k = d_model/h); "
-    "000_ccf06b253f58a07c.txt, 'Multi-head attention' (d_k = d_v = d/h)"
+    "002_e97041f43d35f9ac.txt, Exercise 2 (multi-head: 'each head effectively uses a smaller $d_k$'); "
+    r"004_b987b516506401e6.txt, 'Multi-Head Attention' ($d_k = d_{\mathrm{model}}/h$); "
+    "000_ccf06b253f58a07c.txt, 'Multi-head attention' ($d_k = d_v = d/h$)"
 )
 
 
@@ -431,8 +431,8 @@ def _mha_head_logit_variance_derivation() -> Derivation:
     return (
         Derivation(Variance(_logit(d_h)))
         .eq(d_h * sigma**4, "apply_theorem", theorem="dot_product_variance", mapping={d_k: d_h},
-            note="dot_product_variance with d_k = d_h")
-        .eq(d * sigma**4 / h, "substitute", using="head_width", note="d_h = d/h")
+            note=r"dot_product_variance with $d_k = d_h$")
+        .eq(d * sigma**4 / h, "substitute", using="head_width", note=r"$d_h = d/h$")
     )
 
 
@@ -460,7 +460,7 @@ _EVIDENCE["mha_head_logit_variance"] = _mha_evidence(lambda dm, nh: 1, lambda dm
 mha_head_logit_variance = register(
     Theorem(
         id="mha_head_logit_variance",
-        title="A head of width d/h has logit variance (d/h) sigma^4",
+        title=r"A head of width $d/h$ has logit variance $(d/h) \sigma^4$",
         statement=_mha_var_statement,
         source=SOURCE_MHA,
         hypotheses=_mha_hypotheses(),
@@ -468,9 +468,9 @@ mha_head_logit_variance = register(
         dimensions=(d, h, d_h),
         **evidence("mha_head_logit_variance", _mha_var_statement),
         plain=(
-            "In multi-head attention with h heads of width d_h = d/h, the query and key of one head live "
-            "in R^{d/h}, so by dot_product_variance their logit has variance (d/h) sigma^4, not "
-            "d sigma^4."
+            r"In multi-head attention with $h$ heads of width $d_h = d/h$, the query and key of one head live "
+            r"in $\mathbb{R}^{d/h}$, so by dot_product_variance their logit has variance $(d/h) \sigma^4$, not "
+            r"$d \sigma^4$."
         ),
         notes="Assumes h divides d. " + _INIT_ONLY,
     )
@@ -481,9 +481,9 @@ def _mha_scaled_derivation(scale: sp.Expr, result: sp.Expr) -> Callable[[], Deri
     def build() -> Derivation:
         return (
             Derivation(Variance(scale * _logit(d_h)))
-            .eq(scale**2 * Variance(_logit(d_h)), "variance_scaling", note="Var(cX) = c^2 Var X")
+            .eq(scale**2 * Variance(_logit(d_h)), "variance_scaling", note=r"$\operatorname{Var}(cX) = c^2 \operatorname{Var} X$")
             .eq(scale**2 * d * sigma**4 / h, "apply_theorem", theorem="mha_head_logit_variance",
-                note="the head's logit variance is (d/h) sigma^4")
+                note=r"the head's logit variance is $(d/h) \sigma^4$")
             .eq(result, "algebra", note="cancel")
         )
 
@@ -498,7 +498,7 @@ _EVIDENCE["mha_head_scale"] = _mha_evidence(lambda dm, nh: 1 / sp.sqrt(sp.Ration
 mha_head_scale = register(
     Theorem(
         id="mha_head_scale",
-        title="Dividing a head's logits by sqrt(d/h) gives variance sigma^4",
+        title=r"Dividing a head's logits by $\sqrt{d/h}$ gives variance $\sigma^4$",
         statement=_mha_scale_statement,
         source=SOURCE_MHA,
         hypotheses=_mha_hypotheses(),
@@ -506,15 +506,15 @@ mha_head_scale = register(
         dimensions=(d, h, d_h),
         **evidence("mha_head_scale", _mha_scale_statement),
         plain=(
-            "For a head of width d/h, dividing its logits by sqrt(d/h) -- the square root of the head's "
-            "own key dimension -- gives them variance sigma^4 (1 for unit-variance entries), the same as a "
-            "single head of any width. The scale factor to use in each head is 1/sqrt(d_k) with d_k = d/h."
+            r"For a head of width $d/h$, dividing its logits by $\sqrt{d/h}$ -- the square root of the head's "
+            r"own key dimension -- gives them variance $\sigma^4$ ($1$ for unit-variance entries), the same as a "
+            r"single head of any width. The scale factor to use in each head is $1/\sqrt{d_k}$ with $d_k = d/h$."
         ),
         notes=(
-            "Precisely: with q, k in R^{d/h} independent, entries independent of mean 0 and variance "
-            "sigma^2, Var(<q,k>/sqrt(d/h)) = sigma^4. Together with mha_full_width_scale_variance "
-            "(dividing by sqrt(d) gives sigma^4/h) this answers seed 002's Exercise 2: each head has "
-            "d_k = d/h, so the right factor is 1/sqrt(d/h). 'Right' means: the one that makes the "
+            r"Precisely: with $q, k \in \mathbb{R}^{d/h}$ independent, entries independent of mean $0$ and variance "
+            r"$\sigma^2$, $\operatorname{Var}(\langle q, k\rangle/\sqrt{d/h}) = \sigma^4$. Together with mha_full_width_scale_variance "
+            r"(dividing by $\sqrt{d}$ gives $\sigma^4/h$) this answers seed 002's Exercise 2: each head has "
+            r"$d_k = d/h$, so the right factor is $1/\sqrt{d/h}$. 'Right' means: the one that makes the "
             "logit variance at initialisation independent of the head width; that this is the "
             "desirable normalisation is the texts' heuristic, not part of the theorem. " + _INIT_ONLY
         ),
@@ -529,7 +529,7 @@ _EVIDENCE["mha_full_width_scale_variance"] = _mha_evidence(lambda dm, nh: 1 / sp
 mha_full_width_scale_variance = register(
     Theorem(
         id="mha_full_width_scale_variance",
-        title="Dividing a head's logits by sqrt(d) instead shrinks their variance to sigma^4/h",
+        title=r"Dividing a head's logits by $\sqrt{d}$ instead shrinks their variance to $\sigma^4/h$",
         statement=_mha_full_statement,
         source=SOURCE_MHA,
         hypotheses=_mha_hypotheses(),
@@ -537,8 +537,8 @@ mha_full_width_scale_variance = register(
         dimensions=(d, h, d_h),
         **evidence("mha_full_width_scale_variance", _mha_full_statement),
         plain=(
-            "If each head of width d/h divided its logits by sqrt(d), the full model width, their "
-            "variance would be sigma^4/h: h times too small, so with many heads the attention weights "
+            r"If each head of width $d/h$ divided its logits by $\sqrt{d}$, the full model width, their "
+            r"variance would be $\sigma^4/h$: $h$ times too small, so with many heads the attention weights "
             "would start out nearly uniform. This is why the scale uses the head's own width."
         ),
         notes="Extension of seed 002's Exercise 2 (the wrong choice of scale, quantified). " + _INIT_ONLY,
@@ -566,24 +566,24 @@ _EVIDENCE["dot_product_variance_nonzero_mean"] = _Evidence(
 dot_product_variance_nonzero_mean = register(
     Theorem(
         id="dot_product_variance_nonzero_mean",
-        title="Logit variance with non-zero means: d_k (sigma_q^2 sigma_k^2 + sigma_q^2 mu_k^2 + mu_q^2 sigma_k^2)",
+        title=r"Logit variance with non-zero means: $d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2)$",
         statement=_nonzero_statement,
-        source="extension (of 000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is 1/sqrt(d_k)')",
+        source=r"extension (of 000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is $1/\sqrt{d_k}$')",
         hypotheses=_hypotheses(d_k, mu_q, mu_k, sigma_q**2, sigma_k**2, positive=(sigma_q, sigma_k)),
         derivation=_nonzero_mean_derivation,
         dimensions=(d_k,),
         **evidence("dot_product_variance_nonzero_mean", _nonzero_statement),
         plain=(
-            "If the entries of q have mean mu_q and variance sigma_q^2, those of k mean mu_k and variance "
-            "sigma_k^2, all independent, then <q, k> has variance d_k (sigma_q^2 sigma_k^2 + "
-            "sigma_q^2 mu_k^2 + mu_q^2 sigma_k^2). It still grows linearly in d_k, so dividing by "
-            "sqrt(d_k) still removes the dependence on the dimension; but non-zero means add to the "
-            "variance, and the mean d_k mu_q mu_k grows linearly too."
+            r"If the entries of $q$ have mean $\mu_q$ and variance $\sigma_q^2$, those of $k$ mean $\mu_k$ and variance "
+            r"$\sigma_k^2$, all independent, then $\langle q, k\rangle$ has variance "
+            r"$d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2)$. It still grows linearly in $d_k$, so dividing by "
+            r"$\sqrt{d_k}$ still removes the dependence on the dimension; but non-zero means add to the "
+            r"variance, and the mean $d_k \mu_q \mu_k$ grows linearly too."
         ),
         notes=(
             "Not in the seeds, which assume mean 0. The same rules prove it; only the first two moments "
-            "enter, so no Gaussian assumption is needed. The mean of the logit, d_k mu_q mu_k, is not "
-            "removed by dividing by sqrt(d_k): the scaled logit has mean sqrt(d_k) mu_q mu_k."
+            r"enter, so no Gaussian assumption is needed. The mean of the logit, $d_k \mu_q \mu_k$, is not "
+            r"removed by dividing by $\sqrt{d_k}$: the scaled logit has mean $\sqrt{d_k} \mu_q \mu_k$."
         ),
     )
 )

@@ -74,7 +74,7 @@ A_SUMS_TO_ONE = Equation("a_sums_to_one", lhs=sp.Sum(a[j], (j, 1, n)), rhs=sp.In
 A_NONNEGATIVE = Assumption(
     "a_nonnegative",
     condition=sp.Q.nonnegative(a[j]),
-    text="a_j >= 0 for every j (a is a softmax output, hence a probability vector)",
+    text=r"$a_j \ge 0$ for every $j$ ($a$ is a softmax output, hence a probability vector)",
 )
 I_RANGE = IndexRange("i_range", index=i, lower=1, upper=n)
 J_RANGE = IndexRange("j_range", index=j, lower=1, upper=n)
@@ -127,15 +127,15 @@ def _softmax_jacobian_derivation() -> Derivation:
     return (
         Derivation(sp.Derivative(Softmax(_f, i, n), s[j]))
         .eq(sp.Derivative(sp.exp(s[i]) / _Z, s[j]), "definition", name="softmax",
-            note="unfold a_i = e^{s_i} / sum_k e^{s_k}")
+            note=r"unfold $a_i = e^{s_i} / \sum_k e^{s_k}$")
         .eq(sp.exp(s[i]) * KD(i, j) / _Z - sp.exp(s[i]) * _sum(sp.exp(s[k]) * KD(j, k), k) / _Z**2,
             "differentiate",
-            note="quotient rule; d e^{s_i}/d s_j = e^{s_i} delta_ij, and d/ds_j passes under the finite sum")
+            note=r"quotient rule; $\partial e^{s_i} / \partial s_j = e^{s_i} \delta_{ij}$, and $\partial / \partial s_j$ passes under the finite sum")
         .eq(sp.exp(s[i]) * KD(i, j) / _Z - sp.exp(s[i]) * sp.exp(s[j]) / _Z**2, "kronecker_delta_contraction",
-            note="sum_k e^{s_k} delta_jk = e^{s_j}, since j lies in 1..n")
-        .eq((sp.exp(s[i]) / _Z) * (KD(i, j) - sp.exp(s[j]) / _Z), "algebra", note="factor out e^{s_i}/Z")
+            note=r"$\sum_k e^{s_k} \delta_{jk} = e^{s_j}$, since $j$ lies in $1, \dots, n$")
+        .eq((sp.exp(s[i]) / _Z) * (KD(i, j) - sp.exp(s[j]) / _Z), "algebra", note=r"factor out $e^{s_i}/Z$")
         .eq(Softmax(_f, i, n) * (KD(i, j) - Softmax(_f, j, n)), "definition", name="softmax",
-            note="fold a_i and a_j back")
+            note=r"fold $a_i$ and $a_j$ back")
     )
 
 
@@ -161,7 +161,7 @@ def _softmax_jacobian_numeric(seed: int) -> NumericResult:
 softmax_jacobian_theorem = register(
     Theorem(
         id="softmax_jacobian",
-        title="The softmax Jacobian is diag(a) - a a^T",
+        title=r"The softmax Jacobian is $\operatorname{diag}(a) - a a^\top$",
         statement=Statement(sp.Derivative(Softmax(_f, i, n), s[j]),
                             Softmax(_f, i, n) * (KD(i, j) - Softmax(_f, j, n))),
         source=f"{_SEED_000}; {_SEED_002}",
@@ -171,14 +171,14 @@ softmax_jacobian_theorem = register(
         instances=Instances(_softmax_jacobian_instance, tuple(range(1, 7)), label="n"),
         numeric=_softmax_jacobian_numeric,
         plain=(
-            "Nudging logit j changes attention weight i by a_i (delta_ij - a_j): weight i grows with its own "
-            "logit in proportion to a_i (1 - a_i) and shrinks as any other logit grows, in proportion to "
-            "a_i a_j. As a matrix, da/ds = diag(a) - a a^T."
+            r"Nudging logit $j$ changes attention weight $i$ by $a_i (\delta_{ij} - a_j)$: weight $i$ grows with its own "
+            r"logit in proportion to $a_i (1 - a_i)$ and shrinks as any other logit grows, in proportion to "
+            r"$a_i a_j$. As a matrix, $\partial a / \partial s = \operatorname{diag}(a) - a a^\top$."
         ),
         notes=(
             "Proved for symbolic n: the derivative is taken by SymPy's exact differentiation of the unfolded "
             "definition (rule 'differentiate'), and the Kronecker-delta sum is contracted only after checking "
-            "that j lies in 1..n."
+            r"that $j$ lies in $1, \dots, n$."
         ),
     )
 )
@@ -194,20 +194,20 @@ def _quadratic_form_derivation() -> Derivation:
     return (
         Derivation(_quadratic_form(v, v))
         .eq(_sum(v[i] * _sum(a[i] * (KD(i, j) - a[j]) * v[j], j), i), "definition", name="softmax_jacobian",
-            note="J_ij = a_i (delta_ij - a_j)")
+            note=r"$J_{ij} = a_i (\delta_{ij} - a_j)$")
         .eq(_sum(v[i] * (a[i] * v[i] - _sum(a[i] * a[j] * v[j], j)), i), "kronecker_delta_contraction",
-            note="sum_j a_i delta_ij v_j = a_i v_i (i ranges over 1..n in the outer sum)")
+            note=r"$\sum_j a_i \delta_{ij} v_j = a_i v_i$ ($i$ ranges over $1, \dots, n$ in the outer sum)")
         .eq(_sum(a[i] * v[i] ** 2, i) - _sum(a[i] * v[i], i) * _mean_j, "sum_linearity",
-            note="distribute the sums; a_i v_i leaves the inner sum")
+            note=r"distribute the sums; $a_i v_i$ leaves the inner sum")
         .eq(_sum(a[j] * v[j] ** 2, j) - _mean_j ** 2, "rename_bound", note="rename i to j")
         .eq(_sum(a[j] * v[j] ** 2, j) - 2 * _mean_j ** 2 + _mean_j ** 2 * _sum(a[j], j), "substitute",
-            using="a_sums_to_one", note="insert sum_j a_j = 1")
+            using="a_sums_to_one", note=r"insert $\sum_j a_j = 1$")
         .eq(_sum(a[j] * v[j] ** 2, j) - 2 * _mean_j * _mean_k + _mean_k ** 2 * _sum(a[j], j), "rename_bound",
             note="write the mean with its own index k")
         .eq(_sum(a[j] * (v[j] - _mean_k) ** 2, j), "sum_linearity",
-            note="sum_j a_j (v_j - mu)^2 = sum a v^2 - 2 mu sum a v + mu^2 sum a")
+            note=r"$\sum_j a_j (v_j - \mu)^2 = \sum a v^2 - 2 \mu \sum a v + \mu^2 \sum a$")
         .eq(CategoricalVariance(a, v, n), "definition", name="categorical_variance",
-            note="the variance of v_J for J ~ a")
+            note=r"the variance of $v_J$ for $J \sim a$")
     )
 
 
@@ -248,15 +248,15 @@ register(
         numeric=_quadratic_form_numeric,
         plain=(
             "Draw a position J at random with the attention weights as probabilities, and read off the "
-            "value v_J. Then v^T J v is exactly the variance of v_J: sum_j a_j v_j^2 - (sum_j a_j v_j)^2. "
+            r"value $v_J$. Then $v^\top J v$ is exactly the variance of $v_J$: $\sum_j a_j v_j^2 - (\sum_j a_j v_j)^2$. "
             "A direction v gets a large response from the softmax only if the attention spreads its weight "
             "over positions where v differs."
         ),
         notes=(
-            "Var_{J~a}(v_J) is defined (CategoricalVariance) as sum_j a_j (v_j - sum_k a_k v_k)^2; it is the "
-            "variance of v_J only because a is a probability vector (a_j >= 0, sum_j a_j = 1), which is a "
-            "hypothesis here and holds for every softmax output. The seed writes Var_{j~a}(v_j) without "
-            "defining it. The derivation passes through the form sum_j a_j v_j^2 - (sum_j a_j v_j)^2."
+            r"$\operatorname{Var}_{J \sim a}(v_J)$ is defined (`CategoricalVariance`) as $\sum_j a_j (v_j - \sum_k a_k v_k)^2$; it is the "
+            r"variance of $v_J$ only because $a$ is a probability vector ($a_j \ge 0$, $\sum_j a_j = 1$), which is a "
+            r"hypothesis here and holds for every softmax output. The seed writes $\operatorname{Var}_{j \sim a}(v_j)$ without "
+            r"defining it. The derivation passes through the form $\sum_j a_j v_j^2 - (\sum_j a_j v_j)^2$."
         ),
     )
 )
@@ -272,7 +272,7 @@ def _symmetric_derivation() -> Derivation:
         .eq(_sum(u[i] * (a[i] * v[i] - _sum(a[i] * a[j] * v[j], j)), i), "kronecker_delta_contraction")
         .eq(_sum(a[i] * u[i] * v[i], i) - _sum(a[i] * u[i], i) * _sum(a[j] * v[j], j), "sum_linearity")
         .eq(_sum(a[i] * u[i] * v[i], i) - _sum(a[i] * v[i], i) * _sum(a[j] * u[j], j), "rename_bound",
-            note="(sum_i a_i u_i)(sum_j a_j v_j) = (sum_i a_i v_i)(sum_j a_j u_j): rename, then commute")
+            note=r"$(\sum_i a_i u_i)(\sum_j a_j v_j) = (\sum_i a_i v_i)(\sum_j a_j u_j)$: rename, then commute")
         # (written expanded: the contraction rule compares its rebuilt sums structurally)
         .eq(_sum(a[i] * u[i] * v[i] - v[i] * _sum(a[i] * a[j] * u[j], j), i), "sum_linearity")
         .eq(_sum(v[i] * _sum(a[i] * (KD(i, j) - a[j]) * u[j], j), i), "kronecker_delta_contraction",
@@ -313,9 +313,9 @@ register(
         numeric=_symmetric_numeric,
         plain=(
             "The effect of logit j on weight i equals the effect of logit i on weight j: the Jacobian is a "
-            "symmetric matrix. Stated here as u^T J v = v^T J u for all vectors u and v, which is the same thing."
+            r"symmetric matrix. Stated here as $u^\top J v = v^\top J u$ for all vectors $u$ and $v$, which is the same thing."
         ),
-        notes="J = J^T is stated as the bilinear identity u^T J v = v^T J u for symbolic n (equivalent).",
+        notes=r"$J = J^\top$ is stated as the bilinear identity $u^\top J v = v^\top J u$ for symbolic $n$ (equivalent).",
     )
 )
 
@@ -324,7 +324,7 @@ def _ones_derivation() -> Derivation:
     return (
         Derivation(_sum(SoftmaxJacobian(a, i, j), j))
         .eq(_sum(a[i] * (KD(i, j) - a[j]), j), "definition", name="softmax_jacobian")
-        .eq(a[i] - _sum(a[i] * a[j], j), "kronecker_delta_contraction", note="i lies in 1..n")
+        .eq(a[i] - _sum(a[i] * a[j], j), "kronecker_delta_contraction", note=r"$i$ lies in $1, \dots, n$")
         .eq(a[i] - a[i] * _sum(a[j], j), "sum_linearity")
         .eq(sp.Integer(0), "substitute", using="a_sums_to_one")
     )
@@ -343,7 +343,7 @@ def _ones_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_mul_ones_eq_zero",
-        title="Every row of the softmax Jacobian sums to zero (J 1 = 0)",
+        title=r"Every row of the softmax Jacobian sums to zero ($J \mathbf{1} = 0$)",
         statement=Statement(_sum(SoftmaxJacobian(a, i, j), j), sp.Integer(0)),
         source=_SEED_000,
         hypotheses=PROBABILITY,
@@ -365,7 +365,7 @@ def _psd_derivation() -> Derivation:
         Derivation(_quadratic_form(v, v))
         .eq(CategoricalVariance(a, v, n), "apply_theorem", theorem="softmax_jacobian_quadratic_form")
         .eq(_sum(a[j] * (v[j] - _mean_k) ** 2, j), "definition", name="categorical_variance")
-        .ge(sp.Integer(0), "nonnegative_terms", note="a sum over 1..n of a_j >= 0 times squares")
+        .ge(sp.Integer(0), "nonnegative_terms", note=r"a sum over $1, \dots, n$ of $a_j \ge 0$ times squares")
     )
 
 
@@ -388,12 +388,12 @@ register(
         dimensions=(n,),
         numeric=_psd_numeric,
         plain=(
-            "Because v^T J v is a variance, it is never negative. With the symmetry and J 1 = 0, this says the "
+            r"Because $v^\top J v$ is a variance, it is never negative. With the symmetry and $J \mathbf{1} = 0$, this says the "
             "softmax Jacobian is a symmetric positive semidefinite matrix with the all-ones vector in its kernel."
         ),
         notes=(
             "No instance level: the checker reads the sign of an explicit polynomial only when SymPy can, and "
-            "for n >= 3 v^T J v is a sum of squares SymPy does not recognise; the symbolic proof covers all n. "
+            r"for $n \ge 3$ $v^\top J v$ is a sum of squares SymPy does not recognise; the symbolic proof covers all $n$. "
             "Symmetry and J 1 = 0 are the separate theorems softmax_jacobian_symmetric and "
             "softmax_jacobian_mul_ones_eq_zero."
         ),
@@ -410,7 +410,7 @@ _one_minus_sq = 1 - _sum(a[j] ** 2, j)
 def _trace_derivation() -> Derivation:
     return (
         Derivation(_trace)
-        .eq(_sum(a[j] * (1 - a[j]), j), "definition", name="softmax_jacobian", note="J_jj = a_j (1 - a_j)")
+        .eq(_sum(a[j] * (1 - a[j]), j), "definition", name="softmax_jacobian", note=r"$J_{jj} = a_j (1 - a_j)$")
         .eq(_sum(a[j], j) - _sum(a[j] ** 2, j), "sum_linearity")
         .eq(_one_minus_sq, "substitute", using="a_sums_to_one")
     )
@@ -434,7 +434,7 @@ def _trace_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_trace",
-        title="The trace of the softmax Jacobian is 1 - |a|^2",
+        title=r"The trace of the softmax Jacobian is $1 - \lVert a\rVert^2$",
         statement=Statement(_trace, _one_minus_sq),
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
@@ -443,7 +443,7 @@ register(
         instances=Instances(_trace_instance, tuple(range(1, 7)), label="n"),
         numeric=_trace_numeric,
         plain=(
-            "Adding up the diagonal of the Jacobian gives 1 - sum_j a_j^2: zero exactly when the attention "
+            r"Adding up the diagonal of the Jacobian gives $1 - \sum_j a_j^2$: zero exactly when the attention "
             "is one-hot, and at most 1 - 1/n, reached by uniform attention."
         ),
     )
@@ -454,11 +454,11 @@ def _trace_le_derivation() -> Derivation:
     return (
         Derivation(_one_minus_sq)
         .eq(1 - a[m] ** 2 - _sum(a[j] ** 2 * (1 - KD(j, m)), j), "kronecker_delta_contraction",
-            note="separate the term j = m: sum_j a_j^2 delta_jm = a_m^2, m in 1..n")
+            note=r"separate the term $j = m$: $\sum_j a_j^2 \delta_{jm} = a_m^2$, $m \in \{1, \dots, n\}$")
         .le(1 - a[m] ** 2, "nonnegative_terms",
-            note="drop sum_j a_j^2 (1 - delta_jm): every term is >= 0")
+            note=r"drop $\sum_j a_j^2 (1 - \delta_{jm})$: every term is $\ge 0$")
         .le(2 * (1 - a[m]), "inequality", witness=(1 - a[m]) ** 2,
-            note="2(1 - a_m) - (1 - a_m^2) = (1 - a_m)^2")
+            note=r"$2(1 - a_m) - (1 - a_m^2) = (1 - a_m)^2$")
     )
 
 
@@ -479,7 +479,7 @@ def _trace_le_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_trace_le",
-        title="1 - |a|^2 <= 2 (1 - a_m) for every position m",
+        title=r"$1 - \lVert a\rVert^2 \le 2 (1 - a_m)$ for every position $m$",
         statement=Statement(_one_minus_sq, 2 * (1 - a[m]), "<="),
         source=f"extension of {_SEED_000} (quantifies 'approximately zero')",
         hypotheses=(M_RANGE, A_NONNEGATIVE),
@@ -487,15 +487,15 @@ register(
         dimensions=(n,),
         numeric=_trace_le_numeric,
         plain=(
-            "Whatever position m we single out, 1 - sum_j a_j^2 is at most 1 - a_m^2, which is at most "
-            "2 (1 - a_m). Taking m to be the position with the largest weight: if that weight is 1 - epsilon, "
-            "the trace of the Jacobian is at most 2 epsilon."
+            r"Whatever position $m$ we single out, $1 - \sum_j a_j^2$ is at most $1 - a_m^2$, which is at most "
+            r"$2 (1 - a_m)$. Taking $m$ to be the position with the largest weight: if that weight is $1 - \varepsilon$, "
+            r"the trace of the Jacobian is at most $2 \varepsilon$."
         ),
         notes=(
-            "Holds for every real vector a and every m in 1..n (a_j >= 0 and sum_j a_j = 1 are not needed for "
-            "this inequality); the tightest choice is m = argmax_j a_j. The intermediate bound 1 - a_m^2 is "
-            "sharper than 2(1 - a_m). No instance level: SymPy cannot read the sign of the explicit polynomial "
-            "gap (1 - a_m)^2 + sum_{j != m} a_j^2 once expanded."
+            r"Holds for every real vector $a$ and every $m \in \{1, \dots, n\}$ ($a_j \ge 0$ and $\sum_j a_j = 1$ are not needed for "
+            r"this inequality); the tightest choice is $m = \operatorname{argmax}_j a_j$. The intermediate bound $1 - a_m^2$ is "
+            r"sharper than $2(1 - a_m)$. No instance level: SymPy cannot read the sign of the explicit polynomial "
+            r"gap $(1 - a_m)^2 + \sum_{j \ne m} a_j^2$ once expanded."
         ),
     )
 )
@@ -526,11 +526,11 @@ def _frobenius_sq_derivation() -> Derivation:
     return (
         Derivation(_col_frobenius_sq)
         .eq(sp.Sum(a[i] ** 2 * (KD(i, j) - a[j]) ** 2, (i, 1, n), (j, 1, n)), "definition",
-            name="softmax_jacobian", note="J_ij = a_i (delta_ij - a_j)")
+            name="softmax_jacobian", note=r"$J_{ij} = a_i (\delta_{ij} - a_j)$")
         .eq(_sum(a[i] ** 2 * _sum((KD(i, j) - a[j]) ** 2, j), i), "sum_interchange",
-            note="sum over rows outside; a_i^2 leaves the inner sum")
+            note=r"sum over rows outside; $a_i^2$ leaves the inner sum")
         .eq(_sum(a[i] ** 2 * (1 - 2 * a[i] + _S2), i), "kronecker_delta_contraction",
-            note="(delta_ij - a_j)^2 = delta_ij (1 - 2 a_j) + a_j^2; i ranges over 1..n in the outer sum")
+            note=r"$(\delta_{ij} - a_j)^2 = \delta_{ij} (1 - 2 a_j) + a_j^2$; $i$ ranges over $1, \dots, n$ in the outer sum")
         .eq(_sum(a[i] ** 2, i) - 2 * _sum(a[i] ** 3, i) + _sum(a[i] ** 2, i) * _S2, "sum_linearity")
         .eq(_frobenius_closed_form, "rename_bound", note="rename i to j")
     )
@@ -561,7 +561,7 @@ def _frobenius_sq_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_sq",
-        title="The squared Frobenius norm of the softmax Jacobian is |a|^2 - 2 sum a^3 + |a|^4",
+        title=r"The squared Frobenius norm of the softmax Jacobian is $\lVert a\rVert^2 - 2 \sum_j a_j^3 + \lVert a\rVert^4$",
         statement=Statement(_col_frobenius_sq, _frobenius_closed_form),
         source=f"extension of {_SEED_000}",
         hypotheses=(I_RANGE,),
@@ -570,12 +570,12 @@ register(
         instances=Instances(_frobenius_sq_instance, tuple(range(1, 7)), label="n"),
         numeric=_frobenius_sq_numeric,
         plain=(
-            "Adding up the squares of all entries of the Jacobian gives sum_j a_j^2 - 2 sum_j a_j^3 + "
-            "(sum_j a_j^2)^2: row i contributes a_i^2 ((1 - a_i)^2 + sum_{j != i} a_j^2)."
+            r"Adding up the squares of all entries of the Jacobian gives "
+            r"$\sum_j a_j^2 - 2 \sum_j a_j^3 + (\sum_j a_j^2)^2$: row $i$ contributes $a_i^2 ((1 - a_i)^2 + \sum_{j \ne i} a_j^2)$."
         ),
         notes=(
-            "An identity for every vector a (neither a_j >= 0 nor sum_j a_j = 1 is used). The double sum is "
-            "written with the column index outside (sum_j sum_i), which is the same finite sum; the first step "
+            r"An identity for every vector $a$ (neither $a_j \ge 0$ nor $\sum_j a_j = 1$ is used). The double sum is "
+            r"written with the column index outside ($\sum_j \sum_i$), which is the same finite sum; the first step "
             "interchanges it."
         ),
     )
@@ -592,34 +592,34 @@ def _frobenius_bound_steps(d: Derivation, weight, *, first_note: str) -> Derivat
         d
         .eq(w * _frobenius_closed_form, "apply_theorem", theorem="softmax_jacobian_frobenius_sq", note=first_note)
         .eq(w * (_S2 - 2 * (x ** 3 + _Q3) + _S2 ** 2), "kronecker_delta_contraction",
-            note="sum_j a_j^3 = a_m^3 + sum_{j != m} a_j^3 (read right to left)")
+            note=r"$\sum_j a_j^3 = a_m^3 + \sum_{j \ne m} a_j^3$ (read right to left)")
         .le(w * (_S2 - 2 * x ** 3 + _S2 ** 2), "nonnegative_terms", witness=2 * w * _Q3,
-            note="drop -2 sum_{j != m} a_j^3 <= 0")
+            note=r"drop $-2 \sum_{j \ne m} a_j^3 \le 0$")
         .eq(w * (x ** 2 + _Q2 - 2 * x ** 3 + (x ** 2 + _Q2) ** 2), "kronecker_delta_contraction",
-            note="sum_j a_j^2 = a_m^2 + sum_{j != m} a_j^2 (read right to left)")
+            note=r"$\sum_j a_j^2 = a_m^2 + \sum_{j \ne m} a_j^2$ (read right to left)")
         .le(w * (x ** 2 + _Q2 + _cross_except_m - 2 * x ** 3 + (x ** 2 + _Q2 + _cross_except_m) ** 2),
             "nonnegative_terms", witness=w * _cross_except_m * (1 + 2 * x ** 2 + 2 * _Q2 + _cross_except_m),
-            note="add the pair sum C >= 0: the expression increases, the gap is C (1 + 2 a_m^2 + 2 Q2 + C)")
+            note=r"add the pair sum $C \ge 0$: the expression increases, the gap is $C (1 + 2 a_m^2 + 2 Q_2 + C)$")
         .le(w * (x ** 2 + _Q2 + _cross_except_m - 2 * x ** 3 + (x ** 2 + _Q2 + _cross_except_m) ** 2
                  + 2 * _Q1 ** 3 * (2 * x + 1)),
             "nonnegative_terms", witness=2 * w * _Q1 ** 3 * (2 * x + 1),
-            note="add 2 e^3 (2 a_m + 1) >= 0, e = sum_{j != m} a_j >= 0")
+            note=r"add $2 e^3 (2 a_m + 1) \ge 0$, $e = \sum_{j \ne m} a_j \ge 0$")
         .eq(w * (x ** 2 + _Q2 + _pairs_split - 2 * x ** 3 + (x ** 2 + _Q2 + _pairs_split) ** 2
                  + 2 * _Q1 ** 3 * (2 * x + 1)),
-            "sum_linearity", note="C = (sum_{j != m} a_j)^2 - (its diagonal j = k): 1 - delta_jk split")
+            "sum_linearity", note=r"$C = (\sum_{j \ne m} a_j)^2$ minus its diagonal $j = k$: the factor $1 - \delta_{jk}$ split")
         .eq(w * (x ** 2 + e_sum ** 2 - 2 * x ** 3 + (x ** 2 + e_sum ** 2) ** 2 + 2 * e_sum ** 3 * (2 * x + 1)),
             "kronecker_delta_contraction",
-            note="contract every delta: sum_{j != m} a_j = sum_j a_j - a_m, Q2 + C = (sum_j a_j - a_m)^2 "
-                 "(delta_jk: j ranges over 1..n in the outer sum; delta_jm, delta_km: m in 1..n)")
+            note=r"contract every delta: $\sum_{j \ne m} a_j = \sum_j a_j - a_m$, $Q_2 + C = (\sum_j a_j - a_m)^2$ "
+                 r"($\delta_{jk}$: $j$ ranges over $1, \dots, n$ in the outer sum; $\delta_{jm}, \delta_{km}$: $m \in \{1, \dots, n\}$)")
         .eq(w * (x ** 2 + (1 - x) ** 2 - 2 * x ** 3 + (x ** 2 + (1 - x) ** 2) ** 2 + 2 * (1 - x) ** 3 * (2 * x + 1)),
             "substitute", using="a_sums_to_one")
         .eq(4 * (1 - x) ** 2 * w, "algebra",
-            note="a polynomial identity in a_m: the added term is exactly the slack 2 (1 - a_m)^3 (2 a_m + 1)")
+            note=r"a polynomial identity in $a_m$: the added term is exactly the slack $2 (1 - a_m)^3 (2 a_m + 1)$")
     )
 
 
 def _frobenius_le_derivation() -> Derivation:
-    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note="the closed form of ||J||_F^2")
+    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$")
 
 
 def _scaled_jacobian(size: int):
@@ -661,7 +661,7 @@ def _frobenius_le_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_le",
-        title="||J||_F^2 <= 4 (1 - a_m)^2 for every position m",
+        title=r"$\lVert J\rVert_F^2 \le 4 (1 - a_m)^2$ for every position $m$",
         statement=Statement(_col_frobenius_sq, 4 * (1 - a[m]) ** 2, "<="),
         source=f"extension of {_SEED_000} (quantifies 'the Jacobian is approximately zero')",
         hypotheses=(*PROBABILITY, J_RANGE, M_RANGE),
@@ -671,18 +671,18 @@ register(
         numeric=_frobenius_le_numeric,
         plain=(
             "Every entry of the Jacobian, and the whole matrix, is small when the attention is concentrated: "
-            "the squares of all entries add up to at most 4 (1 - a_m)^2, whatever position m is singled out. "
-            "So ||J||_F <= 2 (1 - a_m); with m the most-attended position and a_m = 1 - epsilon, every entry "
-            "of J is at most 2 epsilon in size."
+            r"the squares of all entries add up to at most $4 (1 - a_m)^2$, whatever position $m$ is singled out. "
+            r"So $\lVert J\rVert_F \le 2 (1 - a_m)$; with $m$ the most-attended position and $a_m = 1 - \varepsilon$, every entry "
+            r"of $J$ is at most $2 \varepsilon$ in size."
         ),
         notes=(
-            "Holds for every m in 1..n, not only the argmax (the bound is weakest elsewhere). Uses a_j >= 0 "
-            "and sum_j a_j = 1. The proof never needs a_j <= a_m: the key inequality is "
-            "sum_{j != m} a_j^2 <= (sum_{j != m} a_j)^2 (the difference is the sum of a_j a_k over pairs j != k, both != m, written as a double sum with factors 1 - delta), and the "
-            "slack of the final step is exactly 2 (1 - a_m)^3 (2 a_m + 1), so the constant 4 is sharp as "
-            "a_m -> 1 (n = 2: ||J||_F^2 = 4 a_m^2 (1 - a_m)^2). The instance level checks the bound exactly "
-            "for n <= 4 on the interior of the simplex (a = b / sum b, b > 0), for m = 1 (every m by "
-            "symmetry), as a polynomial with nonnegative coefficients after multiplying by (sum b)^4."
+            r"Holds for every $m \in \{1, \dots, n\}$, not only the argmax (the bound is weakest elsewhere). Uses $a_j \ge 0$ "
+            r"and $\sum_j a_j = 1$. The proof never needs $a_j \le a_m$: the key inequality is "
+            r"$\sum_{j \ne m} a_j^2 \le (\sum_{j \ne m} a_j)^2$ (the difference is the sum of $a_j a_k$ over pairs $j \ne k$, both $\ne m$, written as a double sum with factors $1 - \delta$), and the "
+            r"slack of the final step is exactly $2 (1 - a_m)^3 (2 a_m + 1)$, so the constant $4$ is sharp as "
+            r"$a_m \to 1$ ($n = 2$: $\lVert J\rVert_F^2 = 4 a_m^2 (1 - a_m)^2$). The instance level checks the bound exactly "
+            r"for $n \le 4$ on the interior of the simplex ($a = b / \sum b$, $b > 0$), for $m = 1$ (every $m$ by "
+            r"symmetry), as a polynomial with nonnegative coefficients after multiplying by $(\sum b)^4$."
         ),
     )
 )
@@ -714,17 +714,17 @@ def _sos_derivation() -> Derivation:
         Derivation(_sos_lhs)
         .eq(_one_minus_sq * v2 - _quadratic_form(v, v), "apply_theorem", theorem="softmax_jacobian_trace")
         .eq(_one_minus_sq * v2 - CategoricalVariance(a, v, n), "apply_theorem",
-            theorem="softmax_jacobian_quadratic_form", note="v^T J v = Var_{j~a}(v_j)")
+            theorem="softmax_jacobian_quadratic_form", note=r"$v^\top J v = \operatorname{Var}_{j \sim a}(v_j)$")
         .eq(_one_minus_sq * v2 - _sum(a[j] * (v[j] - _mean_k) ** 2, j), "definition", name="categorical_variance")
         .eq(_one_minus_sq * v2 - (av2 - 2 * _mean_k * av + _mean_k ** 2 * s1), "sum_linearity")
         .eq(s1 ** 2 * v2 - s1 * av2 + av ** 2 - s2 * v2, "substitute", using="a_sums_to_one",
-            note="1 = sum_j a_j where it makes the expression homogeneous (degree 2 in a)")
+            note=r"$1 = \sum_j a_j$ where it makes the expression homogeneous (degree $2$ in $a$)")
         .eq(sp.Rational(1, 2) * (_sum(a[_r] * _sum(a[_c] * (2 * _v_sq_t - (v[_r] - v[_c]) ** 2), _c), _r)
                                  - _sum(2 * a[_r] ** 2 * _v_sq_t, _r)), "sum_linearity",
-            note="sum_r sum_c a_r a_c (v_r - v_c)^2 = 2 S1 sum a v^2 - 2 (sum a v)^2")
+            note=r"$\sum_r \sum_c a_r a_c (v_r - v_c)^2 = 2 S_1 \sum a v^2 - 2 (\sum a v)^2$")
         .eq(_pair_sum((1 - KD(_r, _c)) * (2 * _v_sq_t - (v[_r] - v[_c]) ** 2)), "kronecker_delta_contraction",
-            note="the diagonal r = c of the double sum is sum_r a_r^2 (2|v|^2 - 0) (read right to left)")
-        .eq(_sos_rhs, "algebra", note="2|v|^2 - (v_r - v_c)^2 = (v_r + v_c)^2 + 2 (|v|^2 - v_r^2 - v_c^2)")
+            note=r"the diagonal $r = c$ of the double sum is $\sum_r a_r^2 (2\lVert v\rVert^2 - 0)$ (read right to left)")
+        .eq(_sos_rhs, "algebra", note=r"$2\lVert v\rVert^2 - (v_r - v_c)^2 = (v_r + v_c)^2 + 2 (\lVert v\rVert^2 - v_r^2 - v_c^2)$")
     )
 
 
@@ -761,7 +761,7 @@ def _sos_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_trace_gap_sum_of_squares",
-        title="tr(J)|v|^2 - v^T J v is a weighted sum of squares",
+        title=r"$\operatorname{tr}(J) \lVert v\rVert^2 - v^\top J v$ is a weighted sum of squares",
         statement=Statement(_sos_lhs, _sos_rhs),
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
@@ -770,17 +770,17 @@ register(
         instances=Instances(_sos_instance, tuple(range(1, 7)), label="n"),
         numeric=_sos_numeric,
         plain=(
-            "The difference between tr(J) |v|^2 and v^T J v can be written as a sum, over pairs of distinct "
-            "positions r != c, of a_r a_c times (v_r + v_c)^2 plus twice the squares of the other entries of "
-            "v (halved, since each pair is counted twice). Every term is nonnegative, so v^T J v <= "
-            "tr(J) |v|^2 for every v: the largest eigenvalue of J is at most its trace."
+            r"The difference between $\operatorname{tr}(J) \lVert v\rVert^2$ and $v^\top J v$ can be written as a sum, over pairs of distinct "
+            r"positions $r \ne c$, of $a_r a_c$ times $(v_r + v_c)^2$ plus twice the squares of the other entries of "
+            r"$v$ (halved, since each pair is counted twice). Every term is nonnegative, so "
+            r"$v^\top J v \le \operatorname{tr}(J) \lVert v\rVert^2$ for every $v$: the largest eigenvalue of $J$ is at most its trace."
         ),
         notes=(
-            "Proved for symbolic n: the right side is the full double sum with a factor 1 - delta_rc, halved "
-            "(equal to the sum over r < c); for r != c, |v|^2 - v_r^2 - v_c^2 is the sum of v_t^2 over the "
+            r"Proved for symbolic $n$: the right side is the full double sum with a factor $1 - \delta_{rc}$, halved "
+            r"(equal to the sum over $r < c$); for $r \ne c$, $\lVert v\rVert^2 - v_r^2 - v_c^2$ is the sum of $v_t^2$ over the "
             "other positions, so every term is visibly nonnegative. The derivation homogenises with "
-            "sum_j a_j = 1 and contracts the diagonal of the double sum. A second certificate for "
-            "||J||_2 <= tr J, through the quadratic form (it needs J symmetric, which is "
+            r"$\sum_j a_j = 1$ and contracts the diagonal of the double sum. A second certificate for "
+            r"$\lVert J\rVert_2 \le \operatorname{tr} J$, through the quadratic form (it needs $J$ symmetric, which is "
             "softmax_jacobian_symmetric); softmax_jacobian_spectral_norm_le_trace goes through the Frobenius "
             "norm instead. The certificate is ours, not the seed's."
         ),
@@ -799,15 +799,15 @@ def _rows_cauchy_schwarz() -> Derivation:
     return (
         Derivation(_Jv_sq)
         .le(_sum(_sum(SoftmaxJacobian(a, i, j) ** 2, j) * _v_sq, i), "cauchy_schwarz",
-            note="(sum_j J_ij v_j)^2 <= (sum_j J_ij^2)(sum_j v_j^2) for every row i")
-        .eq(_v_sq * row_frobenius, "sum_linearity", note="|v|^2 leaves the sum over rows")
-        .eq(_v_sq * _col_frobenius_sq, "sum_interchange", note="sum_i sum_j = sum_j sum_i (finite sums)")
+            note=r"$(\sum_j J_{ij} v_j)^2 \le (\sum_j J_{ij}^2)(\sum_j v_j^2)$ for every row $i$")
+        .eq(_v_sq * row_frobenius, "sum_linearity", note=r"$\lVert v\rVert^2$ leaves the sum over rows")
+        .eq(_v_sq * _col_frobenius_sq, "sum_interchange", note=r"$\sum_i \sum_j = \sum_j \sum_i$ (finite sums)")
     )
 
 
 def _saturation_derivation() -> Derivation:
     return _frobenius_bound_steps(_rows_cauchy_schwarz(), _v_sq,
-                                  first_note="|v|^2 times the closed form of ||J||_F^2")
+                                  first_note=r"$\lVert v\rVert^2$ times the closed form of $\lVert J\rVert_F^2$")
 
 
 def _saturation_numeric(seed: int) -> NumericResult:
@@ -834,7 +834,7 @@ def _saturation_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_saturation_bound",
-        title="Saturation bound: ||J v|| <= 2 (1 - a_m) ||v|| for every v, i.e. ||J||_2 <= 2 (1 - max_j a_j)",
+        title=r"Saturation bound: $\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$ for every $v$, i.e. $\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$",
         statement=Statement(_Jv_sq, 4 * (1 - a[m]) ** 2 * _v_sq, "<="),
         source=_SEED_000 + " ('Hence if a concentrates on one index, the Jacobian is approximately zero')",
         hypotheses=(*PROBABILITY, J_RANGE, M_RANGE),
@@ -843,24 +843,24 @@ register(
         numeric=_saturation_numeric,
         figures=("softmax_saturation",),
         plain=(
-            "If the attention puts weight 1 - epsilon on one position, every gradient that flows back through "
-            "the softmax is shrunk by a factor of at most 2 epsilon: for every vector v, "
-            "||J v|| <= 2 (1 - a_m) ||v||, for every position m, best with m the most-attended position. "
-            "By the definition of the operator norm this is ||J||_2 <= 2 (1 - max_j a_j). The proof goes "
-            "through Cauchy-Schwarz row by row and the Frobenius bound ||J||_F <= 2 (1 - a_m); no eigenvalues "
+            r"If the attention puts weight $1 - \varepsilon$ on one position, every gradient that flows back through "
+            r"the softmax is shrunk by a factor of at most $2 \varepsilon$: for every vector $v$, "
+            r"$\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$, for every position $m$, best with $m$ the most-attended position. "
+            r"By the definition of the operator norm this is $\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$. The proof goes "
+            r"through Cauchy-Schwarz row by row and the Frobenius bound $\lVert J\rVert_F \le 2 (1 - a_m)$; no eigenvalues "
             "are needed."
         ),
         notes=(
-            "Proved for symbolic n: the statement sum_i (sum_j J_ij v_j)^2 <= 4 (1 - a_m)^2 sum_j v_j^2 for all "
-            "real v is, by definition of the operator norm, ||J||_2 <= 2 (1 - a_m) for every m, hence "
-            "||J||_2 <= 2 (1 - max_j a_j). Steps: Cauchy-Schwarz on each row (rule cauchy_schwarz), then "
+            r"Proved for symbolic $n$: the statement $\sum_i (\sum_j J_{ij} v_j)^2 \le 4 (1 - a_m)^2 \sum_j v_j^2$ for all "
+            r"real $v$ is, by definition of the operator norm, $\lVert J\rVert_2 \le 2 (1 - a_m)$ for every $m$, hence "
+            r"$\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$. Steps: Cauchy-Schwarz on each row (rule `cauchy_schwarz`), then "
             "softmax_jacobian_frobenius_sq and the chain of softmax_jacobian_frobenius_le, multiplied through "
-            "by |v|^2. The bound is linear in the missing mass: J is small only when max_j a_j is close to 1, "
+            r"by $\lVert v\rVert^2$. The bound is linear in the missing mass: $J$ is small only when $\max_j a_j$ is close to $1$, "
             "not merely when a is 'peaked' (see unscaled_logits_softmax_near_one_hot). The seed's 'Hence' "
-            "jumps from the quadratic form v^T J v = Var_{j~a}(v_j) to the size of J; that step needs J "
-            "symmetric positive semidefinite (||J||_2 = max_v v^T J v / |v|^2), which the seed does not say; "
-            "the proof here bounds ||J v|| directly instead. The sharper ||J||_2 <= tr J = 1 - |a|^2 "
-            "(softmax_jacobian_spectral_norm_le_trace) is proved the same way, through ||J||_F <= tr J. "
+            r"jumps from the quadratic form $v^\top J v = \operatorname{Var}_{j \sim a}(v_j)$ to the size of $J$; that step needs $J$ "
+            r"symmetric positive semidefinite ($\lVert J\rVert_2 = \max_v v^\top J v / \lVert v\rVert^2$), which the seed does not say; "
+            r"the proof here bounds $\lVert J v\rVert$ directly instead. The sharper $\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2$ "
+            r"(softmax_jacobian_spectral_norm_le_trace) is proved the same way, through $\lVert J\rVert_F \le \operatorname{tr} J$. "
             "No instance level: for explicit n the gap "
             "is a quadratic form in v whose sign SymPy cannot read."
         ),
@@ -887,16 +887,16 @@ def _frobenius_trace_steps(d: Derivation, weight, *, first_note: str) -> Derivat
         d
         .eq(w * _frobenius_closed_form, "apply_theorem", theorem="softmax_jacobian_frobenius_sq", note=first_note)
         .le(w * (_frobenius_closed_form + _distinct_triples), "nonnegative_terms", witness=w * _distinct_triples,
-            note="add T = sum_i sum_j sum_k a_i a_j a_k (1 - d_ij)(1 - d_jk)(1 - d_ik) >= 0, the sum over "
+            note=r"add $T = \sum_i \sum_j \sum_k a_i a_j a_k (1 - \delta_{ij})(1 - \delta_{jk})(1 - \delta_{ik}) \ge 0$, the sum over "
                  "triples of distinct positions")
         .eq(w * (_frobenius_closed_form + _triples_contracted), "kronecker_delta_contraction",
-            note="expand the factors 1 - delta and contract (every index ranges over 1..n)")
+            note=r"expand the factors $1 - \delta$ and contract (every index ranges over $1, \dots, n$)")
         .eq(w * (_frobenius_closed_form + _S1 ** 3 - 3 * _S1 * _S2 + 2 * _S3), "sum_linearity",
-            note="T = S1^3 - 3 S1 S2 + 2 S3 with S_p = sum_j a_j^p (Newton's identity for 6 e_3)")
+            note=r"$T = S_1^3 - 3 S_1 S_2 + 2 S_3$ with $S_p = \sum_j a_j^p$ (Newton's identity for $6 e_3$)")
         .eq(w * (_frobenius_closed_form + 1 - 3 * _S2 + 2 * _S3), "substitute", using="a_sums_to_one")
-        .eq(w * _one_minus_sq ** 2, "algebra", note="S2 - 2 S3 + S2^2 + 1 - 3 S2 + 2 S3 = (1 - S2)^2")
+        .eq(w * _one_minus_sq ** 2, "algebra", note=r"$S_2 - 2 S_3 + S_2^2 + 1 - 3 S_2 + 2 S_3 = (1 - S_2)^2$")
         .eq(w * _trace ** 2, "apply_theorem", theorem="softmax_jacobian_trace",
-            note="1 - sum_j a_j^2 = tr J (read right to left)")
+            note=r"$1 - \sum_j a_j^2 = \operatorname{tr} J$ (read right to left)")
     )
 
 
@@ -929,27 +929,27 @@ def _frobenius_trace_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_le_trace",
-        title="||J||_F^2 <= (tr J)^2: the gap is six times the third elementary symmetric polynomial of a",
+        title=r"$\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$: the gap is six times the third elementary symmetric polynomial of $a$",
         statement=Statement(_col_frobenius_sq, _trace ** 2, "<="),
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
         derivation=lambda: _frobenius_trace_steps(
-            Derivation(_col_frobenius_sq), sp.Integer(1), first_note="the closed form of ||J||_F^2"),
+            Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$"),
         dimensions=(n,),
         instances=Instances(_frobenius_trace_instance, tuple(range(1, 6)), label="n"),
         numeric=_frobenius_trace_numeric,
         plain=(
             "The squares of all entries of the Jacobian add up to at most the square of its trace. The "
-            "difference is exactly the sum of a_i a_j a_k over all ordered triples of distinct positions, "
+            r"difference is exactly the sum of $a_i a_j a_k$ over all ordered triples of distinct positions, "
             "which is zero precisely when at most two positions carry weight."
         ),
         notes=(
-            "For any symmetric PSD matrix ||J||_F^2 = sum of squared eigenvalues <= (sum of eigenvalues)^2; "
-            "the proof here needs no eigenvalues: (tr J)^2 - ||J||_F^2 = 1 - 3 S2 + 2 S3 with S_p = "
-            "sum_j a_j^p, and with S1 = sum_j a_j = 1 this is S1^3 - 3 S1 S2 + 2 S3 = 6 e_3(a) >= 0, written "
+            r"For any symmetric PSD matrix $\lVert J\rVert_F^2 = \sum \lambda_i^2 \le (\sum \lambda_i)^2$; "
+            r"the proof here needs no eigenvalues: $(\operatorname{tr} J)^2 - \lVert J\rVert_F^2 = 1 - 3 S_2 + 2 S_3$ with "
+            r"$S_p = \sum_j a_j^p$, and with $S_1 = \sum_j a_j = 1$ this is $S_1^3 - 3 S_1 S_2 + 2 S_3 = 6 e_3(a) \ge 0$, written "
             "as a triple sum with factors 1 - delta whose expansion the kernel contracts. The instance level "
-            "checks the bound exactly for n <= 5 on the interior of the simplex (a = b / sum b, b > 0), "
-            "multiplied by (sum b)^4."
+            r"checks the bound exactly for $n \le 5$ on the interior of the simplex ($a = b / \sum b$, $b > 0$), "
+            r"multiplied by $(\sum b)^4$."
         ),
     )
 )
@@ -957,7 +957,7 @@ register(
 
 def _spectral_derivation() -> Derivation:
     return _frobenius_trace_steps(_rows_cauchy_schwarz(), _v_sq,
-                                  first_note="|v|^2 times the closed form of ||J||_F^2")
+                                  first_note=r"$\lVert v\rVert^2$ times the closed form of $\lVert J\rVert_F^2$")
 
 
 def _spectral_numeric(seed: int) -> NumericResult:
@@ -982,7 +982,7 @@ def _spectral_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_spectral_norm_le_trace",
-        title="||J v|| <= tr(J) ||v|| for every v, i.e. ||J||_2 <= tr J = 1 - |a|^2",
+        title=r"$\lVert J v\rVert \le \operatorname{tr}(J) \lVert v\rVert$ for every $v$, i.e. $\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2$",
         statement=Statement(_Jv_sq, _trace ** 2 * _v_sq, "<="),
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
@@ -991,17 +991,17 @@ register(
         numeric=_spectral_numeric,
         figures=("softmax_saturation",),
         plain=(
-            "The largest stretch factor of the Jacobian is at most its trace, 1 - sum_j a_j^2: for every "
-            "vector v, ||J v|| <= (1 - |a|^2) ||v||. With softmax_jacobian_trace_le this gives the chain "
-            "||J||_2 <= tr J = 1 - |a|^2 <= 2 (1 - max_j a_j)."
+            r"The largest stretch factor of the Jacobian is at most its trace, $1 - \sum_j a_j^2$: for every "
+            r"vector $v$, $\lVert J v\rVert \le (1 - \lVert a\rVert^2) \lVert v\rVert$. With softmax_jacobian_trace_le this gives the chain "
+            r"$\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2 \le 2 (1 - \max_j a_j)$."
         ),
         notes=(
-            "Proved for symbolic n without eigenvalues: Cauchy-Schwarz row by row gives ||J v||^2 <= "
-            "||J||_F^2 |v|^2, and ||J||_F^2 <= (tr J)^2 (softmax_jacobian_frobenius_le_trace, whose steps are "
-            "repeated here multiplied by |v|^2). The usual argument (J symmetric PSD, so ||J||_2 = "
-            "lambda_max <= sum of eigenvalues = tr J; Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5) "
+            r"Proved for symbolic $n$ without eigenvalues: Cauchy-Schwarz row by row gives "
+            r"$\lVert J v\rVert^2 \le \lVert J\rVert_F^2 \lVert v\rVert^2$, and $\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$ (softmax_jacobian_frobenius_le_trace, whose steps are "
+            r"repeated here multiplied by $\lVert v\rVert^2$). The usual argument ($J$ symmetric PSD, so "
+            r"$\lVert J\rVert_2 = \lambda_{\max} \le \sum_i \lambda_i = \operatorname{tr} J$; Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5) "
             "is not needed. The statement for all real v is, by the definition of the operator norm, "
-            "||J||_2 <= tr J, since tr J >= 0. No instance level: for explicit n the gap is a form in v whose "
+            r"$\lVert J\rVert_2 \le \operatorname{tr} J$, since $\operatorname{tr} J \ge 0$. No instance level: for explicit $n$ the gap is a form in $v$ whose "
             "sign SymPy cannot read."
         ),
     )
@@ -1061,29 +1061,38 @@ def _near_one_hot_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="unscaled_logits_softmax_near_one_hot",
-        title="Logits with standard deviation 8 make the softmax peaked (on average the top weight exceeds 1/2)",
+        title=r"For $n \in \{16, 128, 1024\}$ positions, logits with standard deviation $8$ make the "
+              r"softmax peaked: on average the top weight is at least $1/2$",
         statement=Statement(ExpectedMaxSoftmax(n, 8), sp.Rational(1, 2), ">="),
         source="000_ccf06b253f58a07c.txt, Key idea after Proposition 'Softmax saturation kills the gradient'",
         kind="heuristic",
         target="numerically-consistent",
-        dimensions=(n,),
+        hypotheses=(
+            Assumption("n_checked", condition=sp.Contains(n, sp.FiniteSet(*_NEAR_ONE_HOT_SIZES)),
+                       text=r"the lengths checked; the claim is not made for other $n$: "
+                            r"$\mathbb{E}\max_j a_j$ keeps falling as $n$ grows "
+                            r"(about $0.64$ at $n = 16384$)"),
+        ),
         numeric=_near_one_hot_numeric,
         plain=(
-            "Without the 1/sqrt(d_k) scaling, d_k = 64 and unit-variance entries give logits with standard "
-            "deviation 8. In a Monte Carlo experiment the largest softmax weight is then on average about "
-            "0.84 for 16 positions, 0.77 for 128 and 0.71 for 1024: peaked, but for long rows not one-hot."
+            r"Without the $1/\sqrt{d_k}$ scaling, $d_k = 64$ and unit-variance entries give logits with "
+            r"standard deviation $8$. In a Monte Carlo experiment the largest softmax weight is then on "
+            r"average about $0.84$ for $16$ positions, $0.77$ for $128$ and $0.71$ for $1024$: peaked, but "
+            r"for long rows not one-hot, and the average keeps falling as $n$ grows."
         ),
         notes=(
-            "Seed 000's Key idea says: 'with d_k = 64 and sigma^2 = 1 that is a spread of 8 across positions, "
-            "which after softmax is near-one-hot. The Jacobian is then ... near zero, and no gradient flows'. "
-            "Monte Carlo (4000 rows per n, seed 0) gives E max_j a_j ~ 0.84 (n = 16), 0.77 (n = 128), 0.71 "
-            "(n = 1024), with medians 0.93, 0.82, 0.73 and 10% quantiles 0.55, 0.45, 0.37; the mean trace of the "
-            "Jacobian is ~0.22, 0.32, 0.40, against ~0.6-0.9 for unit-variance logits. So the gradient through "
-            "the softmax is reduced by a factor of a few, not to zero, and the effect weakens as n grows "
-            "(more competitors near the maximum). What we check is only the weak claim E max_j a_j >= 1/2 at "
-            "n = 16, 128, 1024; 'near-one-hot' and 'no gradient flows' overstate it. Also, the claimed spread "
-            "'8' is the standard deviation of each logit (d_k sigma^4 = 64 variance for sigma^2 = 1), not the "
-            "range across positions, which is several times larger. The exact values are in the numeric detail."
+            r"Seed 000's Key idea says: 'with $d_k = 64$ and $\sigma^2 = 1$ that is a spread of $8$ across "
+            r"positions, which after softmax is near-one-hot. The Jacobian is then ... near zero, and no "
+            r"gradient flows'. Monte Carlo ($4000$ rows per $n$, seed $0$) gives "
+            r"$\mathbb{E}\max_j a_j \approx 0.84$ ($n = 16$), $0.77$ ($n = 128$), $0.71$ ($n = 1024$), with "
+            r"medians $0.93, 0.82, 0.73$ and $10\%$ quantiles $0.55, 0.45, 0.37$; the mean trace of the "
+            r"Jacobian is about $0.22, 0.32, 0.40$, against $0.6$ to $0.9$ for unit-variance logits. So the "
+            r"gradient through the softmax is reduced by a factor of a few, not to zero, and the effect "
+            r"weakens as $n$ grows (more competitors near the maximum; about $0.64$ at $n = 16384$). What we "
+            r"check is only the weak claim $\mathbb{E}\max_j a_j \ge 1/2$ at the three lengths $16$, $128$, "
+            r"$1024$; 'near-one-hot' and 'no gradient flows' overstate it. Also, the claimed spread $8$ is the "
+            r"standard deviation of each logit ($d_k \sigma^4 = 64$ variance for $\sigma^2 = 1$), not the "
+            r"range across positions, which is several times larger. The exact values are in the numeric detail."
         ),
     )
 )

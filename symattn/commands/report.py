@@ -140,7 +140,9 @@ def run(args) -> int:
     progress.close()
 
     counts = ", ".join(f"{n} {v}" for v, n in result.counts.items())
-    print(f"{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {counts}")
+    defs = ", ".join(f"{n} {v}" for v, n in getattr(result, "definition_counts", {}).items())
+    print(f"{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {counts}"
+          + (f"; definitions (not proved, counted apart): {defs}" if defs else ""))
     slow = sorted(result.outcomes.items(), key=lambda kv: -kv[1].seconds)[:5]
     print("slowest checks: " + ", ".join(f"{i} {o.seconds:.1f}s" for i, o in slow))
     if result.audit_counts:

@@ -46,6 +46,7 @@ from symattn.report.content import (
     ReportSection,
     audit_section,
     group_by_topic,
+    link_uses,
     problems_section,
     theorem_entry,
     undecided_outcome,
@@ -119,6 +120,8 @@ class ReportResult:
     mathml_fallbacks: list = field(default_factory=list)
     figure_errors: dict = field(default_factory=dict)
     audit_counts: dict = field(default_factory=dict)
+    #: verdicts of the definitions, counted apart from ``counts`` (a definition is never proved)
+    definition_counts: dict = field(default_factory=dict)
     #: fragments (theorem ids, ``section-<id>``) that pdflatex could not typeset -> the error
     latex_errors: dict = field(default_factory=dict)
     seconds: float = 0.0
@@ -184,9 +187,9 @@ def draw_figures(names: Iterable[str], *, timings: bool, progress: Callable | No
             errors[name] = f"{type(exc).__name__}: {exc}"
             continue
         spec = FIGURES[name]
-        caption = spec.caption + (" " + r["svg"].detail if r["svg"].detail else "")
+        # the caption is prose; what the drawing measured is program output, shown as such
         drawn[name] = {"svg": r["svg"].data.decode("utf-8"), "pdf": r["pdf"].data,
-                       "title": spec.title, "caption": caption}
+                       "title": spec.title, "caption": spec.caption, "detail": r["svg"].detail or ""}
     return drawn, errors
 
 
@@ -233,6 +236,7 @@ def build_report(
             entries.append(theorem_entry(t, o))
         except Exception as exc:  # a theorem that cannot even be printed is still listed
             raise ReportError(f"{t.id}: could not render: {type(exc).__name__}: {exc}") from exc
+    link_uses(entries)
     groups = group_by_topic(entries)
     known = {t.id for t in theorems}
     named = []
@@ -249,10 +253,23 @@ def build_report(
         sections += [audit, problems_section(known)]
     sections.extend(extra_sections)
 
+    # definitions are counted apart: they have no derivation and are never "proved"
     counts: dict[str, int] = {}
-    for o in outcomes:
+    definition_counts: dict[str, int] = {}
+    for t, o in zip(theorems, outcomes):
         key = o.verdict.value if o is not None else "unchecked"
-        counts[key] = counts.get(key, 0) + 1
+        tally = definition_counts if t.kind == "definition" else counts
+        tally[key] = tally.get(key, 0) + 1
+    definitions = [e.id for e in entries if e.kind == "definition"]
+    graph = None
+    if len(entries) > 1:
+        from symattn.report import graph as graph_out
+
+        g = graph_out.dependency_graph(groups)
+        lay = graph_out.layout(g)
+        graph = {"svg": graph_out.to_svg(lay), "pdf": None, "tex": None, "layout": lay,
+                 "caption": f"The {len(g.nodes)} results of this report and the {len(g.edges)} uses of one by "
+                            "another: an arrow points from a result to the results whose derivations apply it."}
     audit_counts: dict[str, int] = {}
     for v in audit_verdicts:
         if v:
@@ -266,8 +283,11 @@ def build_report(
         timestamp=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) if options.timestamp else "",
         timings=options.timings,
         groups=groups,
-        total=len(entries),
+        total=len(entries) - len(definitions),
         counts=[(v, counts[v]) for v in ordered if v in counts],
+        definitions=definitions,
+        definition_counts=[(v, definition_counts[v]) for v in ordered if v in definition_counts],
+        graph=graph,
         audit_counts=sorted(audit_counts.items(), key=lambda kv: (ordered.index(kv[0]) if kv[0] in ordered
                                                                    else len(ordered), kv[0])),
         bad=bad,
@@ -282,33 +302,41 @@ def build_report(
     out.parent.mkdir(parents=True, exist_ok=True)
     stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     result = ReportResult(out=out, files=[], counts=counts, below_target=bad, outcomes=by_id,
+                          definition_counts=definition_counts,
                           figure_errors=figure_errors, audit_counts=audit_counts)
     try:
         written: list[str] = []
         if "html" in options.formats:
             mathml = html_out.MathML()
+            mathml.refs = known
             env = html_out.environment(mathml, options.templates)
             css = env.loader.get_source(env, "report.css")[0]
             page = env.get_template("index.html.j2").render(
-                **{**context, "figures": {k: {**v, "svg": Markup(v["svg"])} for k, v in figures.items()}},
+                **{**context, "figures": {k: {**v, "svg": Markup(v["svg"])} for k, v in figures.items()},
+                   "graph": {**graph, "svg": Markup(graph["svg"])} if graph else None},
                 css=Markup(css))
             _write(stage / "index.html", page, written, stage)
             result.mathml_fallbacks = list(mathml.fallbacks)
         if "latex" in options.formats or "pdf" in options.formats:
-            env = tex_out.environment(options.templates)
+            env = tex_out.environment(options.templates, refs=known)
             (stage / "tex").mkdir()
             (stage / "figures").mkdir(exist_ok=True)
             _write(stage / "tex" / "preamble.tex", env.get_template("preamble.tex.j2").render(**context),
                    written, stage)
             frag = env.get_template("theorem.tex.j2")
             for e in entries:
-                _write(stage / "tex" / f"{e.id}.tex", frag.render(entry=e, figures=figures), written, stage)
+                _write(stage / "tex" / f"{e.id}.tex", frag.render(entry=e, figures=figures, known_ids=known), written, stage)
             sect = env.get_template("section.tex.j2")
             for s in sections:
                 _write(stage / "tex" / f"section-{s.id}.tex", sect.render(section=s, known_ids=known),
                        written, stage)
             for name, fig in sorted(figures.items()):
                 _write(stage / "figures" / f"{name}.pdf", fig["pdf"], written, stage)
+            if graph:
+                from symattn.report import graph as graph_out
+
+                _write(stage / "figures" / "dependencies.pdf", graph_out.to_pdf(graph["layout"]), written, stage)
+                _write(stage / "tex" / "graph.tex", graph_out.to_tex(graph["layout"]), written, stage)
             _write(stage / "symattn.tex", env.get_template("symattn.tex.j2").render(**context), written, stage)
         if "html" in options.formats and figures:
             (stage / "figures").mkdir(exist_ok=True)

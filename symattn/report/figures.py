@@ -147,9 +147,9 @@ def _inline_svg(data: bytes) -> bytes:
 # ---------------------------------------------------------------------------------------------- figures
 @figure(
     "dot_product_spread",
-    "Spread of the dot product with and without the 1/sqrt(d_k) factor",
-    "Standard deviation of <q, k> over random q, k with i.i.d. N(0, 1) entries, against d_k "
-    "(log-log). Unscaled, the spread follows sqrt(d_k); divided by sqrt(d_k) it stays at 1.",
+    r"Spread of the dot product with and without the $1/\sqrt{d_k}$ factor",
+    r"Standard deviation of $\langle q, k\rangle$ over random $q, k$ with i.i.d. $N(0, 1)$ entries, against $d_k$ "
+    r"(log-log). Unscaled, the spread follows $\sqrt{d_k}$; divided by $\sqrt{d_k}$ it stays at $1$.",
 )
 def _dot_product_spread(fig, options: DrawOptions) -> str:
     rng = np.random.default_rng(2)
@@ -185,8 +185,8 @@ def _dot_product_spread(fig, options: DrawOptions) -> str:
 @figure(
     "softmax_saturation",
     "Softmax saturation: the Jacobian vanishes as the logits spread",
-    "For random logits z (n = 16, i.i.d. N(0, 1)) scaled by t: the spectral norm of the softmax "
-    "Jacobian diag(a) - a a^T and the largest weight max_j a_j, against t. Medians over draws, "
+    r"For random logits $z$ ($n = 16$, i.i.d. $N(0, 1)$) scaled by $t$: the spectral norm of the softmax "
+    r"Jacobian $\operatorname{diag}(a) - a a^\top$ and the largest weight $\max_j a_j$, against $t$. Medians over draws, "
     "with the 10-90% range shaded.",
 )
 def _softmax_saturation(fig, options: DrawOptions) -> str:
@@ -239,9 +239,9 @@ def _rope_rotate(x: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, str]
 
 @figure(
     "rope_logit_diagonals",
-    "RoPE logits depend only on the offset p' - p",
-    "The logit <R_p q, R_p' k> for one fixed query q and key k (d = 8), over positions p, p' = 0..31. "
-    "Every diagonal p' - p = const has a single colour.",
+    "RoPE logits depend only on the offset $p' - p$",
+    r"The logit $\langle R_p q, R_{p'} k\rangle$ for one fixed query $q$ and key $k$ ($d = 8$), over positions "
+    r"$p, p' = 0, \dots, 31$. Every diagonal $p' - p = \mathrm{const}$ has a single colour.",
     size=(5.2, 4.2),
 )
 def _rope_logit_diagonals(fig, options: DrawOptions) -> str:
@@ -287,8 +287,8 @@ def _costs(n: np.ndarray, d: int, h: int = 32) -> tuple[np.ndarray, np.ndarray, 
 @figure(
     "flops_crossover",
     "Attention against MLP cost: the crossover in sequence length",
-    "Multiply-accumulate counts per layer at width d = 4096: the attention scores and mixing "
-    "(QK^T and AV, 2 n^2 d) against the MLP (8 n d^2). They cross at n = 4d.",
+    "Multiply-accumulate counts per layer at width $d = 4096$: the attention scores and mixing "
+    r"($QK^\top$ and $AV$, $2 n^2 d$) against the MLP ($8 n d^2$). They cross at $n = 4d$.",
 )
 def _flops_crossover(fig, options: DrawOptions) -> str:
     d = 4096
@@ -383,9 +383,9 @@ def _measure_memory(sizes) -> tuple[list[dict], str]:
 @figure(
     "tiled_memory",
     "Tiled (FlashAttention-style) against naive attention: peak memory",
-    "Peak extra memory of one forward pass (float32, d = 64), measured with tracemalloc, against n. "
-    "The naive formula materialises the n x n score matrix (grows as n^2); the tiled kernel "
-    "keeps O(n d) state.",
+    "Peak extra memory of one forward pass (float32, $d = 64$), measured with `tracemalloc`, against $n$. "
+    r"The naive formula materialises the $n \times n$ score matrix (grows as $n^2$); the tiled kernel "
+    "keeps $O(n d)$ state.",
 )
 def _tiled_memory(fig, options: DrawOptions) -> str:
     sizes = (128, 256, 512, 1024, 2048)

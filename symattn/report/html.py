@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from symattn.report.content import Links, Math, Paragraph, Table, expand_macros, text_with_math
+from symattn.report.content import Links, Math, Paragraph, Table, expand_macros, parse_text
 
 __all__ = ["MathML", "environment"]
 
@@ -34,6 +34,8 @@ class MathML:
 
     def __init__(self) -> None:
         self.fallbacks: list[tuple[str, str]] = []  # (latex, error)
+        #: theorem ids that prose links to (a word equal to one becomes a link to its section)
+        self.refs: set = set()
         self._cache: dict[tuple[str, bool], Markup] = {}
 
     def convert(self, latex: str, display: bool = False) -> Markup:
@@ -66,10 +68,18 @@ class MathML:
                       f"</semantics></math>")
 
     def text(self, text: str) -> Markup:
-        """Escaped text with ``$...$`` spans converted to inline MathML."""
+        """Prose (:func:`~symattn.report.content.parse_text`): text escaped, ``$...$`` as inline
+        MathML, ```...``` as code, theorem ids as links to their sections."""
         out = Markup("")
-        for kind, s in text_with_math(str(text or "")):
-            out += self.convert(s) if kind == "math" else escape(s)
+        for kind, s in parse_text(str(text or ""), refs=self.refs):
+            if kind == "math":
+                out += self.convert(s)
+            elif kind == "code":
+                out += Markup("<code>") + escape(s) + Markup("</code>")
+            elif kind == "ref":
+                out += Markup('<a class="ref" href="#thm-%s"><code>%s</code></a>') % (s, s)
+            else:
+                out += escape(s)
         return out
 
 
@@ -92,6 +102,7 @@ def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environm
         dmath=lambda s: mathml.convert(s, display=True),
         text=mathml.text,
         wbr=lambda s: Markup("<wbr>_").join(escape(part) for part in str(s).split("_")),
+        out=lambda s: Markup('<code class="out">') + escape(str(s)) + Markup("</code>") if str(s) else Markup(""),
         paras=lambda s: Markup("").join(Markup("<p>") + mathml.text(p.strip()) + Markup("</p>")
                                         for p in str(s or "").split("\n\n") if p.strip()),
     )

@@ -25,8 +25,17 @@ __all__ = ["theorem_latex", "theorem_html", "derivation_latex", "derivation_html
 
 
 def _text(s: str) -> str:
-    # \text{} in MathJax/KaTeX: only braces and backslashes need care
-    return s.replace("\\", "/").replace("{", "(").replace("}", ")").replace("$", "")
+    """Prose for ``\\text{}`` in MathJax/KaTeX: the text with braces and backslashes made safe, its
+    ``$...$`` maths kept (both renderers typeset maths nested in ``\\text``), code as plain text."""
+    from symattn.report.content import parse_text
+
+    out = []
+    for kind, part in parse_text(str(s or "")):
+        if kind == "math":
+            out.append(f"${part}$")
+        else:
+            out.append(part.replace("\\", "/").replace("{", "(").replace("}", ")").replace("$", ""))
+    return "".join(out)
 
 
 def derivation_latex(d) -> str:
@@ -62,7 +71,8 @@ def theorem_html(thm) -> str:
     """The theorem as the report shows it (without check results), as an HTML fragment."""
     env = _html_env()
     entry = theorem_entry(thm, None)
-    body = env.get_template("theorem.html.j2").render(entry=entry, figures={}, figure_errors={})
+    body = env.get_template("theorem.html.j2").render(entry=entry, figures={}, figure_errors={},
+                                                         known_ids=set())
     return str(Markup('<div class="symattn"><style>') + Markup(_NOTEBOOK_CSS) + Markup("</style>") +
                Markup(body) + Markup("</div>"))
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import jinja2
 
-from symattn.report.content import Links, Math, Paragraph, Table, text_with_math
+from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
 from symattn.printing import TEX_SPECIALS
 from symattn.verdict import Verdict
 
@@ -81,15 +81,39 @@ def tex_escape(text: object) -> str:
     return "".join(out)
 
 
-def tex_text(text: object) -> str:
-    """Text with ``$...$`` inline maths: the text escaped, the maths kept."""
-    return "".join(tex_escape(s) if kind == "text" else f"${s}$" for kind, s in text_with_math(str(text or "")))
+def tex_text(text: object, refs=(), breakable: bool = False) -> str:
+    """Prose (:func:`~symattn.report.content.parse_text`) as TeX: the text escaped, ``$...$`` kept
+    as maths, ```...``` in typewriter type, theorem ids of ``refs`` as ``\\hyperref`` links."""
+    out = []
+    for kind, s in parse_text(str(text or ""), refs=refs):
+        if kind == "math":
+            out.append(f"${s}$")
+        elif kind == "code":
+            out.append(tex_verb(s))
+        elif kind == "ref":
+            out.append(r"\hyperref[thm:%s]{%s}" % (s, tex_verb(s)))
+        else:
+            out.append(tex_breakable(s) if breakable else tex_escape(s))
+    return "".join(out)
 
 
-def tex_cell(text: object) -> str:
+def tex_cell(text: object, refs=()) -> str:
     """Like :func:`tex_text`, with breaks allowed after ``_ , . /`` in the text (narrow columns)."""
-    return "".join(tex_breakable(s) if kind == "text" else f"${s}$"
-                   for kind, s in text_with_math(str(text or "")))
+    return tex_text(text, refs, breakable=True)
+
+
+def tex_heading(text: object, refs=()) -> str:
+    """A sectioning title: typeset in the document, plain Unicode in the PDF bookmarks
+    (``\\texorpdfstring``), so that the table of contents shows the same maths as the text.
+
+    >>> print(tex_heading(r"Variance $d_k \\sigma^4$"))
+    \\texorpdfstring{Variance $d_k \\sigma^4$}{Variance d\\_k σ⁴}
+    """
+    plain = tex_text(text)
+    bookmark = "".join(TEX_SPECIALS.get(ch, ch) if ch in "#%&_{}$~^\\" else ch for ch in pdf_text(str(text or "")))
+    if plain == bookmark:
+        return plain
+    return r"\texorpdfstring{%s}{%s}" % (plain, bookmark)
 
 
 def tex_verb(text: object) -> str:
@@ -130,8 +154,9 @@ def _fit(latex: str, reserve: str = "0pt") -> str:
     return r"\symattnfit[%s]{%s}" % (reserve, latex)
 
 
-def environment(user_dir: Path | None = None) -> jinja2.Environment:
-    """The LaTeX template environment (user templates first, then ours)."""
+def environment(user_dir: Path | None = None, refs=()) -> jinja2.Environment:
+    """The LaTeX template environment (user templates first, then ours); prose links the
+    theorem ids ``refs`` to their sections."""
     loaders = []
     if user_dir is not None:
         loaders.append(jinja2.FileSystemLoader(str(user_dir)))
@@ -152,8 +177,10 @@ def environment(user_dir: Path | None = None) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters.update(e=tex_escape, text=tex_text, verb=tex_verb, brk=tex_breakable, cell=tex_cell, fit=_fit,
-                       badgekey=badge_key)
+    refs = set(refs)
+    env.filters.update(e=tex_escape, text=lambda t: tex_text(t, refs), verb=tex_verb, brk=tex_breakable,
+                       cell=lambda t: tex_cell(t, refs), fit=_fit, badgekey=badge_key,
+                       heading=lambda t: tex_heading(t, refs))
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
                      table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
     return env

@@ -55,23 +55,25 @@ def test_false_universal_claim_positional_encodings_keep_equivariance_is_refuted
     assert outcome.counterexample and "left =" in outcome.counterexample and "x1 =" in outcome.counterexample
 
 
-def test_positional_counterexample_is_exact_and_matches_numpy():
+def test_positional_counterexample_uses_the_sinusoidal_encoding_and_matches_numpy():
+    from numeric.rope import sinusoidal_encoding
+
     cx = positional_counterexample()
-    assert cx["squared_gap"] == sp.Rational(225, 289)  # (1 - 32/17)^2, every weight rational
+    assert np.allclose(np.array(cx["E"], dtype=float), sinusoidal_encoding(2, 2))  # positions 0, 1
+    assert cx["squared_gap"] == sp.Rational(1, 18)  # (1/2 - 2/3)^2 + (2/3 - 1/2)^2, every weight rational
     assert cx["left_value"] != cx["right_value"]
+    wq, wk, wv = (np.array(cx[k], dtype=float) for k in ("W_Q", "W_K", "W_V"))
     a = np.array(cx["P"] * cx["X"] + cx["E"], dtype=float)
     b = np.array(cx["X"] + cx["E"], dtype=float)
-    log2 = np.log(2.0)
-    left = attention(a * log2, a, a, scale=1.0)
-    right = np.array(cx["P"], dtype=float) @ attention(b * log2, b, b, scale=1.0)
+    left = attention(a @ wq, a @ wk, a @ wv)  # d_k = 1: the scale 1/sqrt(d_k) is 1
+    right = np.array(cx["P"], dtype=float) @ attention(b @ wq, b @ wk, b @ wv)
     assert np.allclose(left, np.array(cx["left_value"], dtype=float))
     assert np.allclose(right, np.array(cx["right_value"], dtype=float))
 
 
-@pytest.mark.parametrize("size", [2, 3, 4, 5])
-def test_the_witness_breaks_equivariance_at_every_length(size):
-    cx = positional_counterexample(size)
-    assert cx["squared_gap"] > 0 and cx["squared_gap"].is_Rational
+def test_the_witness_is_stated_for_two_positions_only():
+    with pytest.raises(ValueError, match="two positions"):
+        positional_counterexample(3)
 
 
 def test_without_positional_encodings_the_same_inputs_are_equivariant():

@@ -20,10 +20,19 @@ def checker():
     return Checker()
 
 
-@pytest.mark.parametrize("theorem_id", ["prenorm_residual_jacobian", "layer_norm", "prenorm_layer", "postnorm_layer"])
-def test_proved_with_numeric_and_instances_passing(checker, theorem_id):
-    out = checker.check(registry.get(theorem_id))
+def test_residual_jacobian_proved_with_numeric_and_instances_passing(checker):
+    out = checker.check(registry.get("prenorm_residual_jacobian"))
     assert out.verdict is Verdict.PROVED, out.how
+    assert out.levels["numeric"].status is Level.PASS, out.levels["numeric"].detail
+    assert out.levels["instances"].status is Level.PASS, out.levels["instances"].detail
+
+
+@pytest.mark.parametrize("theorem_id", ["layer_norm", "prenorm_layer", "postnorm_layer"])
+def test_definitions_carry_no_derivation_and_pass_their_instance_and_numeric_checks(checker, theorem_id):
+    thm = registry.get(theorem_id)
+    assert thm.kind == "definition" and thm.derivation is None
+    out = checker.check(thm)
+    assert out.verdict is Verdict.PROVED_FOR_INSTANCES, out.how
     assert out.levels["numeric"].status is Level.PASS, out.levels["numeric"].detail
     assert out.levels["instances"].status is Level.PASS, out.levels["instances"].detail
 

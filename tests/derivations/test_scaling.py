@@ -62,7 +62,7 @@ def test_sources_cite_the_seeds_or_say_extension(tid):
 
 def test_notes_record_where_the_texts_are_loose():
     notes = sc.scaled_logit_std.notes + sc.dot_product_variance.notes
-    for phrase in ("approximately 1", "numerical-stability fix", "variance d_k", "initialisation"):
+    for phrase in ("approximately 1", "numerical-stability fix", "variance $d_k$", "initialisation"):
         assert phrase in notes
 
 

@@ -82,13 +82,13 @@ def test_audit_entries_become_a_table_with_maths_for_expressions(monkeypatch):
     section, verdicts = audit_section()
     table = next(b for b in section.blocks if isinstance(b, Table))
     row = table.rows[0]
-    assert row[0] == "ratio_at_128k" and row[2] == "30"
+    assert row[0] == "`ratio_at_128k`" and row[2] == "30"  # the id as code
     assert isinstance(row[3], Math) and row[3].latex == r"\frac{125}{16}"
     assert verdicts == ["refuted"]
 
 
 def test_problems_link_to_theorems_in_the_report(monkeypatch):
-    p = types.SimpleNamespace(id="p1", title="Why divide by sqrt(d_k)", source="000", kind="proof",
+    p = types.SimpleNamespace(id="p1", title=r"Why divide by $\\sqrt{d_k}$", source="000", kind="proof",
                               statement="Show it.", theorem_ids=("softmax_add_const", "missing_id"), solution="")
     fake = types.ModuleType("symattn.problems")
     fake.all_problems = lambda: [p]

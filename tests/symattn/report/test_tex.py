@@ -4,7 +4,8 @@ import jinja2
 import pytest
 
 from symattn.report import tex
-from symattn.report.tex import compile_pdf, environment, tex_escape, tex_text, tex_verb
+from symattn.report.content import TextError
+from symattn.report.tex import compile_pdf, environment, tex_escape, tex_heading, tex_text, tex_verb
 
 ESCAPES = [
     ("plain words", "plain words"),
@@ -37,8 +38,21 @@ def test_tex_escape_maps_specials_and_unicode(text, expected):
 
 def test_inline_maths_is_kept_and_text_around_it_escaped():
     assert tex_text("variance $d_k \\sigma^4$ for 100% of_it") == r"variance $d_k \sigma^4$ for 100\% of\_it"
-    # an odd number of dollars is not maths
-    assert tex_text("costs $5 & up") == r"costs \$5 \& up"
+    # a literal dollar is written \$; a lone $ is an error, not silently text
+    assert tex_text(r"costs \$5 & up") == r"costs \$5 \& up"
+    with pytest.raises(TextError, match="unbalanced"):
+        tex_text("costs $5 & up")
+
+
+def test_prose_typesets_code_and_links_theorem_ids():
+    out = tex_text("by `apply_theorem` and softmax_add_const", refs={"softmax_add_const"})
+    assert r"\texttt{apply\_\allowbreak{}theorem}" in out
+    assert r"\hyperref[thm:softmax_add_const]{\texttt{softmax\_" in out
+
+
+def test_headings_carry_a_plain_bookmark():
+    assert tex_heading(r"Variance $d_k \sigma^4$") == r"\texorpdfstring{Variance $d_k \sigma^4$}{Variance d\_k σ⁴}"
+    assert tex_heading("Plain title") == "Plain title"
 
 
 def test_machine_text_may_break_after_separators():
