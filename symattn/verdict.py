@@ -123,6 +123,8 @@ class Outcome:
     seconds: float = 0.0
     steps: list[Any] = field(default_factory=list)  # per-step RuleResult, for reports
     counterexample: str | None = None
+    #: a model of the hypotheses (values at which every checkable hypothesis holds), as text
+    model: str | None = None
 
     def reaches(self, target: Verdict) -> bool:
         return self.verdict != Verdict.REFUTED and self.verdict >= target
