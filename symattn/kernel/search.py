@@ -100,18 +100,19 @@ def _expand(e: Any, depth: int) -> Any:
     if not isinstance(e, sp.Basic) or e.is_Atom:
         return e
     if isinstance(e, (sp.Sum, sp.Product)):
-        if len(e.limits) > 1:  # limits are innermost first: unroll the outermost first
-            inner = type(e)(e.function, *e.limits[:-1])
-            return _expand(type(e)(inner, e.limits[-1]), depth + 1)
-        (v, lo, hi) = e.limits[0]
+        # limits are innermost first: unroll the outermost; what is left is the inner sum
+        (v, lo, hi) = e.limits[-1]
+        body = type(e)(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
         lo, hi = _expand(lo, depth), _expand(hi, depth)
         if lo.is_Integer and hi.is_Integer:
             count = int(hi) - int(lo) + 1
             if count > MAX_TERMS:
                 raise TooLarge(f"a sum of {count} terms")
-            terms = [_bound_free_subs(e.function, v, sp.Integer(t)) for t in range(int(lo), int(hi) + 1)]
+            terms = [_bound_free_subs(body, v, sp.Integer(t)) for t in range(int(lo), int(hi) + 1)]
             combined = sp.Add(*terms) if isinstance(e, sp.Sum) else sp.Mul(*terms)
             return _expand(combined, depth + 1)
+        if len(e.limits) > 1:
+            return e
         return type(e)(e.function, (v, lo, hi))
     if isinstance(e, MatrixExpr) and not isinstance(e, sp.MatrixSymbol) and all(
         getattr(s, "is_Integer", False) for s in e.shape
@@ -126,7 +127,9 @@ def _expand(e: Any, depth: int) -> Any:
     new = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
     if _is_symattn_head(new):
         done = new.doit()
-        if done != new:
+        # a definition that does not unfold the head (it comes back, possibly with fresh dummies)
+        # is left as it is
+        if done != new and not (isinstance(done, sp.Basic) and done.has(type(new))):
             return _expand(done, depth + 1)
     return new
 
