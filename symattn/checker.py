@@ -176,11 +176,6 @@ class Checker:
         sums unrolled by :func:`~symattn.kernel.search.expand_finite`), with the substitution used;
         ``(None, None, why)`` when the spec does not say which symbols the size sets."""
         mapping = _size_mapping(thm, spec, size)
-        if mapping is None:
-            return None, None, (
-                f"the spec does not say which symbol {spec_label(spec)!r} is (give at=<symbol> or "
-                "at=<size -> substitution>)"
-            )
         st = thm.statement
         derived = Statement(*(expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs)), st.relation)
         return derived, mapping, ""
@@ -215,6 +210,7 @@ class Checker:
                     if not isinstance(st, Statement):
                         return LevelResult(Level.UNDECIDED, f"instance {spec.label} = {size}: the builder returned "
                                            f"{type(st).__name__}, not a Statement")
+                    st = Statement(expand_finite(st.lhs), expand_finite(st.rhs), st.relation)
                     derived, mapping, why = self._derived(thm, spec, size)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit at {spec.label} = {size}", {"checked": checked})
@@ -229,7 +225,8 @@ class Checker:
                     # the size was read off the label: a builder of another form is not rejected,
                     # only not counted
                     derived, why = None, (f"at {spec.label} = {size} the builder's statement is not the "
-                                          f"theorem's with {spec.label} = {size} substituted: {diff}")
+                                          f"theorem's with {spec.label} = {size} substituted ({diff}); give "
+                                          "Instances(at=...) to derive it")
                 elif diff is not None:
                     return LevelResult(
                         Level.UNDECIDED,
@@ -285,6 +282,7 @@ class Checker:
             try:
                 with time_limit(self.time_limit):
                     st = spec.build(size)
+                    st = Statement(expand_finite(st.lhs), expand_finite(st.rhs), st.relation)
                     derived, _mapping, why = self._derived(thm, spec, size)
                     if derived is not None:
                         diff = self._matches(st, derived)
@@ -400,7 +398,8 @@ def _size_mapping(thm: Theorem, spec, size: int) -> dict | None:
     named = [x for x in _symbols_with_shapes(thm.statement) if isinstance(x, sp.Symbol) and x.name == label]
     if len(named) == 1:
         return {named[0]: sp.Integer(size)}
-    return None
+    # no symbol named like the label: the instance may still be the statement itself, expanded
+    return {}
 
 
 def _hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
@@ -527,10 +526,10 @@ def pinned_dimensions(dimensions: Iterable, hypotheses: Iterable) -> dict:
                 open_ = free - set(pinned)
                 if len(open_) == 1:
                     (sym,) = open_
-                    if sym in dims and r.has(sym):
+                    if r.has(sym):
                         pinned[sym] = h.name
                         changed = True
-    return pinned
+    return {sym: why for sym, why in pinned.items() if sym in dims}
 
 
 def _statement_holds(st: Statement) -> bool:

@@ -173,6 +173,9 @@ def substitute_free(x: Any, point: dict) -> Any:
         return x
     if x in point:
         return point[x]
+    if isinstance(x, sp.Indexed):  # an Atom to SymPy, but its indices may hold free symbols
+        new = x.base[tuple(substitute_free(t, point) for t in x.indices)]
+        return point.get(new, new)
     if x.is_Atom:
         return x
     if isinstance(x, (sp.Sum, sp.Product)):
