@@ -406,8 +406,15 @@ def _hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
     """The hypotheses with the instance's substitution applied."""
     import dataclasses
 
+    from symattn.statement import Assumption, IndexRange
+
     out = []
     for h in hypotheses:
+        if isinstance(h, IndexRange) and h.index in mapping:  # the size sets the index: a condition on it
+            v = mapping[h.index]
+            lo, hi = (_xreplace(sp.sympify(e), mapping) for e in (h.lower, h.upper))
+            out.append(Assumption(h.name, condition=sp.And(sp.Le(lo, v), sp.Le(v, hi)), text=h.describe()))
+            continue
         changes = {}
         for f in dataclasses.fields(h):
             v = getattr(h, f.name)
@@ -481,7 +488,7 @@ def _evaluates(x: Any) -> bool:
     if not isinstance(x, sp.Basic):
         return False
     return bool(x.atoms(*_EVALUATING)) or any(
-        type(e).__module__.startswith("symattn.") for e in sp.preorder_traversal(x)
+        (type(e).__module__ or "").startswith("symattn.") for e in sp.preorder_traversal(x)
     )
 
 

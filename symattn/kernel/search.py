@@ -74,7 +74,7 @@ def _bound_free_subs(expr: Any, var: sp.Symbol, value: Any) -> Any:
 
 
 def _is_symattn_head(e: Any) -> bool:
-    return isinstance(e, sp.Basic) and type(e).__module__.startswith("symattn.") and hasattr(e, "doit")
+    return isinstance(e, sp.Basic) and (type(e).__module__ or "").startswith("symattn.") and hasattr(e, "doit")
 
 
 def expand_finite(expr: Any) -> Any:
@@ -533,7 +533,6 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
     """Evidence that each hypothesis holds at ``point``; raises :class:`_Reject` naming the first
     one that does not. Returns (holds, unchecked)."""
     holds, unchecked = [], []
-    bases = _random_bases(hypotheses)
     ranges = {h.index: h for h in _hyps(hypotheses, "IndexRange")}
     for h in hypotheses:
         kind = type(h).__name__
@@ -543,7 +542,8 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                 raise _Reject(f"{h.name}: {sp.sstr(h.index)} = {sp.sstr(v)} is not in {sp.sstr(lo)}..{sp.sstr(hi)}")
             holds.append((h.name, f"{lo} <= {h.index} = {v} <= {hi}"))
         elif kind == "Equation":
-            if _mentions_random(h.lhs, bases) or _mentions_random(h.rhs, bases):
+            spread = {f.base for f in _hyps(hypotheses, "RandomFamily") if _positive_at(f.variance, point)}
+            if _mentions_random(h.lhs, spread) or _mentions_random(h.rhs, spread):
                 if _identically_zero(h.lhs, h.rhs):
                     holds.append((h.name, "an identity"))
                     continue
@@ -601,6 +601,12 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
         else:
             unchecked.append((h.name, f"{kind} has no point check"))
     return holds, unchecked
+
+
+def _positive_at(variance, point) -> bool:
+    """Whether a variance is positive at the point (a degenerate family may satisfy an equation)."""
+    v = _evaluate(variance, point)
+    return not (_is_number(v) and sp.N(v, 30) == 0)
 
 
 def _range_points(idx, ranges, point, cap: int = 64) -> list:
