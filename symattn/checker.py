@@ -211,7 +211,10 @@ class Checker:
                         return LevelResult(Level.UNDECIDED, f"instance {spec.label} = {size}: the builder returned "
                                            f"{type(st).__name__}, not a Statement")
                     st = Statement(expand_finite(st.lhs), expand_finite(st.rhs), st.relation)
-                    derived, mapping, why = self._derived(thm, spec, size)
+                    if derived_all:
+                        derived, mapping, why = self._derived(thm, spec, size)
+                    else:  # one size already did not match: the spec is not derived, do not try again
+                        derived, mapping, why = None, None, why_not
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit at {spec.label} = {size}", {"checked": checked})
             except Exception as exc:
@@ -283,7 +286,10 @@ class Checker:
                 with time_limit(self.time_limit):
                     st = spec.build(size)
                     st = Statement(expand_finite(st.lhs), expand_finite(st.rhs), st.relation)
-                    derived, _mapping, why = self._derived(thm, spec, size)
+                    if derived_all:
+                        derived, _mapping, why = self._derived(thm, spec, size)
+                    else:
+                        derived, why = None, why_not
                     if derived is not None:
                         diff = self._matches(st, derived)
                         if diff is not None and getattr(spec, "at", None) is None:
