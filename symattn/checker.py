@@ -255,6 +255,7 @@ class Checker:
                     Level.UNDECIDED,
                     f"the builder's statement fails at {spec.label} = {size} ({cex}), but it is not derived from "
                     f"the theorem's statement ({why_not}), so it is no counterexample to the theorem",
+                    {"derived": False, "builder_counterexample": str(cex)},
                 )
             if ok is None:
                 return LevelResult(Level.UNDECIDED, f"time limit at {spec.label} = {size}", {"checked": checked})
@@ -313,6 +314,7 @@ class Checker:
                         Level.UNDECIDED,
                         f"size {size}: the builder's statement fails ({res[1]}), but it is not derived from the "
                         f"theorem's statement ({why_not})",
+                        {"derived": False, "builder_counterexample": res[1]},
                     )
                 return LevelResult(Level.FAIL, f"size {size}: {res[1]}", {"counterexample": res[1], "derived": True})
             if res[0] == "undefined":

@@ -4,6 +4,8 @@ The rules, in order:
 
 1. A concrete level that failed on the theorem's own statement (an instance derived from the
    statement, a probabilistic point, the numeric check) is a counterexample: ``refuted``.
+   An instance the author built that fails, but is not derived from the statement, is no
+   counterexample to the theorem; it still conflicts with any other evidence: ``undecided``.
 2. Hypotheses with no model found give at most ``undecided``: from inconsistent hypotheses
    anything follows, so no level counts.
 3. Otherwise the strongest passing level decides. The symbolic level counts as ``proved`` only if
@@ -43,6 +45,12 @@ def grade(
         if lv.status is Level.FAIL:
             cex = lv.data.get("counterexample") or lv.detail
             return Verdict.REFUTED, f"{name} check failed: {lv.detail}", str(cex)
+    for name in ("instances", "probabilistic"):
+        lv = levels[name]
+        if lv.status is Level.UNDECIDED and lv.data.get("builder_counterexample"):
+            # the evidence conflicts: an instance the author built fails, even if it is not shown to be
+            # the theorem's; nothing else may then lift the verdict
+            return Verdict.UNDECIDED, f"{name}: {lv.detail}", None
     if no_model is not None:
         return Verdict.UNDECIDED, f"no model of the hypotheses was found ({no_model}): nothing follows from them", None
     sym = levels["symbolic"]

@@ -708,10 +708,14 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
     point is reported only when every hypothesis is seen to hold there; a hypothesis stated only
     in words cannot be checked, so with one the search reports nothing.
     """
+    sides = [statement.lhs, statement.rhs]
+    closed = not any(_basic_symbols(x) or (isinstance(x, (sp.Basic, sp.MatrixBase)) and _atoms(expand_finite(x)))
+                     for x in sides)
+    if closed:  # nothing to assign: no hypothesis can constrain the point, so none is consulted
+        hypotheses = ()
     if any(type(h).__name__ == "Assumption" and not isinstance(h.condition, sp.Basic) for h in hypotheses):
         return None
     rng = random.Random(seed)
-    sides = [statement.lhs, statement.rhs]
     for attempt in range(tries):
         try:
             with time_limit(seconds):
