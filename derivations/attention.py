@@ -203,8 +203,8 @@ def _positive_derivation() -> Derivation:
 
 
 def _positive_instance(size: int) -> Statement:
-    x = sp.symbols(f"x1:{size + 1}", real=True)
-    return Statement(sp.exp(x[0]) / sum(sp.exp(xk) for xk in x), 0, ">")
+    # the statement itself at n = size (the kernel unrolls the softmax and checks it is this)
+    return Statement(_weight(i), 0, ">").subs({n: size})
 
 
 def _positive_numeric(seed: int) -> NumericResult:
@@ -226,7 +226,8 @@ register(
         statement=Statement(_weight(i), 0, ">"),
         source=_SOURCE_ROWS,
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),
-                    Assumption("finite_scores", text=r"the scores $s_1, \dots, s_n$ are finite real numbers (no mask)")),
+                    Assumption("finite_scores", condition=sp.Q.finite(s[i]) & sp.Q.real(s[i]),
+                               text=r"the scores $s_1, \dots, s_n$ are finite real numbers (no mask)")),
         derivation=_positive_derivation,
         dimensions=(n,),
         instances=Instances(_positive_instance, tuple(range(1, 9)), label="n"),

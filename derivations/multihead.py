@@ -192,12 +192,28 @@ def _random_int(rng, rows, cols):
     return sp.ImmutableMatrix(rng.integers(-5, 6, size=(rows, cols)).tolist())
 
 
+def _rank_factors(size: int, width: int = 2):
+    # h = size heads of width 2: d = 2h; seeded random integer matrices A (d x 2), B (d x 2)
+    rng = np.random.default_rng(1000 + size)
+    d_ = size * width
+    return _random_int(rng, d_, width), _random_int(rng, d_, width)
+
+
+def _rank_witness(kind: str, width: int = 2):
+    """The substitution that takes the theorem's statement to its instance at ``size`` heads: the
+    dimensions (h = size, d = 2 size) and the factors W_V^m = A, W_O^m = B^T (or W_Q^m = A,
+    W_K^m = B); the kernel derives the instance from the statement with it."""
+    def at(size: int) -> dict:
+        A, B = _rank_factors(size, width)
+        left, right = (WV_m, WO_m) if kind == "vo" else (WQ_m, WK_m)
+        return {h: sp.Integer(size), d: sp.Integer(size * width), left: A, right: B.T if kind == "vo" else B}
+
+    return at
+
+
 def _rank_instance(kind: str, relation: str, width: int = 2):
     def build(size: int) -> Statement:
-        # h = size heads of width 2: d = 2h; exact rank of seeded random integer matrices
-        rng = np.random.default_rng(1000 + size)
-        d_ = size * width
-        A, B = _random_int(rng, d_, width), _random_int(rng, d_, width)
+        A, B = _rank_factors(size, width)
         product = A * B.T  # d x d, through width: W_V^m W_O^m (W_O^m = B^T) or W_Q^m (W_K^m)^T
         return Statement(Rank(product), sp.Integer(width), relation)
 
@@ -283,7 +299,8 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
         source=f"{SEED_000}, Key idea after 'Multi-head attention is a sum of low-rank attention maps' (extension: tightness)",
         target="proved-for-instances",
         hypotheses=(_DIVIDES, Assumption("generic", text="the weights are generic (outside a proper algebraic subset)")),
-        instances=Instances(_rank_instance(kind, "="), (1, 2, 3, 4, 5, 6), label="h (head width 2)"),
+        instances=Instances(_rank_instance(kind, "="), (1, 2, 3, 4, 5, 6), label="h (head width 2)",
+                            at=_rank_witness(kind)),
         numeric=_rank_numeric(kind),
         plain=(
             f"The bound of {bound_id} cannot be improved: for generic weights the rank is exactly d/h. "

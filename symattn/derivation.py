@@ -28,7 +28,27 @@ import sympy as sp
 
 from symattn.statement import RELATIONS
 
-__all__ = ["Derivation", "Step", "compose_relations"]
+__all__ = ["Derivation", "Step", "compose_relations", "set_display"]
+
+#: Jupyter display of kernel objects, by name (``theorem_latex``, ``derivation_html``, ...). The kernel
+#: never imports the report package: until a display function is set with :func:`set_display`, a repr
+#: request loads it lazily from :data:`DISPLAY_MODULE`, at that moment and not before.
+DISPLAY_MODULE = "symattn.report.jupyter"
+_display: dict = {}
+
+
+def set_display(name: str, function) -> None:
+    """Set the function that renders a kernel object for Jupyter (``name`` as in :data:`DISPLAY_MODULE`)."""
+    _display[name] = function
+
+
+def display(name: str, obj: Any) -> str:
+    """Render ``obj`` with the display function ``name`` (loading :data:`DISPLAY_MODULE` on first use)."""
+    if name not in _display:
+        import importlib
+
+        _display[name] = getattr(importlib.import_module(DISPLAY_MODULE), name)
+    return _display[name](obj)
 
 
 @dataclass(frozen=True)
@@ -122,14 +142,10 @@ class Derivation:
         return "\n".join(lines)
 
     def _repr_latex_(self) -> str:
-        from symattn.report.jupyter import derivation_latex
-
-        return "$$" + derivation_latex(self) + "$$"
+        return "$$" + display("derivation_latex", self) + "$$"
 
     def _repr_html_(self) -> str:
-        from symattn.report.jupyter import derivation_html
-
-        return derivation_html(self)
+        return display("derivation_html", self)
 
 
 def compose_relations(relations: list[str]) -> str:

@@ -146,6 +146,20 @@ class IndexRange(Hypothesis):
     lower: Any = None
     upper: Any = None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.index, sp.Symbol):
+            raise TypeError(f"IndexRange {self.name!r}: index must be a SymPy symbol, got {self.index!r}")
+        if self.index.is_integer is False:
+            raise ValueError(f"IndexRange {self.name!r}: index {self.index} is declared non-integer")
+        lo, hi = _expr(self.lower, self.name, "lower"), _expr(self.upper, self.name, "upper")
+        if self.index in lo.free_symbols | hi.free_symbols:
+            raise ValueError(f"IndexRange {self.name!r}: the bounds of {self.index} mention {self.index} itself")
+        if (hi - lo + 1).is_positive is False:  # decidably empty: lower > upper
+            raise ValueError(
+                f"IndexRange {self.name!r}: the range {sp.sstr(lo)}..{sp.sstr(hi)} of {self.index} is empty "
+                "(an empty range makes every claim about its index vacuous)"
+            )
+
     def describe(self) -> str:
         return f"{self.index} in {{{self.lower}, ..., {self.upper}}}"
 
@@ -165,6 +179,19 @@ class RandomFamily(Hypothesis):
     mean: Any = 0
     variance: Any = None
     moments: tuple = field(default_factory=tuple)  # ((order, raw_moment), ...)
+
+    def __post_init__(self) -> None:
+        if self.variance is None:
+            raise ValueError(f"RandomFamily {self.name!r}: a variance is required")
+        var = _expr(self.variance, self.name, "variance")
+        if not (var.is_nonnegative or sp.expand(var).is_nonnegative or sp.factor(var).is_nonnegative):
+            raise ValueError(
+                f"RandomFamily {self.name!r}: variance {sp.sstr(var)} is not provably nonnegative from the "
+                "symbols' assumptions (declare them positive, or write the variance as a square)"
+            )
+        dim = _expr(self.dim, self.name, "dim")
+        if dim.is_positive is False or dim.is_integer is False:
+            raise ValueError(f"RandomFamily {self.name!r}: dim {sp.sstr(dim)} must be a positive integer")
 
     def describe(self) -> str:
         return (
@@ -195,6 +222,15 @@ class Independent(Hypothesis):
         from symattn.printing import latex
 
         return ", ".join(latex(f) for f in self.families) + r" \text{ mutually independent}"
+
+
+def _expr(x: Any, name: str, what: str) -> sp.Expr:
+    """A hypothesis field as a SymPy expression (Python numbers converted; strings refused)."""
+    if isinstance(x, sp.Basic):
+        return x
+    if _plain(x):
+        return sp.sympify(x, strict=True)
+    raise TypeError(f"hypothesis {name!r}: {what} must be a SymPy expression or a number, got {x!r}")
 
 
 def hypotheses_of(kind: type, hypotheses: Iterable[Hypothesis]) -> list:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from symattn.derivation import Derivation
+from symattn.derivation import Derivation, display
 from symattn.statement import Statement
 from symattn.verdict import Verdict
 
@@ -48,6 +48,11 @@ class Instances:
     build: Callable[[int], Statement]
     sizes: tuple
     label: str = "n"
+    #: what a size sets in the theorem's statement: a symbol (set to the size) or a function
+    #: ``size -> {symbol: value}``; by default the statement's one symbol named ``label``. The kernel
+    #: derives the instance from the statement with it and checks the builder's statement is that;
+    #: without it the instances are not counted toward the verdict.
+    at: Any = None
 
     def describe(self) -> str:
         s = sorted(self.sizes)
@@ -65,6 +70,9 @@ class Probabilistic:
     trials: int = 3
     field_size: int = 2**31 - 1
     seed: int = 0
+    #: what a size sets in the statement (as for :class:`Instances`); the label is ``n`` by default
+    at: Any = None
+    label: str = "n"
 
 
 @dataclass
@@ -146,14 +154,10 @@ class Theorem:
         return check_theorem(self, **options)
 
     def _repr_latex_(self) -> str:
-        from symattn.report.jupyter import theorem_latex
-
-        return theorem_latex(self)
+        return display("theorem_latex", self)
 
     def _repr_html_(self) -> str:
-        from symattn.report.jupyter import theorem_html
-
-        return theorem_html(self)
+        return display("theorem_html", self)
 
 
 class Registry:

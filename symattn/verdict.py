@@ -125,6 +125,8 @@ class Outcome:
     counterexample: str | None = None
     #: the target of the theorem checked, when known (:func:`symattn.checker.check_theorem` sets it)
     target: Verdict | None = None
+    #: a model of the hypotheses (values at which every checkable hypothesis holds), as text
+    model: str | None = None
 
     def reaches(self, target: Verdict) -> bool:
         return self.verdict != Verdict.REFUTED and self.verdict >= target

@@ -1,104 +1,171 @@
-"""Mutation test over the whole registry: a perturbed derivation must not prove its theorem.
+"""Mutation test over the whole registry: a perturbed step must be rejected by its rule.
 
-For every registered derivation, one step is perturbed in each of four ways -- scaled by 2,
-sign changed, two indices swapped, a summation bound shifted -- and the theorem, with the
-perturbed derivation and no other evidence, must no longer reach ``proved``. A mutation that
-leaves the step mathematically unchanged (e.g. swapping symmetric indices) is not a mutation
-and is skipped; the test records how many real mutations were tried.
+For every registered derivation, intermediate expressions (steps *before* the last, so that the
+end-of-chain comparison cannot be what catches them) are perturbed -- scaled by 2, negated, or
+shifted by 1 -- where a neighbouring relation is ``=``, so that the perturbation makes that step
+false. The rule of the mutated step, or of the next one, must then *fail*: ``undecided`` (a time
+limit) or an exception is not a rejection. A derivation of one step has no intermediate
+expression; its only step is perturbed and its own rule must fail (not merely the end check).
+
+Every derivation gets at least one mutation, and the result is reported per theorem. Cost: a few
+mutants per theorem, each checking the two steps it touches; one mutant per theorem is also run
+through the whole checker, which must grade the symbolic level ``fail`` at that step.
 """
 
 import dataclasses
+import time
 
 import pytest
 import sympy as sp
 
 from symattn.checker import Checker
-from symattn.rules.algebra import equal, is_zero
-from symattn.theorem import load_all
+from symattn.rules import ProofContext, check_step
+from symattn.rules.algebra import is_zero
+from symattn.theorem import load_all, registry
 from symattn.timelimit import TimeLimitExceeded, time_limit
-from symattn.verdict import Verdict
+from symattn.verdict import Level, Verdict
 
 REGISTRY = load_all()
-PROVED = [t for t in REGISTRY if t.target is Verdict.PROVED and t.derivation is not None]
+DERIVED = [t for t in REGISTRY if t.derivation is not None]
+STEP_SECONDS = 6.0  # per-step limit for mutants (a mutant that times out counts as *not* caught)
+MUTANTS_PER_THEOREM = 2
+SECOND_MUTANT_BUDGET = 3.0  # seconds: a second mutant is tried only if the first came this cheap
 
 
-def _scale(e):
-    return 2 * e
+def _is_matrix(e):
+    return isinstance(e, (sp.MatrixBase, sp.MatrixExpr))
 
 
-def _negate(e):
-    return -e
+MUTATIONS = {
+    "scale_by_2": lambda e: 2 * e,
+    "negate": lambda e: -e,
+    "plus_one": lambda e: None if _is_matrix(e) else e + 1,
+}
 
 
-def _swap_indices(e):
-    idx = sorted(
-        (s for s in e.free_symbols if isinstance(s, sp.Symbol) and s.is_integer), key=lambda s: s.name
-    ) if isinstance(e, sp.Basic) else []
-    if len(idx) < 2:
-        return None
-    a, b = idx[0], idx[1]
-    return e.xreplace({a: b, b: a})
-
-
-def _shift_bound(e):
-    if not isinstance(e, sp.Basic):
-        return None
-    sums = sorted(e.atoms(sp.Sum), key=sp.default_sort_key)
-    if not sums:
-        return None
-    s0 = sums[0]
-    (k, lo, hi) = s0.limits[0]
-    return e.xreplace({s0: sp.Sum(s0.function, (k, lo, hi + 1), *s0.limits[1:])})
-
-
-MUTATIONS = {"scale_by_2": _scale, "negate": _negate, "swap_indices": _swap_indices, "shift_bound": _shift_bound}
+def _changes_value(name, e) -> bool:
+    """Scaling and negating change every non-zero value; adding 1 changes every value."""
+    if name == "plus_one":
+        return True
+    try:
+        with time_limit(3):
+            return not (e == 0 or is_zero(e))
+    except (TimeLimitExceeded, Exception):
+        return True  # a value not shown to be zero: 2e = e would need e = 0
 
 
 def _candidates(derivation):
-    """Step indices whose neighbouring relations are all '=' (a changed value must break them)."""
+    """``(index, kind)`` of each mutable expression. ``"eq"``: a step before the last with an '='
+    on at least one side (a value change makes that '=' false); a one-step derivation offers its
+    only step. ``"ineq"``: an inequality step, whose expression is replaced by the previous one
+    moved the wrong way by 1 (``a <= a - 1`` is false for every real ``a``)."""
     steps = derivation.steps
     out = []
-    for k, st in enumerate(steps):
-        after = steps[k + 1].relation if k + 1 < len(steps) else "="
-        if st.relation == "=" and after == "=":
-            out.append(k)
+    if len(steps) == 1 and steps[0].relation == "=":
+        out.append((0, "eq"))
+    for k in range(len(steps) - 1):
+        if steps[k].relation == "=" or steps[k + 1].relation == "=":
+            out.append((k, "eq"))
+    out += [(k, "ineq") for k, st in enumerate(steps) if st.relation != "="]
     return out
 
 
-def _differs(a, b, name) -> bool:
-    """Whether the mutation really changed the value. Scaling by 2 and negating change every
-    non-zero expression, so for those only an expression known to be 0 is skipped."""
-    try:
-        with time_limit(5):
-            if name in ("scale_by_2", "negate"):
-                return not (b == 0 or is_zero(b))
-            return not equal(a, b)
-    except (TimeLimitExceeded, Exception):
-        return name in ("scale_by_2", "negate")
+def _false_bound(prev, relation):
+    """An expression that makes ``prev relation it`` false for every real value of ``prev``."""
+    return prev - 1 if relation in ("<=", "<") else prev + 1
 
 
-@pytest.mark.parametrize("theorem", PROVED, ids=[t.id for t in PROVED])
-def test_perturbed_derivation_does_not_prove(theorem):
+def _context(theorem, checker):
+    return ProofContext(hypotheses=theorem.hypotheses, theorem_id=theorem.id, time_limit=STEP_SECONDS,
+                        registry=registry, stack=(theorem.id,), verdict_of=checker.verdict_of)
+
+
+def _touched(derivation, k, mutated):
+    """The steps a mutation of step k's expression touches: (1-based number, lhs, rhs, step)."""
+    steps = derivation.steps
+    prev = derivation.start if k == 0 else steps[k - 1].expr
+    out = [(k + 1, prev, mutated, steps[k])]
+    if k + 1 < len(steps):
+        out.append((k + 2, mutated, steps[k + 1].expr, steps[k + 1]))
+    return out
+
+
+_checker = Checker(time_limit=STEP_SECONDS, numeric=False)
+
+
+def _step_seconds(derivation, ctx):
+    """How long each original step takes its rule (a mutant of a cheap step is cheap to reject)."""
+    out = []
+    for prev, step in derivation.pairs():
+        t0 = time.perf_counter()
+        check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _spread(candidates, seconds):
+    """Candidates in an order that tries steps before the last first, value changes before false
+    bounds, and steps whose rules were quick on the original before slow ones."""
+    last = max(k for k, _ in candidates)
+
+    def cost(c):
+        k, kind = c
+        touched = seconds[k] + (seconds[k + 1] if kind == "eq" and k + 1 < len(seconds) else 0.0)
+        return (c[0] == last and last > 0, kind == "ineq", round(touched, 1), k)
+
+    return sorted(candidates, key=cost)
+
+
+@pytest.mark.parametrize("theorem", DERIVED, ids=[t.id for t in DERIVED])
+def test_a_mutated_intermediate_step_is_rejected_by_its_rule(theorem):
     derivation = theorem.get_derivation()
     candidates = _candidates(derivation)
-    tried = 0
-    for name, mutate in MUTATIONS.items():
-        for k in reversed(candidates):  # the last qualifying step where this mutation changes something
+    assert candidates, f"{theorem.id}: no step can be mutated (add an '=' step or a mutation for this chain)"
+    ctx = _context(theorem, _checker)
+    caught, accepted, undecided = [], [], []
+    seconds = _step_seconds(derivation, ctx)
+    t0 = time.perf_counter()
+    for k, kind in _spread(candidates, seconds):
+        if len(caught) >= MUTANTS_PER_THEOREM or (caught and time.perf_counter() - t0 > SECOND_MUTANT_BUDGET):
+            break
+        prev = derivation.start if k == 0 else derivation.steps[k - 1].expr
+        options = MUTATIONS.items() if kind == "eq" else [
+            ("false_bound", lambda e, p=prev, r=derivation.steps[k].relation: _false_bound(p, r))]
+        for name, mutate in options:
             original = derivation.steps[k].expr
             try:
                 mutated = mutate(original)
             except Exception:
                 mutated = None
-            if mutated is None or mutated == original or not _differs(mutated, original, name):
+            if mutated is None or mutated == original or (kind == "eq" and not _changes_value(name, original)):
                 continue
-            broken = dataclasses.replace(
-                theorem, derivation=derivation.replaced(k, mutated), instances=None, probabilistic=None,
-                numeric=None,
-            )
-            outcome = Checker().check(broken)
-            assert outcome.verdict is not Verdict.PROVED, (
-                f"{theorem.id}: step {k + 1} mutated by {name} still proves the theorem"
-            )
-            tried += 1
-            break
-    assert tried >= 1 or not candidates, f"{theorem.id}: no mutation applied to any step"
+            touched = _touched(derivation, k, mutated)
+            if kind == "ineq":
+                touched = touched[:1]  # the false bound makes this step false; the next may still hold
+            results = []
+            for number, lhs, rhs, step in touched:
+                res = check_step(lhs, rhs, step.relation, step.rule, step.args, ctx)
+                results.append((number, step, res))
+            failing = [n for n, _, r in results if r.status is Level.FAIL]
+            said = f"step {k + 1} {name}: " + "; ".join(
+                f"step {n} [{st.rule}] {r.status.value}: {r.reason[:120]}" for n, st, r in results)
+            if failing:
+                caught.append((k, name, failing, mutated))
+            elif all(r.status is Level.PASS for _, _, r in results):
+                accepted.append(said)  # every touched rule passed a false step: unsound
+            else:
+                undecided.append(said)  # a time-out is no rejection: try another mutation of this step
+                continue
+            break  # one decided mutation per step
+    assert not accepted, f"{theorem.id}: false steps accepted by their rules: {accepted}"
+    assert caught, f"{theorem.id}: no mutant rejected by a rule (undecided does not count): {undecided}"
+
+    # the first mutant through the whole checker: symbolic level fail, at the mutated step or the next
+    k, name, failing, mutated = caught[0]
+    broken = dataclasses.replace(theorem, derivation=derivation.replaced(k, mutated), instances=None,
+                                 probabilistic=None, numeric=None)
+    outcome = Checker(numeric=False).check(broken)
+    assert outcome.verdict is not Verdict.PROVED
+    sym = outcome.levels["symbolic"]
+    assert sym.status is Level.FAIL, (theorem.id, sym.status, sym.detail[:300])
+    assert any(f"step {n} " in sym.detail for n in failing), (theorem.id, failing, sym.detail[:300])

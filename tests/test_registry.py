@@ -1,6 +1,10 @@
-"""Every registered theorem is a test: it must reach its target verdict.
+"""Every registered theorem is a test: it must reach its target verdict, and every level of
+evidence it configures must pass.
 
-``pytest`` is the proof check: one item per theorem, ids = theorem ids.
+``pytest`` is the proof check: one item per theorem, ids = theorem ids. A level that is
+configured (not ``n/a``) and does not pass -- a numeric check that raised, an instance builder
+that timed out or was rejected, a probabilistic test too weak to count -- fails the item, even
+when the verdict reaches its target through another level.
 """
 
 import pytest
@@ -8,6 +12,7 @@ import pytest
 from symattn.checker import Checker
 from symattn.pytest_plugin import assert_theorem
 from symattn.theorem import load_all
+from symattn.verdict import Level
 
 REGISTRY = load_all()
 _checker = Checker()
@@ -17,8 +22,26 @@ _checker = Checker()
 def test_theorem_reaches_target_verdict(theorem):
     # the same rule as `pytest --symattn` items and `symattn check` (symattn.acceptance): the
     # verdict reaches the target and every configured level passes; a failure shows the failing
-    # step, its rule and residual, not a traceback
-    assert_theorem(theorem, _checker.check(theorem))
+    # step, its rule and residual, not a traceback; then what only the registry promises: every
+    # configured level passes, unconfigured ones are n/a, and the hypotheses have a model
+    outcome = _checker.check(theorem)
+    assert_theorem(theorem, outcome)
+    levels = {k: (v.status.value, v.detail) for k, v in outcome.levels.items()}
+    configured = {
+        "symbolic": theorem.derivation is not None,
+        "instances": theorem.instances is not None,
+        "probabilistic": theorem.probabilistic is not None,
+        "numeric": theorem.numeric is not None,
+    }
+    for name, present in configured.items():
+        status = outcome.levels[name].status
+        if present:
+            assert status is Level.PASS, f"{theorem.id}: configured level {name} is {status.value}: {levels[name][1]}"
+        else:
+            assert status is Level.NA, f"{theorem.id}: level {name} has no check but is {status.value}"
+    if theorem.target.value == "proved":
+        assert outcome.levels["symbolic"].status is Level.PASS, levels
+    assert outcome.model is not None, f"{theorem.id}: no model of its hypotheses: {outcome.how}"
 
 
 def test_theorem_ids_name_conclusions_and_are_unique():

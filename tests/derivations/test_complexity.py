@@ -18,6 +18,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem
 from symattn.verdict import Verdict
+from tests.derivations.refutation import builder_fails, counterexample_text, refuted
 
 n, d, h, r = cx.n, cx.d, cx.h, cx.r
 
@@ -63,7 +64,7 @@ def test_total_with_a_dropped_factor_two_is_not_proved():
             (1, 2), label="n"),
     )
     outcome = _check(thm)
-    assert outcome.verdict is Verdict.REFUTED
+    assert refuted(outcome)
     assert outcome.levels["symbolic"].status.value == "fail"
 
 
@@ -93,7 +94,7 @@ def test_the_texts_factor_30_is_refuted():
         instances=Instances(lambda s: Statement(cx._ATTN_128K.doit(), 30), (1,)),
     )
     outcome = _check(thm)
-    assert outcome.verdict is Verdict.REFUTED
+    assert refuted(outcome)
     assert "125/16" in outcome.levels["instances"].detail or "7.81" in outcome.levels["instances"].detail
 
 
@@ -107,4 +108,4 @@ def test_crossover_at_n_equals_d_is_not_proved():
         instances=Instances(lambda s: Statement(sp.Rational(2 * s * s * 2, 8 * s * 4), sp.Rational(s, 2)), (1, 2, 3)),
     )
     outcome = _check(thm)
-    assert outcome.verdict is Verdict.REFUTED
+    assert refuted(outcome)

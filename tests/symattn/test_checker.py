@@ -47,14 +47,12 @@ def test_softmax_plus_constant_claim_is_refuted():
         .eq(rhs, "definition", name="softmax")
     )
 
-    def instance(size):
-        a, xs = _softmax_vec(size, c)
-        b, _ = _softmax_vec(size, 0)
-        return Statement(a, b + sp.ones(size, 1) * c)
+    def instance(size):  # the statement itself at n = size; the kernel checks it is
+        return Statement(lhs, rhs).subs({n: size})
 
     o = check(thm(statement=Statement(lhs, rhs), derivation=proof, dimensions=(n,),
                   hypotheses=(IndexRange("r", index=i, lower=1, upper=n),),
-                  instances=Instances(instance, (1, 2, 3))))
+                  instances=Instances(instance, (1, 2, 3), at=n)))
     assert o.verdict is Verdict.REFUTED
     assert o.levels["symbolic"].status is Level.FAIL and "step 2" in o.levels["symbolic"].detail
     assert o.counterexample and "left" in o.counterexample
@@ -146,27 +144,30 @@ def test_a_rule_returning_garbage_is_a_failure(monkeypatch):
 
 # ------------------------------------------------------------------------------ instances / probabilistic
 def test_instances_pass_gives_proved_for_instances_only():
+    st = Statement(sp.Sum(s[j], (j, 1, n)) ** 2, sp.Sum(sp.Sum(s[j] * s[i], (i, 1, n)), (j, 1, n)))
+
+    o = check(thm(statement=st, instances=Instances(lambda size: st.subs({n: size}), (1, 2, 3))))
+    assert o.verdict is Verdict.PROVED_FOR_INSTANCES
+
+
+def test_instances_of_another_statement_give_nothing():
     def inst(size):
         v = sp.Matrix(sp.symbols(f"v1:{size + 1}"))
         return Statement((v.T * v)[0], sum(e**2 for e in v))
 
-    o = check(thm(statement=Statement(x, x), instances=Instances(inst, (1, 2, 3))))
-    assert o.verdict is Verdict.PROVED_FOR_INSTANCES
+    o = check(thm(statement=Statement(x, y), instances=Instances(inst, (1, 2, 3))))
+    assert o.verdict is Verdict.UNDECIDED and "not counted" in o.levels["instances"].detail
 
 
 def test_schwartz_zippel_catches_a_false_identity_and_bounds_its_error():
-    def true_id(size):
-        v = sp.symbols(f"v1:{size + 1}")
-        return Statement(sum(v) ** 2, sum(a * b for a in v for b in v))
+    v = sp.symbols("v1:6")
+    true_id = Statement(sum(v) ** 2, sum(a * b for a in v for b in v))
+    false_id = Statement(sum(v) ** 2, sum(a**2 for a in v))
 
-    def false_id(size):
-        v = sp.symbols(f"v1:{size + 1}")
-        return Statement(sum(v) ** 2, sum(a**2 for a in v))
-
-    ok = check(thm(probabilistic=Probabilistic(true_id, (2, 5))))
+    ok = check(thm(statement=true_id, probabilistic=Probabilistic(lambda size: true_id, (1,))))
     assert ok.verdict is Verdict.CHECKED_PROBABILISTICALLY
     assert ok.levels["probabilistic"].data["error_bound"] < 1e-20
-    bad = check(thm(probabilistic=Probabilistic(false_id, (2,))))
+    bad = check(thm(statement=false_id, probabilistic=Probabilistic(lambda size: false_id, (1,))))
     assert bad.verdict is Verdict.REFUTED
 
 
