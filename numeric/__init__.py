@@ -14,6 +14,7 @@ This module only re-exports; ``__all__`` lists exactly the public names.
 from .linear import elu_plus_one, linear_attention
 from .reference import (
     TransformerLayerParams,
+    alibi_slopes,
     attention,
     attention_backward,
     attention_scores,
@@ -30,15 +31,25 @@ from .reference import (
     softmax_jacobian,
 )
 from .rope import rope, rope_frequencies, rope_permutation, sinusoidal_encoding
-from .tiled import DEFAULT_BLOCK_K, DEFAULT_BLOCK_Q, tiled_attention, tiled_attention_backward
+from .tiled import (
+    DEFAULT_BLOCK_K,
+    DEFAULT_BLOCK_Q,
+    cpu_count,
+    decode_step,
+    tiled_attention,
+    tiled_attention_backward,
+)
 
 __all__ = [
     "DEFAULT_BLOCK_K",
     "DEFAULT_BLOCK_Q",
     "TransformerLayerParams",
+    "alibi_slopes",
     "attention",
     "attention_backward",
     "attention_scores",
+    "cpu_count",
+    "decode_step",
     "elu_plus_one",
     "gelu",
     "layer_norm",

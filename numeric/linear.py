@@ -58,8 +58,12 @@ def linear_attention(q, k, v, *, feature_map=elu_plus_one, causal=False, order="
     args = check_attention_args(q, k, v, causal=causal)
     if args.causal is not None and args.n_q != args.n_k:
         raise ValueError(
-            f"causal linear attention needs n_q == n_k, got q {args.q.shape} and k {args.k.shape}"
+            f"causal linear attention needs n_q == n_k, got q {args.shapes[0][0]} and k {args.shapes[1][0]}"
         )
+    return args.user(_linear(args, feature_map, order), 2)
+
+
+def _linear(args, feature_map, order):
     fq = feature_map(args.q)  # (..., n_q, d)
     fk = feature_map(args.k)  # (..., n_k, d)
     v = args.v  # (..., n_k, d_v)

@@ -48,6 +48,7 @@ from .validation import (
 
 __all__ = [
     "TransformerLayerParams",
+    "alibi_slopes",
     "attention",
     "attention_backward",
     "attention_scores",
@@ -128,68 +129,121 @@ def softmax_jacobian(a) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# scaled dot-product attention
+# scaled dot-product attention and its variants
 
 
-def _allowed(args, dtype) -> np.ndarray | None:
-    """The boolean ``(..., n_q, n_k)`` "may attend" matrix (mask AND causal), or None."""
+_VARIANT_DOC = """
+    mask : bool or float array broadcastable to ``(..., h, n_q, n_k)``, optional
+        Boolean: ``True`` where the query may attend. Float: added to the (soft-capped) scores.
+    causal : False, True / "top_left", or "bottom_right"
+        Query ``i`` sees keys ``j <= i + offset``. ``True`` uses ``align``; ``"bottom_right"``
+        implies ``align="bottom_right"``.
+    scale : float, optional
+        Defaults to :math:`1/\\sqrt d`.
+    window : (left, right), optional
+        Query ``i`` sees key ``j`` iff ``i + offset - left <= j <= i + offset + right``
+        (``None`` = unbounded on that side).
+    softcap : float > 0, optional
+        Scores become ``softcap * tanh(s / softcap)`` after scaling, before masks and biases.
+    alibi_slopes : array ``(h,)`` or broadcastable ``(..., h)``, optional
+        Adds ``-slope * |i + offset - j|`` to the scores of each query head.
+    key_lengths : int array ``(batch,)``, optional (4-D inputs only)
+        Keys at positions ``>= key_lengths[b]`` are masked for batch element ``b``.
+    align : None, "top_left" or "bottom_right"
+        The coordinate offset (``0`` or ``n_k - n_q``) used by ``causal=True``, ``window`` and
+        ``alibi_slopes``; default top-left (unless ``causal="bottom_right"``)."""
+
+
+def _check(q, k, v, mask, causal, scale, window, softcap, alibi_slopes, key_lengths, align):
+    return check_attention_args(
+        q, k, v, mask=mask, causal=causal, scale=scale, window=window, softcap=softcap,
+        alibi_slopes=alibi_slopes, key_lengths=key_lengths, align=align,
+    )  # fmt: skip
+
+
+def _allowed(args) -> np.ndarray | None:
+    """The boolean ``(*b, n_q, n_k)`` "may attend" matrix (mask, band, key lengths), or None."""
     allowed = None
+
+    def both(a, b):
+        return b if a is None else a & b
+
     if args.mask is not None:
         mask = args.mask
         allowed = mask if mask.dtype == np.bool_ else mask != -np.inf
-    offset = visible_range(args.causal, args.n_q, args.n_k)
-    if offset is not None:
-        i = np.arange(args.n_q)[:, None]  # (n_q, 1)
-        j = np.arange(args.n_k)[None, :]  # (1, n_k)
-        causal = j <= i + offset  # (n_q, n_k)
-        allowed = causal if allowed is None else allowed & causal
+    i = np.arange(args.n_q)[:, None] + args.offset  # (n_q, 1)  query positions, aligned
+    j = np.arange(args.n_k)[None, :]  # (1, n_k)
+    if args.left is not None:
+        allowed = both(allowed, j >= i - args.left)  # (n_q, n_k)
+    if args.right is not None:
+        allowed = both(allowed, j <= i + args.right)  # (n_q, n_k)  causal: right = 0
+    if args.lengths is not None:
+        key_ok = np.arange(args.n_k) < args.lengths  # (B, 1, ..., 1, n_k)
+        allowed = both(allowed, key_ok[..., None, :])  # (B, 1, ..., 1, 1, n_k)
     return allowed
 
 
-def attention_scores(q, k, *, mask=None, causal=False, scale=None) -> np.ndarray:
-    r"""The masked, scaled score matrix :math:`S = \text{scale}\cdot Q K^\top + M`, ``-inf`` where masked.
+def _bias(args, ct) -> np.ndarray | None:
+    """ALiBi's ``-slope * |i + offset - j|`` (``(*b, n_q, n_k)``), or None."""
+    if args.slopes is None:
+        return None
+    i = np.arange(args.n_q)[:, None] + args.offset  # (n_q, 1)
+    j = np.arange(args.n_k)[None, :]  # (1, n_k)
+    return -args.slopes.astype(ct) * np.abs(i - j).astype(ct)  # (*b, n_q, n_k)
 
-    Returns ``(..., n_q, n_k)`` in the compute precision (float32 for float16 inputs).
+
+def _scores(args, q, k, want_tanh: bool = False):
+    """The scores ``s`` (``-inf`` where masked) and, if asked, ``tanh(raw / softcap)`` (or None)."""
+    ct = compute_dtype(args.q.dtype)
+    q, k = q.astype(ct, copy=False), k.astype(ct, copy=False)
+    s = (q @ k.swapaxes(-1, -2)) * ct.type(args.scale)  # (*b, n_q, n_k)  scale QK^T
+    t = None
+    if args.softcap is not None:
+        c = ct.type(args.softcap)
+        t = np.tanh(s / c)  # (*b, n_q, n_k)
+        s = c * t  # soft-capped, before any mask or bias
+    if args.mask is not None and args.mask.dtype != np.bool_:
+        with np.errstate(invalid="ignore"):  # inf - inf where masked: overwritten just below
+            s = s + args.mask.astype(ct, copy=False)
+    bias = _bias(args, ct)
+    if bias is not None:
+        s = s + bias
+    allowed = _allowed(args)
+    if allowed is not None:
+        s = np.where(allowed, s, ct.type(-np.inf))
+    return (s, t) if want_tanh else s
+
+
+def attention_scores(q, k, *, mask=None, causal=False, scale=None, window=None, softcap=None,
+                     alibi_slopes=None, key_lengths=None, align=None) -> np.ndarray:  # fmt: skip
+    r"""The score matrix :math:`S` that the softmax sees, ``-inf`` where masked.
+
+    Scaled, soft-capped, biased and masked as in :func:`attention`. Returns ``(..., n_q, n_k)``
+    in the compute precision (float32 for float16 inputs).
 
     >>> attention_scores(np.eye(2), np.eye(2), causal=True, scale=1.0)
     array([[  1., -inf],
            [  0.,   1.]])
     """
     k = np.asarray(k)
-    args = check_attention_args(q, k, k, mask=mask, causal=causal, scale=scale)
-    return _scores(args, args.q, args.k)
+    args = _check(q, k, k, mask, causal, scale, window, softcap, alibi_slopes, key_lengths, align)
+    return args.user(_scores(args, args.q, args.k), 2)
 
 
-def _scores(args, q, k) -> np.ndarray:
-    ct = compute_dtype(args.q.dtype)
-    q, k = q.astype(ct, copy=False), k.astype(ct, copy=False)
-    s = (q @ k.swapaxes(-1, -2)) * ct.type(args.scale)  # (..., n_q, n_k)
-    if args.mask is not None and args.mask.dtype != np.bool_:
-        with np.errstate(invalid="ignore"):  # inf - inf where masked: overwritten just below
-            s = s + args.mask.astype(ct, copy=False)
-    allowed = _allowed(args, ct)
-    if allowed is not None:
-        s = np.where(allowed, s, ct.type(-np.inf))
-    return s
-
-
-def attention(q, k, v, *, mask=None, causal=False, scale=None) -> np.ndarray:
-    r"""Scaled dot-product attention, :math:`\operatorname{softmax}(\text{scale}\cdot QK^\top + M)\,V`.
+def attention(q, k, v, *, mask=None, causal=False, scale=None, window=None, softcap=None,
+              alibi_slopes=None, key_lengths=None, align=None) -> np.ndarray:  # fmt: skip
+    r"""Scaled dot-product attention, :math:`\operatorname{softmax}(S)\,V` with the variants above.
 
     Parameters
     ----------
-    q, k, v : arrays ``(..., n_q, d)``, ``(..., n_k, d)``, ``(..., n_k, d_v)``
-        Leading (batch, head) dimensions broadcast. One floating dtype.
-    mask : bool or float array broadcastable to ``(..., n_q, n_k)``, optional
-        Boolean: ``True`` where the query may attend. Float: added to the scaled scores.
-    causal : False, True / "top_left", or "bottom_right"
-        Top-left: query ``i`` sees keys ``j <= i``. Bottom-right: ``j <= i + n_k - n_q``.
-    scale : float, optional
-        Defaults to :math:`1/\sqrt d`.
+    q, k, v : arrays ``(..., h, n_q, d)``, ``(..., h_kv, n_k, d)``, ``(..., h_kv, n_k, d_v)``
+        Leading (batch, head) dimensions broadcast; ``h % h_kv == 0`` (grouped-query attention:
+        query head ``m`` uses key/value head ``m // (h // h_kv)``). One floating dtype.
+    {variants}
 
     Returns
     -------
-    ``(..., n_q, d_v)``, same dtype as the inputs. Fully masked rows are 0.
+    ``(..., h, n_q, d_v)``, same dtype as the inputs. Fully masked rows are 0.
 
     Examples
     --------
@@ -200,30 +254,38 @@ def attention(q, k, v, *, mask=None, causal=False, scale=None) -> np.ndarray:
     array([[7.]])
     >>> attention(q, k, v, mask=np.array([[False, False]]))   # fully masked row: 0
     array([[0.]])
+    >>> attention(q, k, v, scale=1.0, window=(0, 0))   # query 0 sees key 0 only
+    array([[4.]])
     """
-    args = check_attention_args(q, k, v, mask=mask, causal=causal, scale=scale)
-    k, v = zero_ignored_keys(args)
+    args = _check(q, k, v, mask, causal, scale, window, softcap, alibi_slopes, key_lengths, align)
     ct = compute_dtype(args.q.dtype)
-    s = _scores(args, args.q, k)  # (..., n_q, n_k)
-    p = softmax(s, axis=-1)  # (..., n_q, n_k)
-    out = p @ v.astype(ct, copy=False)  # (..., n_q, d_v)
-    return out.astype(args.q.dtype, copy=False)
+    if args.n_q == 0 or args.n_k == 0:  # no query, or nothing to attend to: zeros
+        return np.zeros((*args.user_batch, args.n_q, args.d_v), args.q.dtype)
+    k, v = zero_ignored_keys(args)
+    s = _scores(args, args.q, k)  # (*b, n_q, n_k)
+    p = softmax(s, axis=-1)  # (*b, n_q, n_k)
+    out = p @ v.astype(ct, copy=False)  # (*b, n_q, d_v)
+    return args.user(out, 2).astype(args.q.dtype, copy=False)
 
 
-def attention_backward(q, k, v, d_out, *, mask=None, causal=False, scale=None):
-    r"""Gradients ``(dq, dk, dv)`` of attention, from the explicit formulas.
+def attention_backward(q, k, v, d_out, *, mask=None, causal=False, scale=None, window=None, softcap=None,
+                       alibi_slopes=None, key_lengths=None, align=None):  # fmt: skip
+    r"""Gradients ``(dq, dk, dv)`` of :func:`attention`, from the explicit formulas.
 
-    With :math:`P = \operatorname{softmax}(S)`, :math:`S = \text{scale}\cdot QK^\top + M` and upstream
-    gradient :math:`dO`:
+    With :math:`P = \operatorname{softmax}(S)`, upstream gradient :math:`dO`, raw scores
+    :math:`R = \text{scale}\cdot QK^\top` and :math:`S = c \tanh(R / c) + B` (or :math:`R + B`
+    without soft-capping; :math:`B` the float mask and ALiBi bias):
 
     .. math::
 
         dV = P^\top dO,\quad dP = dO\,V^\top,\quad
-        dS_{i\cdot} = J(P_{i\cdot})\,dP_{i\cdot} = P_{i\cdot} \odot (dP_{i\cdot} - P_{i\cdot}\cdot dP_{i\cdot}),\quad
-        dQ = \text{scale}\cdot dS\,K,\quad dK = \text{scale}\cdot dS^\top Q
+        dS_{i\cdot} = J(P_{i\cdot})\,dP_{i\cdot} = P_{i\cdot} \odot (dP_{i\cdot} - P_{i\cdot}\cdot dP_{i\cdot}),
+
+        dR = dS \odot (1 - \tanh^2(R / c)) \;(\text{or } dS),\quad
+        dQ = \text{scale}\cdot dR\,K,\quad dK = \text{scale}\cdot dR^\top Q
 
     where :math:`J` is :func:`softmax_jacobian`. Each gradient has its input's shape (summed
-    over broadcast dimensions).
+    over broadcast dimensions and over the query heads of a group).
 
     Examples
     --------
@@ -233,27 +295,31 @@ def attention_backward(q, k, v, d_out, *, mask=None, causal=False, scale=None):
     >>> dq.tolist(), dk.tolist(), dv.tolist()
     ([[0.0, 0.0]], [[0.0, 0.0]], [[1.0, 1.0, 1.0]])
     """
-    args = check_attention_args(q, k, v, mask=mask, causal=causal, scale=scale)
+    args = _check(q, k, v, mask, causal, scale, window, softcap, alibi_slopes, key_lengths, align)
     d_out = np.asarray(d_out)
-    expected = (*args.batch, args.n_q, args.d_v)
+    expected = (*args.user_batch, args.n_q, args.d_v)
     if d_out.shape != expected:
         raise ValueError(f"d_out has shape {d_out.shape}, expected {expected}")
-    k0, v0 = zero_ignored_keys(args)
     ct = compute_dtype(args.q.dtype)
+    if args.n_q == 0 or args.n_k == 0:
+        zeros = [np.zeros(shape, ct) for shape, _ in args.shapes]
+        return tuple(z.astype(args.q.dtype) for z in zeros)
+    k0, v0 = zero_ignored_keys(args)
     q_, k_, v_ = (x.astype(ct, copy=False) for x in (args.q, k0, v0))
-    do = d_out.astype(ct, copy=False)  # (..., n_q, d_v)
-    p = softmax(_scores(args, args.q, k0), axis=-1)  # (..., n_q, n_k)
-    dv = p.swapaxes(-1, -2) @ do  # (..., n_k, d_v)
-    dp = do @ v_.swapaxes(-1, -2)  # (..., n_q, n_k)
-    ds = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))  # (..., n_q, n_k)  J(p) dp, row by row
-    dq = args.scale * (ds @ k_)  # (..., n_q, d)
-    dk = args.scale * (ds.swapaxes(-1, -2) @ q_)  # (..., n_k, d)
-    dt = args.q.dtype
-    return (
-        unbroadcast(dq, args.q.shape).astype(dt, copy=False),
-        unbroadcast(dk, args.k.shape).astype(dt, copy=False),
-        unbroadcast(dv, args.v.shape).astype(dt, copy=False),
-    )
+    do = d_out.astype(ct, copy=False).reshape(*args.batch, args.n_q, args.d_v)  # (*b, n_q, d_v)
+    s, t = _scores(args, args.q, k0, want_tanh=True)
+    p = softmax(s, axis=-1)  # (*b, n_q, n_k)
+    dv = p.swapaxes(-1, -2) @ do  # (*b, n_k, d_v)
+    dp = do @ v_.swapaxes(-1, -2)  # (*b, n_q, n_k)
+    ds = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))  # (*b, n_q, n_k)  J(p) dp, row by row
+    if t is not None:
+        ds = ds * (1 - t * t)  # d/dR of c tanh(R / c)
+    dq = args.scale * (ds @ k_)  # (*b, n_q, d)
+    dk = args.scale * (ds.swapaxes(-1, -2) @ q_)  # (*b, n_k, d)
+    return args.user_grads(dq, dk, dv, args.q.dtype)
+
+
+attention.__doc__ = attention.__doc__.replace("    {variants}", _VARIANT_DOC.strip("\n"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,3 +553,37 @@ def post_norm_layer(x, params: TransformerLayerParams, *, heads, mask=None, caus
     x = layer_norm(x + mlp(x, p.w_1, p.w_2, p.b_1, p.b_2, activation=activation),
                    p.ln_2_gamma, p.ln_2_beta, eps)  # fmt: skip
     return x
+
+
+# ---------------------------------------------------------------------------------------------
+# ALiBi
+
+
+def alibi_slopes(h) -> np.ndarray:
+    r"""The ALiBi head slopes of Press et al. (2022), section 3, for ``h`` heads.
+
+    For ``h`` a power of two the slopes are the geometric sequence
+    :math:`2^{-8/h}, 2^{-16/h}, \dots, 2^{-8}` (start and ratio :math:`2^{-8/h}`). Otherwise,
+    with :math:`p` the largest power of two below ``h``, the ``p`` slopes for ``p`` heads come
+    first, followed by every other slope of the ``2p``-head sequence (the odd-numbered ones,
+    :math:`2^{-4/p}, 2^{-12/p}, \dots`) until there are ``h`` -- the rule of the paper's
+    reference code (``get_slopes`` in ofirpress/attention_with_linear_biases).
+
+    >>> alibi_slopes(8).tolist()                     # 2^-1, 2^-2, ..., 2^-8
+    [0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625]
+    >>> alibi_slopes(3).tolist()                     # p = 2: 2^-4, 2^-8, then 2^-2 from the 4-head set
+    [0.0625, 0.00390625, 0.25]
+    """
+    if isinstance(h, bool) or not isinstance(h, (int, np.integer)) or h <= 0:
+        raise ValueError(f"alibi_slopes needs a positive integer number of heads h, got {h!r}")
+    h = int(h)
+
+    def powers_of_two(n: int) -> list[float]:  # n a power of two
+        start = 2.0 ** (-8.0 / n)
+        return [start ** (i + 1) for i in range(n)]
+
+    p = 1 << (h.bit_length() - 1)  # largest power of two <= h
+    slopes = powers_of_two(p)
+    if p < h:
+        slopes += powers_of_two(2 * p)[0::2][: h - p]
+    return np.array(slopes)

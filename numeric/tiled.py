@@ -1,4 +1,4 @@
-r"""Tiled exact attention: the FlashAttention recurrence in numpy, forward and backward.
+r"""Tiled exact attention: the FlashAttention recurrence in numpy, forward and backward, on every core.
 
 The ``n_q x n_k`` score matrix is never formed. Queries are taken ``block_q`` rows at a time and
 keys ``block_k`` at a time; each query block keeps, per row, a running maximum ``m``, a running
@@ -7,7 +7,7 @@ online-softmax recurrence
 
 .. math::
 
-    S = \text{scale}\cdot Q_i K_j^\top + M_{ij}, \qquad
+    S = \text{score}(Q_i K_j^\top), \qquad
     m' = \max(m, \operatorname{rowmax} S), \qquad
     P = e^{S - m'},
 
@@ -17,7 +17,10 @@ online-softmax recurrence
 and finally :math:`O = \text{acc}/l`, :math:`\text{lse} = m + \log l`. That the rescaling by
 :math:`e^{m - m'}` makes the result equal to the softmax over all keys is the theorem
 ``online_softmax_merge`` in :mod:`derivations.online_softmax` (merging the statistics of two
-disjoint key sets gives the statistics of their union).
+disjoint key sets gives the statistics of their union). ``score`` applies, in this order, the
+scale, the soft-cap :math:`c\tanh(\cdot/c)`, the additive float mask and ALiBi bias, and the
+masks (boolean mask, causal/window band, key lengths) -- the conventions of
+:mod:`numeric.reference`, where each variant and its source are described.
 
 The backward pass recomputes :math:`P = e^{S - \text{lse}}` tile by tile from the saved
 log-sum-exp instead of storing it (FlashAttention-2, Algorithm 2):
@@ -25,23 +28,57 @@ log-sum-exp instead of storing it (FlashAttention-2, Algorithm 2):
 .. math::
 
     D = \operatorname{rowsum}(dO \odot O),\quad dV \mathrel{+}= P^\top dO,\quad dP = dO\,V^\top,\quad
-    dS = P \odot (dP - D),\quad dQ \mathrel{+}= \text{scale}\cdot dS\,K,\quad dK \mathrel{+}= \text{scale}\cdot dS^\top Q.
+    dS = P \odot (dP - D),
+
+    dR = dS \odot (1 - \tanh^2(R/c)) \text{ (soft-cap only)},\quad
+    dQ \mathrel{+}= \text{scale}\cdot dR\,K,\quad dK \mathrel{+}= \text{scale}\cdot dR^\top Q.
+
+Skipped tiles
+-------------
+A query block only visits the key range its rows may see: causal and window bands (in the
+aligned coordinates) and the largest key length bound it, so tiles entirely outside the band are
+never computed (a sliding window costs O(n w d), not O(n^2 d)); the backward does the same from
+the key side. Band masks are generated per tile, only for tiles that cross a band edge.
+
+Small-score tiles
+-----------------
+When a tile's scores are bounded by :data:`SAFE_LOGIT` in absolute value -- by Cauchy-Schwarz,
+:math:`|S_{ij}| \le \text{scale}\,|q_i|\,|k_j|`, or by the soft-cap :math:`|c\tanh(\cdot)| < c` --
+the exponentials are taken unshifted (no max and subtract passes) and the shift is applied to
+the small ``(block_q, d_v + 1)`` product instead. Disabled with an additive float mask or ALiBi
+(a bias can push every score of a row towards ``-inf`` and underflow the unshifted sum).
+
+Threads
+-------
+The work is split into units -- (batch slice, query block) in the forward, (batch slice, key
+block) in the backward -- and run on a pool of ``threads`` workers (default: the CPUs this
+process may use). numpy releases the GIL inside matmul and ufuncs, so the workers overlap;
+while they run, BLAS is pinned to one thread (:mod:`threadpoolctl`), so that ``threads``
+workers use ``threads`` cores instead of ``threads x`` BLAS's own pool. (The limit is
+process-wide for the duration of the call: another thread calling BLAS at the same moment also
+runs single-threaded.) Problems below :data:`MIN_PARALLEL_FLOPS` run in the calling thread.
+
+Determinism. The forward computes every row with the same operations whichever worker runs it:
+its result does not depend on ``threads``. The backward gives each worker its own ``dQ``
+accumulator, and the units are assigned to workers by a fixed rule (largest first, to the least
+loaded worker, ties by index) before anything runs; the accumulators are summed in worker order.
+So for a given shape, block sizes and ``threads`` the gradients are bitwise reproducible; a
+different thread count changes ``dQ`` by rounding only (the summation order over key blocks).
 
 Memory
 ------
-Besides its inputs and outputs, each call holds O(B * (block_q + d) * block_k + B * n * d)
-numbers, where ``B`` is the product of the batch/head dimensions (all of them are processed
-together in each tile matmul): a few ``block_q x block_k`` tiles, and per-row statistics. Causal
-masks are generated per tile (a ``block_q x block_k`` boolean, only for tiles that cross the
-diagonal); tiles entirely above the diagonal are skipped. A user-supplied mask is read tile by
-tile through a broadcast view, so it costs nothing beyond the user's own array.
+Besides its inputs and outputs, each worker holds a few ``B_s x block_q x block_k`` tiles
+(``B_s`` the batch slice it works on) and per-row statistics; the backward adds one
+``B x n_q x d`` accumulator for ``dQ`` per worker. All of it is O(n) in the sequence length.
+A user-supplied mask is read tile by tile through a broadcast view, so it costs nothing beyond
+the user's own array.
 
 Conventions
 -----------
 Those of :func:`numeric.reference.attention`: fully masked rows give output 0, log-sum-exp
-``-inf`` and gradient 0 (no NaN, no warnings); keys masked for every query are ignored even if
-they hold NaN/inf; non-finite values elsewhere propagate (not rejected). float16 inputs are computed in float32;
-the output and gradients are returned in float16, the log-sum-exp in float32.
+``-inf`` and gradient 0 (no NaN, no warnings); keys no query may see are ignored even if they
+hold NaN/inf; non-finite values elsewhere propagate (not rejected). float16 inputs are computed
+in float32; the output and gradients are returned in float16, the log-sum-exp in float32.
 
 References
 ----------
@@ -51,21 +88,27 @@ Dao et al., "FlashAttention", NeurIPS 2022, Algorithm 1; Dao, "FlashAttention-2"
 
 from __future__ import annotations
 
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .validation import (
     check_attention_args,
     check_block_size,
+    check_threads,
     compute_dtype,
-    unbroadcast,
-    visible_range,
     zero_ignored_keys,
 )
 
 __all__ = [
     "DEFAULT_BLOCK_K",
     "DEFAULT_BLOCK_Q",
+    "MIN_PARALLEL_FLOPS",
     "SAFE_LOGIT",
+    "cpu_count",
+    "decode_step",
     "tiled_attention",
     "tiled_attention_backward",
 ]
@@ -84,105 +127,204 @@ DEFAULT_BLOCK_K = 512
 # the max shift: e^20 ~ 5e8 is far from overflow in float32 and e^-20 far from underflow.
 SAFE_LOGIT = 20.0
 
+# Below this many matmul FLOPs (4 n_q n_k d B) a call runs in the calling thread: starting a
+# pool costs ~0.1 ms, more than the whole computation of a small problem.
+MIN_PARALLEL_FLOPS = 2e7
 
-class _TileMasks:
-    """Masks for one ``(query block, key block)`` tile: causal generated, user mask sliced."""
 
-    def __init__(self, args):
-        self.offset = visible_range(args.causal, args.n_q, args.n_k)  # j <= i + offset, or None
-        self.n_k = args.n_k
+def cpu_count() -> int:
+    """The CPUs this process may run on (the default ``threads``)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without affinity
+        return os.cpu_count() or 1
+
+
+_controller = None
+
+
+def _blas_single_threaded():
+    """A context in which BLAS runs on one thread (threadpoolctl), created once per process."""
+    global _controller
+    if _controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        _controller = ThreadpoolController()
+    return _controller.limit(limits=1, user_api="blas")
+
+
+def _take(x, axis: int, sl: slice):
+    """``x[..., sl, ...]`` along batch ``axis``, unless ``x`` is broadcast (size 1) there."""
+    if x is None or x.shape[axis] == 1:
+        return x
+    return x[(slice(None),) * axis + (sl,)]
+
+
+class _Problem:
+    """Everything a worker needs: checked arguments, compute-precision arrays, tile masks."""
+
+    def __init__(self, args, block_q, block_k, threads):
+        self.args = args
+        self.bq = check_block_size("block_q", block_q, DEFAULT_BLOCK_Q)
+        self.bk = check_block_size("block_k", block_k, DEFAULT_BLOCK_K)
+        self.threads = check_threads(threads, cpu_count())
+        self.ct = ct = compute_dtype(args.q.dtype)
+        k, v = zero_ignored_keys(args)
+        self.q, self.k, self.v = (x.astype(ct, copy=False) for x in (args.q, k, v))
+        self.batch, self.n_q, self.n_k = args.batch, args.n_q, args.n_k
+        self.offset, self.left, self.right = args.offset, args.left, args.right
+        self.c = args.softcap
+        # scores are (scale / c) q . k, then c tanh(.), or scale q . k
+        self.q_factor = args.scale / self.c if self.c is not None else args.scale
         mask = args.mask
         if mask is not None:
             # A broadcast view: slicing it per tile never copies the (..., n_q, n_k) matrix.
             mask = np.broadcast_to(mask, (*args.batch, args.n_q, args.n_k))
         self.mask = mask
+        self.float_mask = mask is not None and mask.dtype != np.bool_
+        self.slopes = None if args.slopes is None else args.slopes.astype(ct)
+        self.lengths = args.lengths  # (B, 1, ..., 1) or None
+        # the batch axis the threads split: the first one with at least `threads` entries, else the largest
+        sizes = list(self.batch)
+        self.axis = next((a for a, s in enumerate(sizes) if s >= self.threads), int(np.argmax(sizes)))
+        self._bound_init()
 
-    def key_end(self, i1: int) -> int:
-        """One past the last key any query ``< i1`` may see (causal tiles after it are skipped)."""
-        if self.offset is None:
-            return self.n_k
-        return max(0, min(self.n_k, i1 + self.offset))
+    # -- positions -----------------------------------------------------------------------------
+    def key_range(self, i0: int, i1: int, lengths) -> tuple[int, int]:
+        """``[lo, hi)``: the keys some query in ``[i0, i1)`` may see (band, key lengths)."""
+        lo = 0 if self.left is None else max(0, i0 + self.offset - self.left)
+        hi = self.n_k if self.right is None else min(self.n_k, i1 + self.offset + self.right)
+        if lengths is not None:
+            hi = min(hi, int(lengths.max(initial=0)))
+        return lo, max(lo, hi)
 
-    def query_start(self, j0: int) -> int:
-        """The first query that may see key ``j0`` or a later one."""
-        return 0 if self.offset is None else max(0, j0 - self.offset)
+    def query_range(self, j0: int, j1: int) -> tuple[int, int]:
+        """``[lo, hi)``: the queries that may see some key in ``[j0, j1)`` (band only)."""
+        lo = 0 if self.right is None else max(0, j0 - self.offset - self.right)
+        hi = self.n_q if self.left is None else min(self.n_q, j1 - self.offset + self.left)
+        return lo, max(lo, hi)
 
-    def apply(self, s: np.ndarray, i0: int, i1: int, j0: int, j1: int) -> None:
-        """Set the masked entries of the score tile ``s`` (..., i1-i0, j1-j0) to -inf, in place."""
-        if self.offset is not None and j1 - 1 > i0 + self.offset:  # the tile crosses the diagonal
-            rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]  # (bq, 1)
+    def bias_and_mask(self, s, sl: slice, i0: int, i1: int, j0: int, j1: int) -> None:
+        """Add the float mask and ALiBi bias to the score tile ``s`` and set masked entries to -inf, in place."""
+        ax = self.axis
+        rows = cols = None
+        if self.slopes is not None or self.left is not None or self.right is not None:
+            rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]  # (bq, 1)  aligned positions
             cols = np.arange(j0, j1)[None, :]  # (1, bk)
-            np.copyto(s, -np.inf, where=cols > rows)  # (bq, bk) boolean, broadcast over batch
+        if self.slopes is not None:
+            dist = np.abs(rows - cols).astype(self.ct)  # (bq, bk)
+            s -= _take(self.slopes, ax, sl) * dist  # (*b, bq, bk)  -slope |i - j|
         if self.mask is not None:
-            m = self.mask[..., i0:i1, j0:j1]  # (..., bq, bk) view
+            m = _take(self.mask, ax, sl)[..., i0:i1, j0:j1]  # (*b, bq, bk) view
             if m.dtype == np.bool_:
                 np.copyto(s, -np.inf, where=~m)
             else:
                 with np.errstate(invalid="ignore"):  # inf - inf at masked entries: reset below
                     s += m
                 np.copyto(s, -np.inf, where=m == -np.inf)
+        if self.left is not None and j0 < i1 - 1 + self.offset - self.left:  # crosses the left edge
+            np.copyto(s, -np.inf, where=cols < rows - self.left)  # (bq, bk), broadcast over batch
+        if self.right is not None and j1 - 1 > i0 + self.offset + self.right:  # crosses the right edge
+            np.copyto(s, -np.inf, where=cols > rows + self.right)
+        if self.lengths is not None:
+            lengths = _take(self.lengths, ax, sl)  # (B_s, 1, ..., 1)
+            if j1 > int(lengths.min(initial=j1)):
+                np.copyto(s, -np.inf, where=np.arange(j0, j1) >= lengths[..., None])  # (B_s, .., 1, bk)
 
-
-class _ScoreBound:
-    """Cauchy-Schwarz bound on a tile's scores: :math:`|S_{ij}| \\le \\text{scale}\\,|q_i|\\,|k_j|`.
-
-    ``small(i0, i1, j0)`` is True when the bound is at most :data:`SAFE_LOGIT` for the whole tile,
-    so that its exponentials lie in ``[e^-20, e^20]``. Additive masks (which may add anything)
-    and values so large that ``e^20 * block_k * max|v|`` could overflow disable the shortcut.
-    """
-
-    def __init__(self, args, q, k, v, bk):
-        self.bk = bk
-        ct = q.dtype
+    # -- the small-score shortcut ----------------------------------------------------------------
+    def _bound_init(self):
+        ct = self.ct
+        v = self.v
         # max |v| without an |v|-sized temporary; NaN/inf make the comparison below False
         v_max = max(float(v.max(initial=0.0)), -float(v.min(initial=0.0)))
-        self.enabled = (
-            (args.mask is None or args.mask.dtype == np.bool_)
-            and v_max * bk * np.exp(SAFE_LOGIT) < np.finfo(ct).max / 16
-        )
-        if self.enabled:
-            # one number per block: the largest |q_i| (times scale) and |k_j| over batch dims too
+        self.shortcut = (
+            self.q.size > 0 and self.k.size > 0 and not self.float_mask and self.slopes is None
+            and v_max * self.bk * np.exp(SAFE_LOGIT) < np.finfo(ct).max / 16
+        )  # fmt: skip
+        self.capped = self.shortcut and self.c is not None and self.c <= SAFE_LOGIT
+        if self.shortcut and not self.capped:
+            # one number per row: the largest |q_i| (times scale) and |k_j| over batch dims too
             with np.errstate(over="ignore", invalid="ignore"):
-                q_norm = np.sqrt(np.einsum("...d,...d->...", q, q)) * abs(args.scale)  # (..., n_q)
-                k_norm = np.sqrt(np.einsum("...d,...d->...", k, k))  # (..., n_k)
+                q_norm = np.sqrt(np.einsum("...d,...d->...", self.q, self.q)) * abs(self.args.scale)
+                k_norm = np.sqrt(np.einsum("...d,...d->...", self.k, self.k))
             self.q_norm = q_norm.reshape(-1, q_norm.shape[-1]).max(axis=0)  # (n_q,)
-            k_norm = k_norm.reshape(-1, k_norm.shape[-1]).max(axis=0)  # (n_k,)
-            self.k_block_max = [float(k_norm[j0 : j0 + bk].max()) for j0 in range(0, len(k_norm), bk)]
+            self.k_norm = k_norm.reshape(-1, k_norm.shape[-1]).max(axis=0)  # (n_k,)
 
-    def small(self, i0: int, i1: int, j0: int) -> bool:
-        if not self.enabled:
+    def small(self, q_bound: float, j0: int, j1: int) -> bool:
+        """Whether every score of the tile lies in ``[-SAFE_LOGIT, SAFE_LOGIT]``."""
+        if self.capped:
+            return True
+        if not self.shortcut:
             return False
         # NaN norms (non-finite inputs) compare False: the exact path then propagates them.
-        return bool(float(self.q_norm[i0:i1].max()) * self.k_block_max[j0 // self.bk] <= SAFE_LOGIT)
+        return bool(q_bound * float(self.k_norm[j0:j1].max()) <= SAFE_LOGIT)
+
+    def q_bound(self, i0: int, i1: int) -> float:
+        return float(self.q_norm[i0:i1].max()) if self.shortcut and not self.capped else math.inf
+
+    # -- splitting ---------------------------------------------------------------------------
+    def batch_slices(self, blocks: int) -> list[slice]:
+        """Slices of the split batch axis: more than one only when there are few blocks per thread."""
+        size = self.batch[self.axis]
+        pieces = 1 if self.threads == 1 or blocks >= 2 * self.threads else min(size, self.threads)
+        edges = np.linspace(0, size, pieces + 1).round().astype(int)
+        return [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+
+    def slice_batch(self, sl: slice) -> tuple[int, ...]:
+        b = list(self.batch)
+        b[self.axis] = sl.stop - sl.start
+        return tuple(b)
+
+    def parallel(self, flops: float) -> bool:
+        return self.threads > 1 and flops >= MIN_PARALLEL_FLOPS
 
 
-def _prepare(args, block_q, block_k):
-    bq = check_block_size("block_q", block_q, DEFAULT_BLOCK_Q)
-    bk = check_block_size("block_k", block_k, DEFAULT_BLOCK_K)
-    ct = compute_dtype(args.q.dtype)
-    k, v = zero_ignored_keys(args)
-    q, k, v = (x.astype(ct, copy=False) for x in (args.q, k, v))
-    return q, k, v, ct, bq, bk
+def _lpt(costs: list[float], workers: int) -> list[list[int]]:
+    """Assign units to workers: largest first, each to the least loaded (ties: lowest index)."""
+    loads = [0.0] * workers
+    plan: list[list[int]] = [[] for _ in range(workers)]
+    for u in sorted(range(len(costs)), key=lambda u: (-costs[u], u)):
+        w = min(range(workers), key=lambda w: (loads[w], w))
+        plan[w].append(u)
+        loads[w] += costs[u]
+    return plan
+
+
+def _run(units, fn, pr: _Problem, flops: float):
+    """Run ``fn(unit)`` for every unit, on the pool when the problem is big enough."""
+    if len(units) <= 1 or not pr.parallel(flops):
+        for u in units:
+            fn(u)
+        return
+    with _blas_single_threaded(), ThreadPoolExecutor(max_workers=pr.threads) as pool:
+        for future in [pool.submit(fn, u) for u in units]:
+            future.result()  # re-raises a worker's exception
+
+
+_DOC_VARIANTS = """q, k, v, mask, causal, scale, window, softcap, alibi_slopes, key_lengths, align
+        As in :func:`numeric.reference.attention` (grouped-query heads, variants, alignment).
+    block_q, block_k : int, optional
+        Tile sizes (any positive integer; need not divide ``n``). Default
+        :data:`DEFAULT_BLOCK_Q` x :data:`DEFAULT_BLOCK_K`.
+    threads : int, optional
+        Worker threads (default :func:`cpu_count`); see Threads in the module docstring."""
 
 
 def tiled_attention(
-    q, k, v, *, mask=None, causal=False, scale=None, block_q=None, block_k=None
-) -> tuple[np.ndarray, np.ndarray]:
+    q, k, v, *, mask=None, causal=False, scale=None, window=None, softcap=None, alibi_slopes=None,
+    key_lengths=None, align=None, block_q=None, block_k=None, threads=None,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     r"""Exact attention computed tile by tile; returns ``(out, lse)``.
 
     Parameters
     ----------
-    q, k, v, mask, causal, scale
-        As in :func:`numeric.reference.attention`.
-    block_q, block_k : int, optional
-        Tile sizes (any positive integer; need not divide ``n``). Default
-        :data:`DEFAULT_BLOCK_Q` x :data:`DEFAULT_BLOCK_K`.
+    {variants}
 
     Returns
     -------
-    out : ``(..., n_q, d_v)``, the attention output, in the input dtype.
-    lse : ``(..., n_q)``, the row log-sum-exp of the scaled, masked scores (``-inf`` for a
-        fully masked row), in the compute precision.
+    out : ``(..., h, n_q, d_v)``, the attention output, in the input dtype.
+    lse : ``(..., h, n_q)``, the row log-sum-exp of the scores the softmax sees (``-inf`` for a
+        fully masked row, and for every row when ``n_k = 0``), in the compute precision.
 
     Examples
     --------
@@ -193,72 +335,104 @@ def tiled_attention(
     >>> out, bool(np.isclose(lse[0], np.log(4.0)))
     (array([[7.]]), True)
     """
-    args = check_attention_args(q, k, v, mask=mask, causal=causal, scale=scale)
-    q, k, v, ct, bq, bk = _prepare(args, block_q, block_k)
-    batch, n_q, n_k, d_v = args.batch, args.n_q, args.n_k, args.d_v
-    tiles = _TileMasks(args)
+    args = check_attention_args(
+        q, k, v, mask=mask, causal=causal, scale=scale, window=window, softcap=softcap,
+        alibi_slopes=alibi_slopes, key_lengths=key_lengths, align=align,
+    )  # fmt: skip
+    pr = _Problem(args, block_q, block_k, threads)
+    ct, d_v = pr.ct, args.d_v
+    out = np.zeros((*args.batch, args.n_q, d_v), ct)  # (*b, n_q, d_v)
+    lse = np.full((*args.batch, args.n_q), -np.inf, ct)  # (*b, n_q)
+    if args.n_q and args.n_k:
+        _forward(pr, out, lse)
+    return args.user(out, 2).astype(args.q.dtype, copy=False), args.user(lse, 1)
+
+
+def _forward(pr: _Problem, out, lse):
+    ct, bq, bk, ax = pr.ct, pr.bq, pr.bk, pr.axis
     neg_inf = ct.type(-np.inf)
-
-    k_t = k.swapaxes(-1, -2)  # (..., d, n_k)  a view; BLAS reads it transposed
+    d_v = pr.args.d_v
+    q_s = pr.q * ct.type(pr.q_factor)  # (*b, n_q, d)  scale (over softcap) folded into Q
+    k_t = pr.k.swapaxes(-1, -2)  # (*b, d, n_k)  a view; BLAS reads it transposed
     # The column of ones makes the row sums of P fall out of the same matmul as P V.
-    v1 = np.concatenate([v, np.ones((*v.shape[:-1], 1), ct)], axis=-1)  # (..., n_k, d_v + 1)
-    out = np.empty((*batch, n_q, d_v), ct)  # (..., n_q, d_v)
-    lse = np.empty((*batch, n_q), ct)  # (..., n_q)
-    s_full = np.empty((*batch, bq, bk), ct) if n_q >= bq and n_k >= bk else None
-    bounded = _ScoreBound(args, q, k, v, bk)
+    v1 = np.concatenate([pr.v, np.ones((*pr.v.shape[:-1], 1), ct)], axis=-1)  # (*b, n_k, d_v + 1)
+    c = None if pr.c is None else ct.type(pr.c)
 
-    for i0 in range(0, n_q, bq):
-        i1 = min(i0 + bq, n_q)
-        q_i = q[..., i0:i1, :] * ct.type(args.scale)  # (..., bq, d)  scale folded into Q
-        m = np.full((*batch, i1 - i0, 1), neg_inf, ct)  # (..., bq, 1)  running shift (max)
-        acc = np.zeros((*batch, i1 - i0, d_v + 1), ct)  # (..., bq, d_v + 1)  [P V | rowsum P]
-        for j0 in range(0, tiles.key_end(i1), bk):
-            j1 = min(j0 + bk, tiles.key_end(i1))
-            if s_full is not None and (i1 - i0, j1 - j0) == (bq, bk):
-                s = np.matmul(q_i, k_t[..., :, j0:j1], out=s_full)  # (..., bq, bk)
-            else:
-                s = np.matmul(q_i, k_t[..., :, j0:j1])  # (..., bq, bk)  an edge tile
-            tiles.apply(s, i0, i1, j0, j1)
-            if bounded.small(i0, i1, j0):
+    def unit(u):
+        sl, i0 = u
+        i1 = min(i0 + bq, pr.n_q)
+        lengths = _take(pr.lengths, ax, sl)
+        j_lo, j_hi = pr.key_range(i0, i1, lengths)
+        q_i = _take(q_s, ax, sl)[..., i0:i1, :]  # (*b_s, bq, d)
+        k_ts, v1_s = _take(k_t, ax, sl), _take(v1, ax, sl)
+        bshape = pr.slice_batch(sl)
+        m = np.full((*bshape, i1 - i0, 1), neg_inf, ct)  # (*b_s, bq, 1)  running shift (max)
+        acc = np.zeros((*bshape, i1 - i0, d_v + 1), ct)  # (*b_s, bq, d_v + 1)  [P V | rowsum P]
+        buf = np.empty((*bshape, i1 - i0, bk), ct) if j_hi - j_lo >= bk else None
+        q_bound = pr.q_bound(i0, i1)
+        for j0 in range(j_lo, j_hi, bk):
+            j1 = min(j0 + bk, j_hi)
+            s = np.matmul(q_i, k_ts[..., :, j0:j1], out=buf if j1 - j0 == bk else None)  # (*b_s, bq, bk)
+            if c is not None:
+                np.tanh(s, out=s)
+                s *= c  # c tanh(scale q.k / c)
+            pr.bias_and_mask(s, sl, i0, i1, j0, j1)
+            if pr.small(q_bound, j0, j1):
                 # Every |S_ij| <= SAFE_LOGIT: exp(S) can neither overflow nor underflow, so
                 # the tile is shifted by 0 instead of its row max, which saves the max and
                 # subtract passes; the shift is applied to the (bq, d_v + 1) product instead:
                 # exp(S - m') V = exp(-m') (exp(S) V), with m' = max(m, 0).
-                np.exp(s, out=s)  # (..., bq, bk)  exp(S)
-                m_new = np.maximum(m, 0)  # (..., bq, 1)
-                acc *= np.exp(m - m_new)  # (..., bq, d_v + 1)  rescale the old statistics
-                acc += np.matmul(s, v1[..., j0:j1, :]) * np.exp(-m_new)  # (..., bq, d_v + 1)
+                np.exp(s, out=s)  # (*b_s, bq, bk)  exp(S)
+                m_new = np.maximum(m, 0)  # (*b_s, bq, 1)
+                acc *= np.exp(m - m_new)  # (*b_s, bq, d_v + 1)  rescale the old statistics
+                acc += np.matmul(s, v1_s[..., j0:j1, :]) * np.exp(-m_new)  # (*b_s, bq, d_v + 1)
                 m = m_new
                 continue
-            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))  # (..., bq, 1)
+            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))  # (*b_s, bq, 1)
             # Rows that have seen no visible key yet keep m = -inf; shift them by 0 instead,
             # so that exp(S - m') is exp(-inf) = 0 and never exp(-inf + inf) = nan.
-            m_shift = np.where(m_new == neg_inf, 0, m_new)  # (..., bq, 1)
+            m_shift = np.where(m_new == neg_inf, 0, m_new)  # (*b_s, bq, 1)
             np.subtract(s, m_shift, out=s)
-            np.exp(s, out=s)  # (..., bq, bk)  P, unnormalised
-            acc *= np.exp(m - m_shift)  # (..., bq, d_v + 1)  rescale the old statistics
-            acc += np.matmul(s, v1[..., j0:j1, :])  # (..., bq, d_v + 1)
+            np.exp(s, out=s)  # (*b_s, bq, bk)  P, unnormalised
+            acc *= np.exp(m - m_shift)  # (*b_s, bq, d_v + 1)  rescale the old statistics
+            acc += np.matmul(s, v1_s[..., j0:j1, :])  # (*b_s, bq, d_v + 1)
             m = m_new
 
-        l = acc[..., d_v:]  # (..., bq, 1)  rowsum of exp(S - m) over all keys
+        l = acc[..., d_v:]  # (*b_s, bq, 1)  rowsum of exp(S - m) over all keys
         empty = l == 0  # fully masked rows
-        np.divide(acc[..., :d_v], np.where(empty, 1, l), out=out[..., i0:i1, :])
+        out_s, lse_s = _take(out, ax, sl), _take(lse, ax, sl)
+        np.divide(acc[..., :d_v], np.where(empty, 1, l), out=out_s[..., i0:i1, :])
         with np.errstate(divide="ignore"):  # log 0 = -inf is the lse of an empty row
-            lse[..., i0:i1] = (np.where(empty, neg_inf, m) + np.log(l))[..., 0]
+            lse_s[..., i0:i1] = (np.where(empty, neg_inf, m) + np.log(l))[..., 0]
 
-    return out.astype(args.q.dtype, copy=False), lse
+    blocks = list(range(0, pr.n_q, bq))
+    units = [(sl, i0) for sl in pr.batch_slices(len(blocks)) for i0 in blocks]
+
+    def cost(u):
+        sl, i0 = u
+        lo, hi = pr.key_range(i0, min(i0 + bq, pr.n_q), _take(pr.lengths, ax, sl))
+        return (hi - lo) * (sl.stop - sl.start)
+
+    units.sort(key=lambda u: -cost(u))  # largest first: the pool balances the tail
+    flops = 4.0 * pr.n_q * pr.n_k * pr.q.shape[-1] * math.prod(pr.batch)
+    _run(units, unit, pr, flops)
 
 
 def tiled_attention_backward(
-    q, k, v, out, lse, d_out, *, mask=None, causal=False, scale=None, block_q=None, block_k=None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    q, k, v, out, lse, d_out, *, mask=None, causal=False, scale=None, window=None, softcap=None,
+    alibi_slopes=None, key_lengths=None, align=None, block_q=None, block_k=None, threads=None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     r"""Gradients ``(dq, dk, dv)`` of :func:`tiled_attention`, by recomputation from ``lse``.
 
     ``out`` and ``lse`` are what :func:`tiled_attention` returned for the same arguments and
-    ``d_out`` (``(..., n_q, d_v)``) is the gradient of the loss with respect to ``out``. Key
+    ``d_out`` (``(..., h, n_q, d_v)``) is the gradient of the loss with respect to ``out``. Key
     blocks form the outer loop (``dK``, ``dV`` for the block accumulate locally) and query blocks
-    the inner one (``dQ`` accumulates in an ``n_q x d`` array). Each gradient has its input's
-    shape (summed over broadcast dimensions) and dtype.
+    the inner one (``dQ`` accumulates in one ``n_q x d`` array per worker). Each gradient has its
+    input's shape (summed over broadcast dimensions and over the query heads of a group) and dtype.
+
+    Parameters
+    ----------
+    {variants}
 
     Examples
     --------
@@ -271,54 +445,137 @@ def tiled_attention_backward(
     >>> all(np.allclose(g, r) for g, r in zip(grads, attention_backward(q, k, v, np.ones_like(out))))
     True
     """
-    args = check_attention_args(q, k, v, mask=mask, causal=causal, scale=scale)
-    q, k, v, ct, bq, bk = _prepare(args, block_q, block_k)
-    batch, n_q, n_k, d, d_v = args.batch, args.n_q, args.n_k, args.d, args.d_v
+    args = check_attention_args(
+        q, k, v, mask=mask, causal=causal, scale=scale, window=window, softcap=softcap,
+        alibi_slopes=alibi_slopes, key_lengths=key_lengths, align=align,
+    )  # fmt: skip
+    n_q, d_v = args.n_q, args.d_v
     out, d_out, lse = np.asarray(out), np.asarray(d_out), np.asarray(lse)
     for name, x, shape in (
-        ("out", out, (*batch, n_q, d_v)),
-        ("d_out", d_out, (*batch, n_q, d_v)),
-        ("lse", lse, (*batch, n_q)),
+        ("out", out, (*args.user_batch, n_q, d_v)),
+        ("d_out", d_out, (*args.user_batch, n_q, d_v)),
+        ("lse", lse, (*args.user_batch, n_q)),
     ):
         if x.shape != shape:
             raise ValueError(f"{name} has shape {x.shape}, expected {shape}")
-    tiles = _TileMasks(args)
+    pr = _Problem(args, block_q, block_k, threads)
+    ct, batch = pr.ct, args.batch
+    dq = np.zeros((*batch, n_q, args.d), ct)  # (*b, n_q, d)
+    dk = np.zeros((*batch, args.n_k, args.d), ct)  # (*b, n_k, d)
+    dv = np.zeros((*batch, args.n_k, d_v), ct)  # (*b, n_k, d_v)
+    if n_q and args.n_k:
+        do = d_out.astype(ct, copy=False).reshape(*batch, n_q, d_v)  # (*b, n_q, d_v)
+        o = out.astype(ct, copy=False).reshape(*batch, n_q, d_v)
+        big_d = np.sum(do * o, axis=-1, keepdims=True)  # (*b, n_q, 1)  D = rowsum(dO * O)
+        # A fully masked row has lse = -inf; using +inf there makes P = exp(S - lse) = 0 exactly.
+        lse_c = lse.astype(ct).reshape(*batch, n_q, 1)  # (*b, n_q, 1)  (a copy)
+        lse_c[lse_c == -np.inf] = np.inf
+        _backward(pr, do, big_d, lse_c, dq, dk, dv)
+    return args.user_grads(dq, dk, dv, args.q.dtype)
 
-    do = d_out.astype(ct, copy=False)  # (..., n_q, d_v)
-    big_d = np.sum(do * out.astype(ct, copy=False), axis=-1, keepdims=True)  # (..., n_q, 1)  D
-    # A fully masked row has lse = -inf; using +inf there makes P = exp(S - lse) = 0 exactly.
-    lse_c = lse.astype(ct)[..., None]  # (..., n_q, 1)
-    lse_c[lse_c == -np.inf] = np.inf
-    q_s = q * ct.type(args.scale)  # (..., n_q, d)  scale folded into Q; dK = dS^T (scale Q)
-    dq = np.zeros((*batch, n_q, d), ct)  # (..., n_q, d)  accumulates dS K
-    dk = np.zeros((*batch, n_k, d), ct)  # (..., n_k, d)
-    dv = np.zeros((*batch, n_k, d_v), ct)  # (..., n_k, d_v)
 
-    for j0 in range(0, n_k, bk):
-        j1 = min(j0 + bk, n_k)
-        k_j = k[..., j0:j1, :]  # (..., bk, d)
-        v_j = v[..., j0:j1, :]  # (..., bk, d_v)
-        dk_j = dk[..., j0:j1, :]  # (..., bk, d)  views: accumulate in place
-        dv_j = dv[..., j0:j1, :]  # (..., bk, d_v)
-        for i0 in range(tiles.query_start(j0), n_q, bq):
-            i1 = min(i0 + bq, n_q)
-            q_i = q_s[..., i0:i1, :]  # (..., bq, d)
-            do_i = do[..., i0:i1, :]  # (..., bq, d_v)
-            p = np.matmul(q_i, k_j.swapaxes(-1, -2))  # (..., bq, bk)  S
-            tiles.apply(p, i0, i1, j0, j1)
-            np.subtract(p, lse_c[..., i0:i1, :], out=p)
-            np.exp(p, out=p)  # (..., bq, bk)  P = exp(S - lse)
-            dv_j += np.matmul(p.swapaxes(-1, -2), do_i)  # (..., bk, d_v)  P^T dO
-            ds = np.matmul(do_i, v_j.swapaxes(-1, -2))  # (..., bq, bk)  dP = dO V^T
-            np.subtract(ds, big_d[..., i0:i1, :], out=ds)
-            np.multiply(ds, p, out=ds)  # (..., bq, bk)  dS = P * (dP - D)
-            dq[..., i0:i1, :] += np.matmul(ds, k_j)  # (..., bq, d)  dS K
-            dk_j += np.matmul(ds.swapaxes(-1, -2), q_i)  # (..., bk, d)  dS^T (scale Q)
-    dq *= ct.type(args.scale)
+def _backward(pr: _Problem, do, big_d, lse_c, dq, dk, dv):
+    ct, bq, bk, ax = pr.ct, pr.bq, pr.bk, pr.axis
+    q_s = pr.q * ct.type(pr.q_factor)  # (*b, n_q, d)  R / c (or R) = q_s k^T
+    c = None if pr.c is None else ct.type(pr.c)
 
-    dt = args.q.dtype
-    return (
-        unbroadcast(dq, args.q.shape).astype(dt, copy=False),
-        unbroadcast(dk, args.k.shape).astype(dt, copy=False),
-        unbroadcast(dv, args.v.shape).astype(dt, copy=False),
-    )
+    def unit(u, dq_acc):
+        sl, j0 = u
+        j1 = min(j0 + bk, pr.n_k)
+        lengths = _take(pr.lengths, ax, sl)
+        if lengths is not None and j0 >= int(lengths.max(initial=0)):
+            return  # padding for every batch element of the slice: gradients stay 0
+        k_j = _take(pr.k, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d)
+        v_j = _take(pr.v, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d_v)
+        dk_j = _take(dk, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d)  views: accumulate in place
+        dv_j = _take(dv, ax, sl)[..., j0:j1, :]  # (*b_s, bk, d_v)
+        qs, dos, ds_, ls = (_take(x, ax, sl) for x in (q_s, do, big_d, lse_c))
+        q_raw = _take(pr.q, ax, sl)
+        dq_s = _take(dq_acc, ax, sl)
+        i_lo, i_hi = pr.query_range(j0, j1)
+        for i0 in range(i_lo, i_hi, bq):
+            i1 = min(i0 + bq, i_hi)
+            do_i = dos[..., i0:i1, :]  # (*b_s, bq, d_v)
+            p = np.matmul(qs[..., i0:i1, :], k_j.swapaxes(-1, -2))  # (*b_s, bq, bk)  R (or R / c)
+            t = None
+            if c is not None:
+                np.tanh(p, out=p)
+                t = p.copy()  # tanh(R / c), for the chain rule below
+                p *= c  # c tanh(R / c)
+            pr.bias_and_mask(p, sl, i0, i1, j0, j1)
+            np.subtract(p, ls[..., i0:i1, :], out=p)
+            np.exp(p, out=p)  # (*b_s, bq, bk)  P = exp(S - lse)
+            dv_j += np.matmul(p.swapaxes(-1, -2), do_i)  # (*b_s, bk, d_v)  P^T dO
+            ds = np.matmul(do_i, v_j.swapaxes(-1, -2))  # (*b_s, bq, bk)  dP = dO V^T
+            np.subtract(ds, ds_[..., i0:i1, :], out=ds)
+            np.multiply(ds, p, out=ds)  # (*b_s, bq, bk)  dS = P * (dP - D)
+            if t is not None:
+                np.multiply(t, t, out=t)
+                np.subtract(1, t, out=t)
+                np.multiply(ds, t, out=ds)  # dR = dS (1 - tanh^2)
+            dq_s[..., i0:i1, :] += np.matmul(ds, k_j)  # (*b_s, bq, d)  dR K
+            dk_j += np.matmul(ds.swapaxes(-1, -2), q_raw[..., i0:i1, :])  # (*b_s, bk, d)  dR^T Q
+
+    blocks = list(range(0, pr.n_k, bk))
+    units = [(sl, j0) for sl in pr.batch_slices(len(blocks)) for j0 in blocks]
+    flops = 10.0 * pr.n_q * pr.n_k * pr.q.shape[-1] * math.prod(pr.batch)
+    if len(units) <= 1 or not pr.parallel(flops):
+        for u in units:
+            unit(u, dq)
+    else:
+        def cost(u):
+            sl, j0 = u
+            lo, hi = pr.query_range(j0, min(j0 + bk, pr.n_k))
+            return (hi - lo) * (sl.stop - sl.start)
+
+        plan = _lpt([cost(u) for u in units], pr.threads)
+        accs = [dq] + [np.zeros_like(dq) for _ in plan[1:]]
+
+        def worker(w):
+            for u in plan[w]:
+                unit(units[u], accs[w])
+
+        with _blas_single_threaded(), ThreadPoolExecutor(max_workers=len(plan)) as pool:
+            for future in [pool.submit(worker, w) for w in range(len(plan))]:
+                future.result()
+        for acc in accs[1:]:  # fixed order: reproducible for a given thread count
+            dq += acc
+    dq *= ct.type(pr.args.scale)
+    dk *= ct.type(pr.args.scale)
+
+
+def decode_step(
+    q_t, k_cache, v_cache, *, scale=None, softcap=None, alibi_slopes=None, window=None, mask=None,
+    block_k=None, threads=None, return_lse=False,
+):  # fmt: skip
+    r"""One decoding step with a key/value cache: attention of the newest token over the cache.
+
+    ``q_t`` is ``(..., h, 1, d)``, the caches ``(..., h_kv, n, d)`` and ``(..., h_kv, n, d_v)``
+    (the newest token's key and value included, at position ``n - 1``). The result equals the
+    last row of full causal attention over the cache, bottom-right aligned (the query sits at
+    position ``n - 1``; ``window`` and ``alibi_slopes`` measure distances from there), i.e.
+    :func:`tiled_attention` with ``causal="bottom_right"``, of which this is a thin wrapper.
+
+    Returns ``out`` (``(..., h, 1, d_v)``), or ``(out, lse)`` with ``return_lse=True`` (the
+    log-sum-exp lets split-cache partial results be merged, as in Flash-Decoding). A ragged
+    cache (different fill per sequence) is not modelled: mask its unused tail with ``mask``
+    (positions then still count from the end of the cache).
+
+    >>> rng = np.random.default_rng(0); k, v = rng.normal(size=(2, 5, 4)); q = rng.normal(size=(5, 4))
+    >>> full, _ = tiled_attention(q, k, v, causal=True)
+    >>> bool(np.allclose(decode_step(q[-1:], k, v), full[-1:]))
+    True
+    """
+    q_t = np.asarray(q_t)
+    if q_t.ndim >= 2 and q_t.shape[-2] != 1:
+        raise ValueError(f"decode_step takes one query (q_t of shape (..., 1, d)), got shape {q_t.shape}")
+    out, lse = tiled_attention(
+        q_t, k_cache, v_cache, causal="bottom_right", scale=scale, softcap=softcap,
+        alibi_slopes=alibi_slopes, window=window, mask=mask, block_k=block_k, threads=threads,
+    )  # fmt: skip
+    return (out, lse) if return_lse else out
+
+
+for _f in (tiled_attention, tiled_attention_backward):
+    _f.__doc__ = _f.__doc__.replace("{variants}", _DOC_VARIANTS)
+del _f
