@@ -13,7 +13,7 @@ import numpy as np
 
 from .cases import Case, cases, find
 from .protocol import compare, precision
-from .references import reference, reference_backward, reference_lse
+from .references import magnitudes, reference, reference_backward, reference_backward_from_lse, reference_lse
 from .result import PropertyResult
 
 DEFINITION = "definition (000 'Scaled dot-product attention')"
@@ -51,13 +51,21 @@ def _fmt(a: np.ndarray) -> str:
 
 
 # ------------------------------------------------------------------------------------ agreement
+def _ref_inputs(runner, q, k, v):
+    """The inputs of the reference "in the tested dtype" (float32 when testing float64)."""
+    prec = runner.prec if runner.prec.name != "float64" else precision("float32")
+    return prec, tuple(prec.cast(a) for a in (q, k, v))
+
+
 def forward_comparison(runner, case: Case, opts: dict):
     """The protocol for the output on ``case`` (rows with no visible key left to their own property)."""
     (q, k, v), (qt, kt, vt) = runner.inputs(case)
     exact = reference(q, k, v, opts)
-    ref_lo = reference(qt, kt, vt, opts, runner.prec)
+    prec, lo = _ref_inputs(runner, q, k, v)
+    ref_lo = reference(*lo, opts, prec)
     out = runner.out(qt, kt, vt, **opts)
-    return compare(out, exact, ref_lo, runner.prec.eps, rows=~runner.empty_rows(case, opts))
+    size = magnitudes(q, k, v, None, opts)["out"]
+    return compare(out, exact, ref_lo, runner.prec, size, rows=~runner.empty_rows(case, opts))
 
 
 def lse_comparison(runner, case: Case, opts: dict):
@@ -65,23 +73,30 @@ def lse_comparison(runner, case: Case, opts: dict):
     lse = runner.call(qt, kt, vt, **opts)[1]
     rows = ~runner.empty_rows(case, opts)
     exact = reference_lse(q, k, v, opts)
-    ref_lo = reference_lse(qt, kt, vt, opts, runner.prec)
-    return compare(lse, exact, ref_lo, runner.prec.eps, rows=rows)
+    prec, lo = _ref_inputs(runner, q, k, v)
+    ref_lo = reference_lse(*lo, opts, prec)
+    size = 1.0 + float(np.max(np.abs(exact[rows]), initial=0.0))  # a log's rounding is absolute
+    return compare(lse, exact, ref_lo, runner.prec, size, rows=rows)
 
 
 def backward_comparisons(runner, case: Case, opts: dict):
     """``{"dq": Comparison, "dk": ..., "dv": ...}``, each against float64 gradients."""
     (q, k, v), (qt, kt, vt) = runner.inputs(case)
-    d_out = case.d_out()
-    dot = runner.prec.cast(d_out)
     empty = runner.empty_rows(case, opts)
-    d_out = np.where(empty[..., None], 0.0, d_out)  # empty rows: their gradient is reported separately
-    dot = np.where(empty[..., None], 0, dot).astype(dot.dtype)
+    d_out = np.where(empty[..., None], 0.0, case.d_out())  # empty rows: reported separately
+    dot = runner.prec.cast(d_out)
     _, grads = runner.grads(qt, kt, vt, dot, **opts)
     exact = reference_backward(q, k, v, d_out, opts)
-    ref_lo = reference_backward(qt, kt, vt, dot, opts, runner.prec)
+    prec, lo = _ref_inputs(runner, q, k, v)
+    if runner.returns_lse and callable(runner.backward):
+        # the backward is handed the lse rounded to the dtype: so is the reference (FlashAttention-2's
+        # P = exp(S - lse)), whose error then includes that rounding, as the implementation's does
+        ref_lo = reference_backward_from_lse(*lo, prec.cast(d_out), opts, prec)
+    else:
+        ref_lo = reference_backward(*lo, prec.cast(d_out), opts, prec)
+    sizes = magnitudes(q, k, v, d_out, opts, grads=True)
     rows = {"dq": ~empty, "dk": None, "dv": None}
-    return {name: compare(g, e, r, runner.prec.eps, rows=rows[name])
+    return {name: compare(g, e, r, runner.prec, sizes[name], rows=rows[name])
             for name, g, e, r in zip(("dq", "dk", "dv"), grads, exact, ref_lo)}
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .protocol import Precision
 
-__all__ = ["explicit_mask", "reference", "reference_backward", "reference_lse"]
+__all__ = ["explicit_mask", "magnitudes", "reference", "reference_backward", "reference_lse"]
 
 _VARIANTS = ("window", "align", "softcap", "alibi_slopes", "key_lengths")
 
@@ -74,21 +74,10 @@ def explicit_mask(opts: dict, shape: tuple) -> np.ndarray | None:
     return np.where(allowed, bias, -np.inf)
 
 
-def _reversed(q, k, v, opts):
-    """The same problem with the keys in reverse order (a permutation attention ignores once the
-    position-dependent options are written as an explicit mask and reversed with the keys)."""
-    kept = {key: opts[key] for key in ("softcap",) if opts.get(key) is not None}
-    mask = explicit_mask(opts, (q.shape[0], q.shape[1], q.shape[-2], k.shape[-2]))
-    kept["mask"] = mask[..., ::-1]
-    return q, k[..., ::-1, :], v[..., ::-1, :], kept
-
-
 def reference(q, k, v, opts: dict, prec: Precision | None = None) -> np.ndarray:
     """The output in float64 (``prec=None``) or as computed in ``prec`` from inputs already in ``prec``."""
     import numeric
 
-    if prec is not None and prec.name == "float64":
-        q, k, v, opts = _reversed(q, k, v, opts)
     k, v, _ = _expand(q, k, v)
     if prec is None or prec.name == "float64":
         return numeric.attention(*(np.asarray(a, np.float64) for a in (q, k, v)), **_kwargs(opts))
@@ -103,26 +92,67 @@ def reference_lse(q, k, v, opts: dict, prec: Precision | None = None) -> np.ndar
     k, v, _ = _expand(q, k, v)
     dtype = np.float64 if prec is None or prec.name == "float64" else prec.storage
     q, k, v = (np.asarray(a).astype(dtype) for a in (q, k, v))
-    kw = _kwargs(opts)
-    if any(key in kw for key in _VARIANTS):
-        return numeric.tiled_attention(q, k, v, **kw)[1].astype(np.float64)
-    return numeric.logsumexp(numeric.attention_scores(q, k, **kw), axis=-1).astype(np.float64)
+    return numeric.logsumexp(numeric.attention_scores(q, k, **_kwargs(opts)), axis=-1).astype(np.float64)
 
 
 def reference_backward(q, k, v, d_out, opts: dict, prec: Precision | None = None):
     """``(dq, dk, dv)`` in float64 or as computed in ``prec``."""
     import numeric
 
-    reverse = prec is not None and prec.name == "float64"
-    if reverse:
-        q, k, v, opts = _reversed(q, k, v, opts)
     k, v, g = _expand(q, k, v)
     dtype = np.float64 if prec is None or prec.name == "float64" else prec.storage
     args = (np.asarray(a).astype(dtype) for a in (q, k, v, d_out))
     dq, dk, dv = numeric.attention_backward(*args, **_kwargs(opts))
     if prec is not None:
         dq, dk, dv = (prec.finish(x) for x in (dq, dk, dv))
-    dk, dv = _fold(dk, g), _fold(dv, g)
-    if reverse:
-        dk, dv = dk[..., ::-1, :], dv[..., ::-1, :]
-    return dq, dk, dv
+    return dq, _fold(dk, g), _fold(dv, g)
+
+
+def reference_backward_from_lse(q, k, v, d_out, opts: dict, prec: Precision):
+    """``(dq, dk, dv)`` as computed in ``prec`` from the saved ``out`` and ``lse`` (rounded to
+    ``prec``): :func:`numeric.tiled_attention_backward` with one tile, i.e. FlashAttention-2's
+    formulas (``P = exp(S - lse)``, ``D = rowsum(dO * O)``) evaluated once over the whole matrix."""
+    import numeric
+
+    k, v, g = _expand(q, k, v)
+    q, k, v, d_out = (np.asarray(a).astype(prec.storage) for a in (q, k, v, d_out))
+    out = prec.cast(reference(q, k, v, opts, prec))
+    lse = reference_lse(q, k, v, opts, prec)
+    lse = lse.astype(np.float32 if prec.storage != np.float64 else np.float64)
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    dq, dk, dv = numeric.tiled_attention_backward(q, k, v, out, lse, d_out, block_q=max(n_q, 1),
+                                                  block_k=max(n_k, 1), **_kwargs(opts))
+    dq, dk, dv = (prec.finish(x) for x in (dq, dk, dv))
+    return dq, _fold(dk, g), _fold(dv, g)
+
+
+def probabilities(q, k, opts: dict) -> np.ndarray:
+    """The attention weights ``P (b, h, n_q, n_k)`` in float64: the reference with ``V = I``."""
+    n_k = k.shape[-2]
+    eye = np.broadcast_to(np.eye(n_k), (*k.shape[:-2], n_k, n_k))
+    return reference(q, k, eye, opts)
+
+
+def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
+    """The size of the terms each result is summed from, in float64 (the unit of the allowance).
+
+    ``out = P V`` has terms of size ``P |V|``; the gradients ``dV = P^T dO``,
+    ``dQ = scale dS K`` and ``dK = scale dS^T Q`` with ``dS = P (dP - D)`` have terms of size
+    ``P (|dP| + |D|)`` times ``|K|``, ``|Q|``. A gradient can vanish while its terms do not
+    (``dS`` sums to zero over the keys: one key gives ``dq = 0`` exactly), and a correct kernel
+    is then one rounding of those terms away from 0, whichever formula it uses for ``D``.
+    """
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    p = probabilities(q, k, opts)  # (b, h, n_q, n_k)
+    k_e, v_e, g = _expand(q, k, v)
+    sizes = {"out": float(np.max(p @ np.abs(v_e), initial=0.0))}
+    if grads:
+        do = np.asarray(d_out, np.float64)
+        scale = 1.0 / np.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
+        dp = do @ v_e.swapaxes(-1, -2)  # (b, h, n_q, n_k)
+        big_d = np.sum(do * (p @ v_e), axis=-1, keepdims=True)  # (b, h, n_q, 1)
+        ds = p * (np.abs(dp) + np.abs(big_d))  # (b, h, n_q, n_k)
+        sizes["dq"] = scale * float(np.max(ds @ np.abs(k_e), initial=0.0))
+        sizes["dk"] = scale * float(np.max(_fold(ds.swapaxes(-1, -2) @ np.abs(q), g), initial=0.0))
+        sizes["dv"] = float(np.max(_fold(p.swapaxes(-1, -2) @ np.abs(do), g), initial=0.0))
+    return sizes

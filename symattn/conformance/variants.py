@@ -131,6 +131,8 @@ def _window(runner, spec: Spec) -> list[PropertyResult]:
             results.append(skipped(name, basis, "declare window=(left, right)"))
         elif align not in spec.align:
             results.append(skipped(name, basis, f"alignment {align} not declared"))
+        elif runner.causal and runner.causal != align:
+            results.append(skipped(name, basis, f"the causal mask is {runner.causal.replace('_', '-')} aligned"))
         else:
             results.append(agreement(name, basis, runner, cases(runner.space),
                                      lambda c, a=align: {"window": spec.window, "align": a}, PARTS))
