@@ -16,7 +16,8 @@ checks that a 3x-error kernel fails and a 1.2x one passes, forward and backward.
 
 float64 has no wider precision at BLAS speed to measure its own reference against, so there the
 reference's error is that of the same reference run in float32, scaled by the ratio of the
-epsilons (rounding errors of one algorithm scale with the unit roundoff).
+epsilons (rounding errors of one algorithm scale with the unit roundoff), and the bound is
+3x rather than 2x: the float64 "exact" reference is itself that far from the truth.
 
 bfloat16 (torch) is simulated in numpy: values rounded to bfloat16 and stored as float32,
 arithmetic in float32, the result rounded to bfloat16 again (what a bf16 kernel with float32
@@ -93,11 +94,12 @@ class Comparison:
     err: float
     ref_err: float
     allowance: float
+    factor: float = 2.0
 
     def describe(self, what: str = "output") -> str:
         if not np.isfinite(self.err):
             return f"non-finite {what} where the reference is finite"
-        return (f"{what}: max error {self.err:.3g} > 2 x reference error {self.ref_err:.3g} "
+        return (f"{what}: max error {self.err:.3g} > {self.factor:g} x reference error {self.ref_err:.3g} "
                 f"+ allowance {self.allowance:.3g}")
 
 
@@ -114,16 +116,17 @@ def max_error(a, b, rows=None) -> float:
     return float(np.max(diff)) if np.all(np.isfinite(diff)) else float("inf")
 
 
-def compare(out, exact, ref_lo, prec: Precision, magnitude: float, rows=None) -> Comparison:
+def compare(out, exact, ref_err: float, prec: Precision, magnitude: float, rows=None) -> Comparison:
     """The protocol on the entries selected by ``rows`` (a boolean over the leading axes; None: all).
 
-    ``ref_lo`` is the reference computed in ``prec`` (for float64: in float32, its error then
-    scaled by the ratio of the epsilons); ``magnitude`` the size of the terms the result is
+    ``ref_err`` is the error of the reference computed in ``prec`` (for float64: in float32,
+    then scaled by the ratio of the epsilons); ``magnitude`` the size of the terms the result is
     summed from (see :func:`symattn.conformance.references.magnitudes`).
     """
     err = max_error(out, exact, rows)
-    ref_err = max_error(ref_lo, exact, rows)
+    factor = 2.0
     if prec.name == "float64":
         ref_err *= prec.eps / _PRECISIONS["float32"].eps
+        factor = 3.0  # the float64 "exact" reference is itself ref_err away from the truth
     allowance = ALLOWANCE_ULPS * prec.compute_eps * magnitude
-    return Comparison(err <= 2 * ref_err + allowance, err, ref_err, allowance)
+    return Comparison(err <= factor * ref_err + allowance, err, ref_err, allowance, factor)
