@@ -13,7 +13,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. numeric:attention")
     parser.add_argument("--causal", nargs="?", const="top_left", choices=["top_left", "bottom_right"],
                         default=None, help="test causal masking (alignment: top_left (default) or bottom_right)")
-    parser.add_argument("--mask", action="store_true", help="the function takes boolean masks (True = may attend)")
+    parser.add_argument("--mask", nargs="?", const="bool", choices=["bool", "float"], default=False,
+                        help="the function takes masks: boolean (True = may attend; the default) or float "
+                             "(additive, 0 or -inf)")
     parser.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"], default="float64",
                         help="the precision tested (bfloat16: with --adapter torch)")
     parser.add_argument("--examples", type=int, default=40, metavar="N", help="Hypothesis examples per property")

@@ -60,7 +60,7 @@ class Adapter:
     FlashAttention's and JAX's). Inputs are generated as (batch, heads, n, d) and transposed.
     ``option_names`` maps symattn's option names to the implementation's (see the module
     docstring); ``dtype`` is the native dtype floating inputs are cast to (``None``: unchanged);
-    ``vjp(f, q, k, v, d_out) -> (out, (dq, dk, dv))`` differentiates a native function.
+    ``vjp(fn, options, q, k, v, d_out) -> (out, (dq, dk, dv))`` differentiates a native function.
     """
 
     name: str = "numpy"
@@ -74,6 +74,7 @@ class Adapter:
     seed: Callable[[int], Any] | None = None  # how to seed a dropout (None: pass it as an option)
     vjp: Callable | None = None
     dtype: str | None = None
+    invoke: Callable | None = None  # invoke(fn, (q, k, v), options): how to call (default: directly)
 
     def __post_init__(self) -> None:
         if self.layout not in ("bhnd", "bnhd"):
@@ -141,7 +142,8 @@ class Adapter:
     # ---------------------------------------------------------------------------------- calls
     def call(self, fn: Callable, q: np.ndarray, k: np.ndarray, v: np.ndarray, **options):
         """``fn`` on the converted inputs; returns the output (or ``(out, lse)``) as numpy, (B, H, N, D)."""
-        result = fn(*self._inputs(q, k, v), **self.native_options(options))
+        inputs, opts = self._inputs(q, k, v), self.native_options(options)
+        result = self.invoke(fn, inputs, opts) if self.invoke is not None else fn(*inputs, **opts)
         if isinstance(result, (tuple, list)):
             if len(result) != 2:
                 raise TypeError(f"the function returned a sequence of {len(result)} items, expected (out, lse)")
@@ -172,12 +174,8 @@ class Adapter:
                              "or a torch/jax adapter")
         opts = self.native_options(options)
 
-        def f(a, b, c):
-            r = fn(a, b, c, **opts)
-            return r[0] if isinstance(r, (tuple, list)) else r
-
         nq, nk, nv = self._inputs(q, k, v)
-        out, grads = self.vjp(f, nq, nk, nv, self.to_native(self._lay(d_out)))
+        out, grads = self.vjp(fn, opts, nq, nk, nv, self.to_native(self._lay(d_out)))
         return self._back(out), self._grads(grads)
 
 
@@ -226,9 +224,10 @@ def torch_adapter(layout: str = "bhnd", *, device: str = "cpu", dtype: str | Non
             raise ValueError("torch's is_causal is top-left aligned; test it with causal='top_left'")
         return bool(alignment)
 
-    def vjp(f, q, k, v, do):
+    def vjp(fn, opts, q, k, v, do):
         q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
-        out = f(q, k, v)
+        out = fn(q, k, v, **opts)
+        out = out[0] if isinstance(out, (tuple, list)) else out
         grads = torch.autograd.grad(out, (q, k, v), do, allow_unused=True)
         grads = tuple(torch.zeros_like(x) if g is None else g for g, x in zip(grads, (q, k, v)))
         return out, grads
@@ -283,15 +282,41 @@ def jax_adapter(layout: str = "bnhd", *, option_names: dict | None = None) -> Ad
         left, right = window
         return (big if left is None else int(left), big if right is None else int(right))
 
-    def vjp(f, q, k, v, do):
-        out, pull = jax.vjp(f, q, k, v)
-        return out, pull(do)
+    # Eager JAX compiles every primitive anew for every shape (seconds per new shape under
+    # jax.vjp); one jitted wrapper per function and static options compiles once per shape.
+    # Array options (masks, lengths) are traced arguments, the others static.
+    jitted: dict = {}
+
+    def split(opts):
+        arrays = {key: value for key, value in opts.items() if isinstance(value, jax.Array)}
+        static = tuple(sorted((key, value) for key, value in opts.items() if key not in arrays))
+        return arrays, static
+
+    def first(r):
+        return r[0] if isinstance(r, (tuple, list)) else r
+
+    def invoke(fn, inputs, opts):
+        arrays, static = split(opts)
+        key = ("call", fn, static)
+        if key not in jitted:
+            jitted[key] = jax.jit(lambda q, k, v, arr: fn(q, k, v, **arr, **dict(static)))
+        return jitted[key](*inputs, arrays)
+
+    def vjp(fn, opts, q, k, v, do):
+        arrays, static = split(opts)
+        key = ("vjp", fn, static)
+        if key not in jitted:
+            def run(q, k, v, do, arr):
+                out, pull = jax.vjp(lambda a, b, c: first(fn(a, b, c, **arr, **dict(static))), q, k, v)
+                return out, pull(do)
+            jitted[key] = jax.jit(run)
+        return jitted[key](q, k, v, do, arrays)
 
     names = {"mask": "mask", "causal": "is_causal", "kv_heads": None, "window": "local_window_size",
              "key_lengths": "key_value_seq_lengths"}
     names.update(option_names or {})
     return Adapter(name="jax", layout=layout, to_native=to_native, from_native=np.asarray, option_names=names,
-                   causal_value=causal_value, window_value=window_value, vjp=vjp)
+                   causal_value=causal_value, window_value=window_value, vjp=vjp, invoke=invoke)
 
 
 def load_callable(spec: str) -> Callable:

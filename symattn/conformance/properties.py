@@ -334,15 +334,26 @@ def _what(row: np.ndarray, zero_name: str = "zeros (symattn's convention)") -> s
     return f"values {_fmt(row.ravel()[:6])}" + (" ..." if row.size > 6 else "")
 
 
+def _small_case(runner, n_q: int, n_k: int) -> Case:
+    """A small case inside the declared space (square, value dim, head dims respected)."""
+    space = runner.space
+    d = space.dims[0] if space.head_dims else 4
+    d_v = d if space.value_dim == "same" else 2
+    if space.square:
+        n_q = n_k = max(n_q, n_k)
+    return Case(1, 1, n_q, n_k, d, d_v, 0)
+
+
 def _masked_row_setup(runner):
     """Inputs with a query that may attend to nothing, within what the function declared."""
     if runner.mask:
-        case = Case(1, 1, 3, 4, 4, 2, 0)
-        mask = np.ones((3, 4), dtype=bool)
+        case = _small_case(runner, 3, 4)
+        mask = np.ones((case.n_q, case.n_k), dtype=bool)
         mask[1] = False
+        mask = runner.as_mask(mask)
         return case, {"mask": mask, **({"causal": runner.causal} if runner.causal else {})}, 1
-    if runner.causal == "bottom_right":  # n_q > n_k: the first n_q - n_k queries see nothing
-        return Case(1, 1, 4, 2, 4, 2, 0), {"causal": "bottom_right"}, 1
+    if runner.causal == "bottom_right" and not runner.space.square:  # n_q > n_k: the first queries see nothing
+        return _small_case(runner, 4, 2), {"causal": "bottom_right"}, 1
     return None
 
 
@@ -377,7 +388,9 @@ def fully_masked_rows(runner) -> PropertyResult:
 def empty_sequences(runner) -> PropertyResult:
     name = "empty_sequences"
     parts = []
-    for label, case in (("n_q = 0", Case(1, 1, 0, 4, 4, 2, 0)), ("n_k = 0", Case(1, 1, 3, 0, 4, 2, 0))):
+    sizes = (("n_q = n_k = 0", 0, 0),) if runner.space.square else (("n_q = 0", 0, 4), ("n_k = 0", 3, 0))
+    for label, n_q, n_k in sizes:
+        case = _small_case(runner, n_q, n_k)
         _, (q, k, v) = runner.inputs(case)
         opts = {"causal": runner.causal} if runner.causal else {}
         try:
@@ -431,7 +444,9 @@ def _padding(runner, case: Case, spec):
         padded[1:] = rng.random(case.n_k - 1) < 0.3
         padded[-1] = True
         opts = runner.options(case)
-        opts["mask"] = opts["mask"] & ~padded[None, :]
+        allowed = runner.mask_for(case)
+        allowed = (allowed if allowed.dtype == np.bool_ else allowed == 0) & ~padded[None, :]
+        opts["mask"] = runner.as_mask(allowed)
         return opts, np.broadcast_to(padded, (case.b, case.n_k))
     if spec.key_lengths and case.n_k >= 2:
         lengths = rng.integers(1, case.n_k, size=case.b)

@@ -36,11 +36,18 @@ class Runner:
 
     # ------------------------------------------------------------------------------ inputs
     def mask_for(self, case: Case) -> np.ndarray:
-        """A random boolean ``(n_q, n_k)`` mask (True = may attend); key 0 is always visible."""
+        """A random ``(n_q, n_k)`` mask: boolean (True = may attend) or, for ``mask="float"``,
+        additive (0 or -inf, in the tested dtype); key 0 is always visible."""
         rng = np.random.default_rng(case.seed + 1)
         m = rng.random((case.n_q, case.n_k)) < 0.7
         m[:, 0] = True  # fully masked rows are reported by their own property
-        return m
+        return self.as_mask(m)
+
+    def as_mask(self, allowed: np.ndarray) -> np.ndarray:
+        """A boolean "may attend" matrix in the form the function takes."""
+        if self.mask == "float":
+            return self.prec.cast(np.where(allowed, 0.0, -np.inf))
+        return allowed
 
     def options(self, case: Case, **extra) -> dict:
         """The options of one call, under symattn's names; ``extra`` adds or overrides."""
@@ -103,7 +110,7 @@ def check(
     fn: Callable,
     *,
     causal: bool | str = False,
-    mask: bool = False,
+    mask: bool | str = False,
     dtype: str = "float64",
     examples: int = 40,
     adapter: Adapter | None = None,
@@ -132,7 +139,8 @@ def check(
         and, when tested, ``causal=...`` and ``mask=<bool array (n_q, n_k), True = may attend>``.
     causal : False, True/"top_left" (query i sees keys j <= i), or "bottom_right"
         (j <= i + n_k - n_q).
-    mask : the function takes boolean masks: pass random ones.
+    mask : the function takes masks: True or "bool" passes random boolean ones (True = may
+        attend), "float" additive ones (0 or -inf).
     dtype : the precision tested: "float64", "float32", "float16" or "bfloat16" (the last through
         ``torch_adapter(dtype="bfloat16")``).
     examples : Hypothesis examples per property (the search is deterministic).
@@ -177,8 +185,12 @@ def check(
     space = Space(value_dim=value_dim, square=square, max_n=max_n, head_dims=head_dims)
     spec = variants.Spec.build(kv_heads=kv_heads, window=window, align=align, softcap=softcap, alibi=alibi,
                                key_lengths=key_lengths, dropout=dropout)
+    if mask not in (False, True, "bool", "float"):
+        raise ValueError(f"mask must be False, True, 'bool' or 'float', got {mask!r}")
+    mask = "bool" if mask is True else mask
     if causal:
         adapter.require("causal", "causal")
+        adapter.native_options({"causal": causal})  # refuses an alignment it lacks, now
     if mask:
         adapter.require("mask", "mask=True")
     spec.require(adapter)
@@ -205,7 +217,7 @@ def check(
         props.rope_relative(runner, rope),
         *variants.properties(runner, spec),
     ]
-    options = {"dtype": dtype, "causal": causal or "off", "mask": mask, "examples": examples,
+    options = {"dtype": dtype, "causal": causal or "off", "mask": mask or False, "examples": examples,
                "adapter": adapter.name, "layout": adapter.layout, "max_n": max_n, "value_dim": value_dim,
                "square": square}
     if head_dims is not None:

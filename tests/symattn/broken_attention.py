@@ -107,7 +107,11 @@ def _tiled(q, k, v, *, causal=False, mask=None, window=None, align=None, softcap
             if right is not None:
                 allowed &= j <= i + right
         if mask is not None:
-            allowed = allowed & mask[..., j0:j1]
+            m_j = mask[..., j0:j1]
+            if m_j.dtype != np.bool_:  # additive: 0 or -inf here
+                s = s + m_j.astype(ct)
+                m_j = m_j != -np.inf
+            allowed = allowed & m_j
         s = np.where(allowed, s, -np.inf)
         if softcap is not None and bug == "softcap_after_masking":
             s = ct(softcap) * np.tanh(s / ct(softcap))  # -inf becomes -softcap: masked keys get weight
@@ -174,7 +178,8 @@ def _backward(bug):
             if causal:
                 allowed &= np.arange(j0, j1)[None, :] <= i
             if mask is not None:
-                allowed = allowed & mask[..., j0:j1]
+                m_j = mask[..., j0:j1]
+                allowed = allowed & (m_j if m_j.dtype == np.bool_ else m_j != -np.inf)
             with np.errstate(invalid="ignore"):  # NaN in padded keys: masked just below
                 p = np.where(allowed, np.exp(s - lse_c), 0)  # (b, h, n_q, bk)
             hidden = ~allowed.any(axis=-2)[..., None]  # (.., bk, 1) keys no query sees: padding
