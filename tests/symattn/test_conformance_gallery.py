@@ -84,11 +84,11 @@ def test_each_tile_bug_is_caught_by_its_property_only_with_a_minimal_counterexam
 @pytest.mark.parametrize("options", [
     {"causal": "bottom_right", "mask": True, "dtype": "float64"},
     {"causal": "top_left", "mask": "float", "dtype": "float32"},
-    {"kv_heads": True, "window": (5, 0), "softcap": 4.0, "dtype": "float32"},
+    {"kv_heads": True, "window": (5, 0), "softcap": 4.0, "dtype": "float32", "backward": None},  # forward only
 ], ids=["causal_bottom_right_bool_mask", "causal_top_left_float_mask", "variants"])
 def test_correct_tiled_gallery_kernel_passes_every_property(options):
-    r = conformance.check(broken.tiled_correct_with_lse, max_n=MAX_N, examples=EXAMPLES,
-                          **lse_kw(broken.tiled_backward_correct), **options)
+    r = conformance.check(broken.tiled_correct_with_lse, max_n=MAX_N, examples=12,
+                          **{**lse_kw(broken.tiled_backward_correct), **options})
     assert r.passed, r.table()
 
 
