@@ -193,6 +193,7 @@ def check(
         adapter.native_options({"causal": causal})  # refuses an alignment it lacks, now
     if mask:
         adapter.require("mask", "mask=True")
+    adapter.to_native(np.zeros((1, 1), precision(dtype).storage))  # refuses a dtype it cannot hold, now
     spec.require(adapter)
     if backward == "autograd" and adapter.vjp is None:
         raise ValueError(f"backward='autograd' needs an adapter that can differentiate (torch or jax), "
