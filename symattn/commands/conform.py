@@ -109,17 +109,17 @@ def run(args) -> int:
         kv_heads = None
         if args.kv_heads is not None:
             kv_heads = True if args.kv_heads == "any" else _ints(args.kv_heads, "--kv-heads")[0]
-        kwargs = dict(
-            causal=args.causal or False, mask=args.mask, dtype=args.dtype, examples=args.examples,
-            adapter=_adapter(args), rope=rope, target=args.target, value_dim=args.value_dim,
-            square=args.square, max_n=args.max_n,
-            head_dims=_ints(args.head_dims, "--head-dims") if args.head_dims else None,
-            dtypes=[x.strip() for x in args.dtypes.split(",")] if args.dtypes else None,
-            backward=backward, returns_lse=args.returns_lse, kv_heads=kv_heads,
-            window=_window(args.window) if args.window else None,
-            align=[x.strip() for x in args.align.split(",")], softcap=args.softcap, alibi=args.alibi,
-            key_lengths=args.key_lengths, dropout=args.dropout,
-        )
+        kwargs = {
+            "causal": args.causal or False, "mask": args.mask, "dtype": args.dtype, "examples": args.examples,
+            "adapter": _adapter(args), "rope": rope, "target": args.target, "value_dim": args.value_dim,
+            "square": args.square, "max_n": args.max_n,
+            "head_dims": _ints(args.head_dims, "--head-dims") if args.head_dims else None,
+            "dtypes": [x.strip() for x in args.dtypes.split(",")] if args.dtypes else None,
+            "backward": backward, "returns_lse": args.returns_lse, "kv_heads": kv_heads,
+            "window": _window(args.window) if args.window else None,
+            "align": [x.strip() for x in args.align.split(",")], "softcap": args.softcap, "alibi": args.alibi,
+            "key_lengths": args.key_lengths, "dropout": args.dropout,
+        }
         result = conformance.check(fn, **kwargs)
     except (ValueError, TypeError, ImportError) as exc:
         print(f"symattn conform: {exc}", file=sys.stderr)

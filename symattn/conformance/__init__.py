@@ -52,12 +52,12 @@ from .variants import NAMES as _VARIANT_NAMES
 
 __all__ = [
     "ALLOWANCE_ULPS",
-    "Adapter",
-    "Case",
-    "ConformanceResult",
     "HEAD_DIMS",
     "NUMPY",
     "PROPERTIES",
+    "Adapter",
+    "Case",
+    "ConformanceResult",
     "PropertyResult",
     "Space",
     "check",

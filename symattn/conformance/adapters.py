@@ -28,12 +28,13 @@ one under another name). An option mapped to ``None`` is implied by the shapes a
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Adapter", "NUMPY", "jax_adapter", "load_callable", "torch_adapter"]
+__all__ = ["NUMPY", "Adapter", "jax_adapter", "load_callable", "torch_adapter"]
 
 # symattn's own names: what a numpy implementation receives.
 NUMPY_OPTIONS = {

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-__all__ = ["Case", "HEAD_DIMS", "Space", "cases", "find", "interesting_lengths"]
+__all__ = ["HEAD_DIMS", "Case", "Space", "cases", "find", "interesting_lengths"]
 
 # Primes that sit next to the tile sizes kernels use (16 ... 256), and FlashAttention's 113, 147, 203.
 _PRIMES = (11, 13, 17, 31, 37, 61, 67, 97, 113, 127, 131, 193, 251, 257, 383, 509, 1021)
@@ -64,7 +64,7 @@ class Space:
             dims = tuple(self.head_dims)
             if not dims or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1 for x in dims):
                 raise ValueError(f"head_dims must be a non-empty list of positive integers, got {self.head_dims!r}")
-            object.__setattr__(self, "head_dims", tuple(sorted(set(int(x) for x in dims))))
+            object.__setattr__(self, "head_dims", tuple(sorted({int(x) for x in dims})))
         kv = self.kv_heads
         if not (kv is None or kv is True or (isinstance(kv, int) and not isinstance(kv, bool) and kv >= 1)):
             raise ValueError(f"kv_heads must be None, True or a positive group size, got {kv!r}")

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from .cases import Case, cases, find
 from .protocol import compare, max_error, precision
-from .references import magnitudes, reference, reference_backward, reference_backward_from_lse, reference_lse
+from .references import (
+    magnitudes,
+    reference,
+    reference_backward,
+    reference_backward_from_lse,
+    reference_lse,
+)
 from .result import PropertyResult
 
 DEFINITION = "definition (000 'Scaled dot-product attention')"
@@ -29,7 +35,7 @@ def search(name: str, basis: str, runner, strategy, fails: Callable, describe: C
     def wrapped(case):
         try:
             return bool(fails(case))
-        except Exception as exc:  # the implementation raised on a declared input: a finding
+        except Exception as exc:  # noqa: BLE001  the implementation raised on a declared input: a finding
             errors[case] = f"{type(exc).__name__}: {exc}"
             return True
 
@@ -370,7 +376,7 @@ def fully_masked_rows(runner) -> PropertyResult:
         parts.append(f"a query with every key masked out returns {_what(out[..., row, :])}")
         if lse is not None:
             parts.append(f"lse {_what(lse[..., row], 'zeros')}")
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001  whatever the implementation raises is reported
         return PropertyResult(name, CONVENTION, "reported",
                               f"a query with every key masked out raises {type(exc).__name__}: {exc}")
     if runner.backward is not None:
@@ -380,7 +386,7 @@ def fully_masked_rows(runner) -> PropertyResult:
             parts.append(f"its dq {_what(dq[..., row, :], 'zeros')}")
             finite = all(np.all(np.isfinite(g)) for g in (dk, dv))
             parts.append("dk, dv finite" if finite else "dk, dv not finite")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  whatever the implementation raises is reported
             parts.append(f"the backward raises {type(exc).__name__}: {exc}")
     return PropertyResult(name, CONVENTION, "reported", "; ".join(parts))
 
@@ -398,7 +404,7 @@ def empty_sequences(runner) -> PropertyResult:
             text = f"{label}: output {_what(out, 'zeros')}"
             if lse is not None:
                 text += f", lse {_what(lse, 'zeros')}"
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  whatever the implementation raises is reported
             text = f"{label}: raises {type(exc).__name__}: {str(exc).splitlines()[0][:120] if str(exc) else ''}"
         parts.append(text)
     return PropertyResult(name, CONVENTION, "reported", "; ".join(parts))

@@ -39,7 +39,7 @@ def round_bfloat16(x: np.ndarray) -> np.ndarray:
     """Round float32 values to the nearest bfloat16 (ties to even), returned as float32.
 
     >>> round_bfloat16(np.array([1.0, 1.00390625, 1.01171875], dtype=np.float32))  # 1 + 2^-8 ties to 1
-    array([1.       , 1.       , 1.015625 ], dtype=float32)
+    array([1.      , 1.      , 1.015625], dtype=float32)
     """
     x = np.ascontiguousarray(x, dtype=np.float32)
     u = x.view(np.uint32).astype(np.uint64)

@@ -258,7 +258,7 @@ def test_cli_usage_errors_name_the_problem(argv, message, capsys):
 
 def test_bnhd_layout_adapter_transposes():
     def bnhd_attention(q, k, v, **opts):  # an implementation in (batch, n, heads, d) layout
-        t = lambda a: np.swapaxes(a, 1, 2)  # noqa: E731
+        t = lambda a: np.swapaxes(a, 1, 2)
         return t(numeric.attention(t(q), t(k), t(v), **opts))
 
     r = conformance.check(bnhd_attention, examples=10, max_n=32, adapter=conformance.Adapter(layout="bnhd"))
