@@ -68,13 +68,14 @@ def _ref_inputs(runner, q, k, v):
 # output entry may round exactly while a correct kernel is two roundings off), so it is also
 # measured on fresh inputs of the same shapes, batched up to this many entries.
 _MIN_ENTRIES = 4096
+_MAX_BATCH = 512  # a kernel may loop over the batch in Python (key lengths): keep that loop short
 
 
 def _samples(case: Case, opts: dict):
     """The case and, when it is small, a larger batch of fresh inputs of the same shapes."""
     yield case, opts
     entries = case.h * min(case.n_q, case.n_k) * min(case.d, case.d_v)
-    b = min(_MIN_ENTRIES, -(-_MIN_ENTRIES // max(entries, 1)))
+    b = min(_MAX_BATCH, -(-_MIN_ENTRIES // max(entries, 1)))
     if b > case.b:
         big = dataclasses.replace(case, b=b, seed=case.seed + 1000)
         big_opts = dict(opts)
