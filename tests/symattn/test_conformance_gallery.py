@@ -13,7 +13,7 @@ from symattn import conformance
 from . import broken_attention as broken
 
 MAX_N = 160  # two tiles of 64 and a partial one: every tile bug shows, at a fraction of 512's cost
-EXAMPLES = 20
+EXAMPLES = 15
 
 
 def shapes(counterexample: str) -> dict:
