@@ -13,16 +13,81 @@ def add_arguments(parser) -> None:
     parser.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. numeric:attention")
     parser.add_argument("--causal", nargs="?", const="top_left", choices=["top_left", "bottom_right"],
                         default=None, help="test causal masking (alignment: top_left (default) or bottom_right)")
-    parser.add_argument("--mask", action="store_true", help="also pass random boolean masks (True = may attend)")
-    parser.add_argument("--dtype", choices=["float32", "float64", "float16"], default="float64")
+    parser.add_argument("--mask", nargs="?", const="bool", choices=["bool", "float"], default=False,
+                        help="the function takes masks: boolean (True = may attend; the default) or float "
+                             "(additive, 0 or -inf)")
+    parser.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"], default="float64",
+                        help="the precision tested (bfloat16: with --adapter torch)")
     parser.add_argument("--examples", type=int, default=40, metavar="N", help="Hypothesis examples per property")
-    parser.add_argument("--adapter", choices=["numpy", "torch"], default="numpy",
-                        help="how to call the function: numpy arrays, or torch CPU tensors (mask->attn_mask, "
-                             "causal->is_causal)")
-    parser.add_argument("--layout", choices=["bhnd", "bnhd"], default="bhnd",
+    parser.add_argument("--adapter", choices=["numpy", "torch", "jax"], default="numpy",
+                        help="how to call the function: numpy arrays, torch tensors (mask->attn_mask, "
+                             "causal->is_causal) or jnp arrays (layout bnhd unless --layout)")
+    parser.add_argument("--layout", choices=["bhnd", "bnhd"], default=None,
                         help="the function's layout: (batch, heads, n, d) or (batch, n, heads, d)")
+    parser.add_argument("--device", default="cpu", help="torch device (cpu, or cuda when present)")
     parser.add_argument("--rope", metavar="MODULE:FUNCTION", help="a rope(x, positions) function to test")
+    # the declared input space
+    parser.add_argument("--value-dim", choices=["any", "same"], default="any",
+                        help="'same': the function needs d_v = d")
+    parser.add_argument("--square", action="store_true", help="the function needs n_q = n_k")
+    parser.add_argument("--max-n", type=int, default=512, metavar="N", help="longest sequence drawn (default 512)")
+    parser.add_argument("--head-dims", metavar="D,D,...", help="the head dims supported, e.g. 64,128")
+    parser.add_argument("--dtypes", metavar="DT,DT,...", help="the dtypes accepted (default all three numpy ones)")
+    # gradients and lse
+    parser.add_argument("--backward", nargs="?", const="autograd", metavar="MODULE:FUNCTION",
+                        help="check gradients: through the adapter's autograd (no value) or with "
+                             "bwd(q, k, v, out, [lse,] d_out, **options)")
+    parser.add_argument("--returns-lse", action="store_true", help="the function returns (out, lse)")
+    # variants
+    parser.add_argument("--kv-heads", nargs="?", const="any", metavar="GROUP",
+                        help="grouped kv heads (no value: every divisor; a number: the group size h/h_kv)")
+    parser.add_argument("--window", metavar="LEFT,RIGHT", help="sliding window, e.g. 16,0 ('none' = unbounded)")
+    parser.add_argument("--align", default="top_left,bottom_right", metavar="A,A",
+                        help="window alignments to test (default both)")
+    parser.add_argument("--softcap", type=float, metavar="C", help="logit soft-cap c")
+    parser.add_argument("--alibi", action="store_true", help="ALiBi slopes (alibi_slopes=)")
+    parser.add_argument("--key-lengths", action="store_true", help="variable key lengths per batch element")
+    parser.add_argument("--dropout", type=float, metavar="P", help="dropout probability (with a seed)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{what} must be a comma-separated list of integers, got {text!r}") from None
+    if not values:
+        raise ValueError(f"{what} must list at least one integer, got {text!r}")
+    return values
+
+
+def _window(text: str):
+    parts = text.split(",")
+    if len(parts) != 2:
+        raise ValueError(f"--window must be LEFT,RIGHT (integers or 'none'), got {text!r}")
+    out = []
+    for part in parts:
+        part = part.strip().lower()
+        if part == "none":
+            out.append(None)
+            continue
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise ValueError(f"--window must be LEFT,RIGHT (integers or 'none'), got {text!r}") from None
+    return tuple(out)
+
+
+def _adapter(args):
+    layout = args.layout
+    if args.adapter == "torch":
+        return conformance.torch_adapter(layout or "bhnd", device=args.device,
+                                         dtype="bfloat16" if args.dtype == "bfloat16" else None)
+    if args.adapter == "jax":
+        return conformance.jax_adapter(layout or "bnhd")
+    if args.device != "cpu":
+        raise ValueError("--device applies to --adapter torch")
+    return conformance.Adapter(layout=layout or "bhnd")
 
 
 def run(args) -> int:
@@ -38,14 +103,26 @@ def run(args) -> int:
     try:
         fn = conformance.load_callable(args.target)
         rope = conformance.load_callable(args.rope) if args.rope else None
-        if args.adapter == "torch":
-            adapter = conformance.torch_adapter(args.layout)
-        else:
-            adapter = conformance.Adapter(layout=args.layout)
+        backward = args.backward
+        if backward is not None and backward != "autograd":
+            backward = conformance.load_callable(backward)
+        kv_heads = None
+        if args.kv_heads is not None:
+            kv_heads = True if args.kv_heads == "any" else _ints(args.kv_heads, "--kv-heads")[0]
+        kwargs = {
+            "causal": args.causal or False, "mask": args.mask, "dtype": args.dtype, "examples": args.examples,
+            "adapter": _adapter(args), "rope": rope, "target": args.target, "value_dim": args.value_dim,
+            "square": args.square, "max_n": args.max_n,
+            "head_dims": _ints(args.head_dims, "--head-dims") if args.head_dims else None,
+            "dtypes": [x.strip() for x in args.dtypes.split(",")] if args.dtypes else None,
+            "backward": backward, "returns_lse": args.returns_lse, "kv_heads": kv_heads,
+            "window": _window(args.window) if args.window else None,
+            "align": [x.strip() for x in args.align.split(",")], "softcap": args.softcap, "alibi": args.alibi,
+            "key_lengths": args.key_lengths, "dropout": args.dropout,
+        }
+        result = conformance.check(fn, **kwargs)
     except (ValueError, TypeError, ImportError) as exc:
         print(f"symattn conform: {exc}", file=sys.stderr)
         return 2
-    result = conformance.check(fn, causal=args.causal or False, mask=args.mask, dtype=args.dtype,
-                               examples=args.examples, adapter=adapter, rope=rope, target=args.target)
     print(conformance.dumps(result) if args.json else result.table())
     return 0 if result.passed else 1

@@ -1,0 +1,338 @@
+"""How an implementation is called: layout, array type, option names, differentiation.
+
+A check generates numpy arrays in the (batch, heads, n, d) layout and options under symattn's
+names (those of :func:`numeric.attention`). An :class:`Adapter` converts both for the
+implementation and converts its output back; ``vjp`` differentiates through it
+(``backward="autograd"``).
+
+Option names (symattn -> torch ``scaled_dot_product_attention`` -> ``jax.nn.dot_product_attention``):
+
+===============  ====================  ==========================  ================================
+symattn          torch SDPA            JAX                         value passed
+===============  ====================  ==========================  ================================
+``mask``         ``attn_mask``         ``mask``                    bool ``(n_q, n_k)``, True = attend
+``causal``       ``is_causal``         ``is_causal``               True (both are top-left aligned)
+``kv_heads``     ``enable_gqa``        (from the shapes)           True; k, v have h_kv heads
+``window``       --                    ``local_window_size``       ``(left, right)``, top-left only
+``key_lengths``  --                    ``key_value_seq_lengths``   int32 ``(batch,)``
+``dropout``      ``dropout_p``         --                          p; the seed via ``torch.manual_seed``
+``softcap``      --                    --                          c
+``alibi_slopes`` --                    --                          float ``(h,)``
+===============  ====================  ==========================  ================================
+
+A dash means the function has no such argument: declaring that variant for it is a clear error
+before any input is drawn (pass ``option_names={"window": "window_size"}`` for a kernel that has
+one under another name). An option mapped to ``None`` is implied by the shapes and not passed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["NUMPY", "Adapter", "jax_adapter", "load_callable", "torch_adapter"]
+
+# symattn's own names: what a numpy implementation receives.
+NUMPY_OPTIONS = {
+    "mask": "mask", "causal": "causal", "kv_heads": None, "window": "window", "align": "align",
+    "softcap": "softcap", "alibi_slopes": "alibi_slopes", "key_lengths": "key_lengths",
+    "dropout": "dropout", "seed": "seed",
+}
+
+
+def _identity(a):
+    return a
+
+
+def _window_as_is(window, align):
+    return window
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """How to call an implementation: convert numpy inputs, rename options, convert the output back.
+
+    ``layout`` is the implementation's tensor layout: ``"bhnd"`` (batch, heads, n, d; what symattn
+    and ``torch.nn.functional.scaled_dot_product_attention`` use) or ``"bnhd"`` (batch, n, heads, d;
+    FlashAttention's and JAX's). Inputs are generated as (batch, heads, n, d) and transposed.
+    ``option_names`` maps symattn's option names to the implementation's (see the module
+    docstring); ``dtype`` is the native dtype floating inputs are cast to (``None``: unchanged);
+    ``vjp(fn, options, q, k, v, d_out) -> (out, (dq, dk, dv))`` differentiates a native function.
+    """
+
+    name: str = "numpy"
+    layout: str = "bhnd"
+    to_native: Callable[[np.ndarray], Any] = _identity
+    from_native: Callable[[Any], np.ndarray] = np.asarray
+    option_names: dict = field(default_factory=lambda: dict(NUMPY_OPTIONS))
+    causal_value: Callable[[str], Any] = _identity
+    window_value: Callable[[tuple, str], Any] = _window_as_is
+    align_value: Callable[[str], Any] = _identity
+    seed: Callable[[int], Any] | None = None  # how to seed a dropout (None: pass it as an option)
+    vjp: Callable | None = None
+    dtype: str | None = None
+    invoke: Callable | None = None  # invoke(fn, (q, k, v), options): how to call (default: directly)
+
+    def __post_init__(self) -> None:
+        if self.layout not in ("bhnd", "bnhd"):
+            raise ValueError(f"layout must be 'bhnd' or 'bnhd', got {self.layout!r}")
+
+    def supports(self, option: str) -> bool:
+        return option in self.option_names
+
+    def require(self, option: str, what: str) -> None:
+        """Raise a clear error when the implementation has no argument for ``option``."""
+        if not self.supports(option):
+            raise ValueError(f"{what} was declared, but the {self.name} adapter has no argument for {option!r}; "
+                             f"pass option_names={{{option!r}: '<the function's argument>'}} to the adapter")
+
+    # ---------------------------------------------------------------------------------- layout
+    def _lay(self, a: np.ndarray) -> np.ndarray:  # (B, H, N, D) -> implementation layout
+        return a if self.layout == "bhnd" or a.ndim != 4 else np.ascontiguousarray(a.transpose(0, 2, 1, 3))
+
+    def _unlay(self, a: np.ndarray, kind: str = "out") -> np.ndarray:  # implementation layout -> (B, H, N, D)
+        if self.layout == "bhnd":
+            return a
+        if kind == "lse" and a.ndim == 3:
+            return a.transpose(0, 2, 1)  # (B, N, H) -> (B, H, N)
+        return a.transpose(0, 2, 1, 3) if a.ndim == 4 else a
+
+    def _back(self, x, kind: str = "out") -> np.ndarray:
+        a = self.from_native(x)
+        if not isinstance(a, np.ndarray):
+            raise TypeError(f"the function returned {type(x).__name__}, not an array")
+        return self._unlay(a, kind)
+
+    # ---------------------------------------------------------------------------------- options
+    def native_options(self, options: dict) -> dict:
+        native = {}
+        options = dict(options)
+        align = options.pop("align", None)
+        if "seed" in options and self.seed is not None:
+            self.seed(options.pop("seed"))
+        for key, value in options.items():
+            if value is None or value is False:
+                continue
+            if key not in self.option_names:
+                self.require(key, f"option {key!r}")
+            name = self.option_names[key]
+            if name is None:  # implied by the shapes (grouped kv heads)
+                continue
+            if key == "causal":
+                value = self.causal_value(value)
+                if value is None or value is False:
+                    continue
+            elif key == "window":
+                value = self.window_value(value, align or "top_left")
+            elif isinstance(value, np.ndarray):
+                value = self.to_native(value)
+            native[name] = value
+        if align is not None and "window" not in options and "alibi_slopes" not in options:
+            align = None
+        if align is not None and self.option_names.get("align"):
+            native[self.option_names["align"]] = self.align_value(align)
+        return native
+
+    def _inputs(self, q, k, v):
+        return tuple(self.to_native(self._lay(a)) for a in (q, k, v))
+
+    # ---------------------------------------------------------------------------------- calls
+    def call(self, fn: Callable, q: np.ndarray, k: np.ndarray, v: np.ndarray, **options):
+        """``fn`` on the converted inputs; returns the output (or ``(out, lse)``) as numpy, (B, H, N, D)."""
+        inputs, opts = self._inputs(q, k, v), self.native_options(options)
+        result = self.invoke(fn, inputs, opts) if self.invoke is not None else fn(*inputs, **opts)
+        if isinstance(result, (tuple, list)):
+            if len(result) != 2:
+                raise TypeError(f"the function returned a sequence of {len(result)} items, expected (out, lse)")
+            return self._back(result[0]), self._back(result[1], "lse")
+        return self._back(result)
+
+    def call_backward(self, bwd: Callable, q, k, v, out, d_out, lse=None, **options):
+        """A user's backward ``bwd(q, k, v, out, [lse,] d_out, **options) -> (dq, dk, dv)``."""
+        nq, nk, nv = self._inputs(q, k, v)
+        nout, ndo = (self.to_native(self._lay(a)) for a in (out, d_out))
+        opts = self.native_options(options)
+        if lse is not None:
+            nlse = self.to_native(lse if self.layout == "bhnd" else np.ascontiguousarray(lse.transpose(0, 2, 1)))
+            grads = bwd(nq, nk, nv, nout, nlse, ndo, **opts)
+        else:
+            grads = bwd(nq, nk, nv, nout, ndo, **opts)
+        return self._grads(grads)
+
+    def _grads(self, grads):
+        if not isinstance(grads, (tuple, list)) or len(grads) != 3:
+            raise TypeError(f"the backward returned {type(grads).__name__}, expected a tuple (dq, dk, dv)")
+        return tuple(self._back(g) for g in grads)
+
+    def call_autograd(self, fn: Callable, q, k, v, d_out, **options):
+        """``(out, (dq, dk, dv))`` by differentiating ``fn`` through the array library."""
+        if self.vjp is None:
+            raise ValueError(f"the {self.name} adapter cannot differentiate: use backward=<a callable> "
+                             "or a torch/jax adapter")
+        opts = self.native_options(options)
+
+        nq, nk, nv = self._inputs(q, k, v)
+        out, grads = self.vjp(fn, opts, nq, nk, nv, self.to_native(self._lay(d_out)))
+        return self._back(out), self._grads(grads)
+
+
+NUMPY = Adapter()
+
+
+# ---------------------------------------------------------------------------------------- torch
+def torch_adapter(layout: str = "bhnd", *, device: str = "cpu", dtype: str | None = None,
+                  option_names: dict | None = None) -> Adapter:
+    """Adapter for torch functions with the signature of ``scaled_dot_product_attention``.
+
+    numpy -> tensors on ``device`` (``"cpu"``, or ``"cuda"`` when asked and available), cast to
+    ``dtype`` (e.g. ``"bfloat16"``; default: the numpy dtype), options renamed as in the module
+    docstring (``causal`` is top-left only: torch aligns its causal mask to the top-left). The
+    dropout seed is set with ``torch.manual_seed``; ``backward="autograd"`` uses
+    ``torch.autograd.grad``.
+    """
+    import torch
+
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} was asked for, but torch.cuda.is_available() is False")
+    if device != "cpu" and not device.startswith("cuda"):
+        raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
+    native_dtype = None
+    if dtype is not None:
+        native_dtype = getattr(torch, dtype, None)
+        if not isinstance(native_dtype, torch.dtype) or not native_dtype.is_floating_point:
+            raise ValueError(f"dtype must name a floating torch dtype (e.g. 'bfloat16'), got {dtype!r}")
+
+    def to_native(a):
+        t = torch.from_numpy(np.ascontiguousarray(a)).to(device)
+        if native_dtype is not None and t.is_floating_point():
+            t = t.to(native_dtype)
+        return t
+
+    def from_native(t):
+        if isinstance(t, torch.Tensor):
+            t = t.detach()
+            if t.dtype == torch.bfloat16:
+                t = t.float()
+            return t.cpu().numpy()
+        return np.asarray(t)
+
+    def causal_value(alignment):
+        if alignment == "bottom_right":
+            raise ValueError("torch's is_causal is top-left aligned; test it with causal='top_left'")
+        return bool(alignment)
+
+    def vjp(fn, opts, q, k, v, do):
+        q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+        out = fn(q, k, v, **opts)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        grads = torch.autograd.grad(out, (q, k, v), do, allow_unused=True)
+        grads = tuple(torch.zeros_like(x) if g is None else g for g, x in zip(grads, (q, k, v)))
+        return out, grads
+
+    names = {"mask": "attn_mask", "causal": "is_causal", "kv_heads": "enable_gqa", "dropout": "dropout_p",
+             "seed": None}
+    names.update(option_names or {})
+    return Adapter(
+        name="torch" if device == "cpu" else f"torch ({device})",
+        layout=layout,
+        to_native=to_native,
+        from_native=from_native,
+        option_names=names,
+        causal_value=causal_value,
+        seed=lambda s: torch.manual_seed(int(s)),
+        vjp=vjp,
+        dtype=dtype,
+    )
+
+
+# ---------------------------------------------------------------------------------------- JAX
+def jax_adapter(layout: str = "bnhd", *, option_names: dict | None = None) -> Adapter:
+    """Adapter for functions with the signature of ``jax.nn.dot_product_attention``.
+
+    Layout (batch, n, heads, d) by default; numpy -> ``jnp`` arrays; options renamed as in the
+    module docstring (``is_causal`` and ``local_window_size`` are top-left aligned; a window
+    bound ``None`` becomes a bound past every key). ``backward="autograd"`` uses ``jax.vjp``.
+    float64 needs ``jax.config.update("jax_enable_x64", True)``; without it jax computes in
+    float32, and ``dtype="float64"`` is refused rather than silently downcast.
+    """
+    import jax
+    import jax.numpy as jnp
+
+    def to_native(a):
+        a = np.ascontiguousarray(a)
+        if a.dtype == np.float64 and not jax.config.jax_enable_x64:
+            raise ValueError("float64 inputs with jax_enable_x64 off would be computed in float32: "
+                             "test with dtype='float32' or enable x64")
+        if a.dtype.kind == "i":
+            a = a.astype(np.int32)
+        return jnp.asarray(a)
+
+    def causal_value(alignment):
+        if alignment == "bottom_right":
+            raise ValueError("jax's is_causal is top-left aligned; test it with causal='top_left'")
+        return bool(alignment)
+
+    def window_value(window, align):
+        if align != "top_left":
+            raise ValueError("jax's local_window_size is top-left aligned; test windows with align='top_left'")
+        big = 1 << 30  # an unbounded side: past every key
+        left, right = window
+        return (big if left is None else int(left), big if right is None else int(right))
+
+    # Eager JAX compiles every primitive anew for every shape (seconds per new shape under
+    # jax.vjp); one jitted wrapper per function and static options compiles once per shape.
+    # Array options (masks, lengths) are traced arguments, the others static.
+    jitted: dict = {}
+
+    def split(opts):
+        arrays = {key: value for key, value in opts.items() if isinstance(value, jax.Array)}
+        static = tuple(sorted((key, value) for key, value in opts.items() if key not in arrays))
+        return arrays, static
+
+    def first(r):
+        return r[0] if isinstance(r, (tuple, list)) else r
+
+    def invoke(fn, inputs, opts):
+        arrays, static = split(opts)
+        key = ("call", fn, static)
+        if key not in jitted:
+            jitted[key] = jax.jit(lambda q, k, v, arr: fn(q, k, v, **arr, **dict(static)))
+        return jitted[key](*inputs, arrays)
+
+    def vjp(fn, opts, q, k, v, do):
+        arrays, static = split(opts)
+        key = ("vjp", fn, static)
+        if key not in jitted:
+            def run(q, k, v, do, arr):
+                out, pull = jax.vjp(lambda a, b, c: first(fn(a, b, c, **arr, **dict(static))), q, k, v)
+                return out, pull(do)
+            jitted[key] = jax.jit(run)
+        return jitted[key](q, k, v, do, arrays)
+
+    names = {"mask": "mask", "causal": "is_causal", "kv_heads": None, "window": "local_window_size",
+             "key_lengths": "key_value_seq_lengths"}
+    names.update(option_names or {})
+    return Adapter(name="jax", layout=layout, to_native=to_native, from_native=np.asarray, option_names=names,
+                   causal_value=causal_value, window_value=window_value, vjp=vjp, invoke=invoke)
+
+
+def load_callable(spec: str) -> Callable:
+    """``"package.module:function"`` -> the function (imported, never evaluated as code)."""
+    if ":" not in spec:
+        raise ValueError(f"expected MODULE:FUNCTION, got {spec!r}")
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"expected MODULE:FUNCTION, got {spec!r}")
+    module = importlib.import_module(module_name)
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{module_name} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise TypeError(f"{spec} is not callable")
+    return obj

@@ -1,0 +1,160 @@
+"""The references every property compares with: :mod:`numeric`, in float64 and in the tested dtype.
+
+Options arrive under symattn's names (those of :func:`numeric.attention`). Grouped key/value
+heads are expanded here by the definition (query head ``m`` uses kv head ``m // (h / h_kv)``;
+Ainslie et al., "GQA", 2023), so the reference never relies on the implementation's own
+head mapping; their gradients are summed back over each group.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .protocol import Precision
+
+__all__ = ["explicit_mask", "magnitudes", "reference", "reference_backward", "reference_lse"]
+
+_VARIANTS = ("window", "align", "softcap", "alibi_slopes", "key_lengths")
+
+
+def _expand(q, k, v):
+    h, h_kv = q.shape[-3], k.shape[-3]
+    if q.ndim < 3 or h == h_kv:
+        return k, v, 1
+    g = h // h_kv
+    return np.repeat(k, g, axis=-3), np.repeat(v, g, axis=-3), g
+
+
+def _fold(grad, g):  # (b, h, n, d) -> (b, h_kv, n, d): sum over each group of query heads
+    if g == 1:
+        return grad
+    b, h, n, d = grad.shape
+    return grad.reshape(b, h // g, g, n, d).sum(axis=2)
+
+
+def _kwargs(opts: dict) -> dict:
+    kw = {"mask": opts.get("mask"), "causal": opts.get("causal") or False}
+    kw.update({key: opts[key] for key in _VARIANTS if opts.get(key) is not None})
+    return kw
+
+
+def explicit_mask(opts: dict, shape: tuple) -> np.ndarray | None:
+    """Every position-dependent option as one mask for ``shape = (b, h, n_q, n_k)``.
+
+    Boolean (True = may attend) when only masking options are set; float (``-inf`` = may not
+    attend, ALiBi's bias elsewhere) when ``alibi_slopes`` is. Follows the definitions of
+    :func:`numeric.attention`: offset ``n_k - n_q`` for ``align="bottom_right"`` (0 otherwise);
+    a window ``(left, right)`` lets query ``i`` see key ``j`` iff
+    ``i + offset - left <= j <= i + offset + right``; ``key_lengths[b]`` hides keys ``>= length``.
+    """
+    b, h, n_q, n_k = shape
+    i = np.arange(n_q)[:, None]  # (n_q, 1)
+    j = np.arange(n_k)[None, :]  # (1, n_k)
+    allowed = np.ones((b, h, n_q, n_k), dtype=bool)
+    if opts.get("mask") is not None:
+        m = np.asarray(opts["mask"])
+        allowed &= m if m.dtype == np.bool_ else m != -np.inf
+    causal = opts.get("causal")
+    if causal:
+        allowed &= j <= i + (n_k - n_q if causal == "bottom_right" else 0)
+    offset = n_k - n_q if opts.get("align") == "bottom_right" else 0
+    if opts.get("window") is not None:
+        left, right = opts["window"]
+        if left is not None:
+            allowed &= j >= i + offset - left
+        if right is not None:
+            allowed &= j <= i + offset + right
+    if opts.get("key_lengths") is not None:
+        lengths = np.asarray(opts["key_lengths"])[:, None, None, None]  # (b, 1, 1, 1)
+        allowed &= j[None, None] < lengths
+    if opts.get("alibi_slopes") is None:
+        return allowed
+    slopes = np.asarray(opts["alibi_slopes"], dtype=np.float64)[None, :, None, None]  # (1, h, 1, 1)
+    bias = -slopes * np.abs(i + offset - j)  # (1, h, n_q, n_k)
+    return np.where(allowed, bias, -np.inf)
+
+
+def reference(q, k, v, opts: dict, prec: Precision | None = None) -> np.ndarray:
+    """The output in float64 (``prec=None``) or as computed in ``prec`` from inputs already in ``prec``."""
+    import numeric
+
+    k, v, _ = _expand(q, k, v)
+    if prec is None or prec.name == "float64":
+        return numeric.attention(*(np.asarray(a, np.float64) for a in (q, k, v)), **_kwargs(opts))
+    out = numeric.attention(*(a.astype(prec.storage) for a in (q, k, v)), **_kwargs(opts))
+    return prec.finish(out)
+
+
+def reference_lse(q, k, v, opts: dict, prec: Precision | None = None) -> np.ndarray:
+    """The row log-sum-exp ``(b, h, n_q)`` of the scaled, masked scores (``-inf`` on empty rows)."""
+    import numeric
+
+    k, v, _ = _expand(q, k, v)
+    dtype = np.float64 if prec is None or prec.name == "float64" else prec.storage
+    q, k, v = (np.asarray(a).astype(dtype) for a in (q, k, v))
+    return numeric.logsumexp(numeric.attention_scores(q, k, **_kwargs(opts)), axis=-1).astype(np.float64)
+
+
+def reference_backward(q, k, v, d_out, opts: dict, prec: Precision | None = None):
+    """``(dq, dk, dv)`` in float64 or as computed in ``prec``."""
+    import numeric
+
+    k, v, g = _expand(q, k, v)
+    dtype = np.float64 if prec is None or prec.name == "float64" else prec.storage
+    args = (np.asarray(a).astype(dtype) for a in (q, k, v, d_out))
+    dq, dk, dv = numeric.attention_backward(*args, **_kwargs(opts))
+    if prec is not None:
+        dq, dk, dv = (prec.finish(x) for x in (dq, dk, dv))
+    return dq, _fold(dk, g), _fold(dv, g)
+
+
+def reference_backward_from_lse(q, k, v, d_out, opts: dict, prec: Precision):
+    """``(dq, dk, dv)`` as computed in ``prec`` from the saved ``out`` and ``lse`` (rounded to
+    ``prec``): :func:`numeric.tiled_attention_backward` with one tile, i.e. FlashAttention-2's
+    formulas (``P = exp(S - lse)``, ``D = rowsum(dO * O)``) evaluated once over the whole matrix."""
+    import numeric
+
+    k, v, g = _expand(q, k, v)
+    q, k, v, d_out = (np.asarray(a).astype(prec.storage) for a in (q, k, v, d_out))
+    out = prec.cast(reference(q, k, v, opts, prec))
+    lse = reference_lse(q, k, v, opts, prec)
+    lse = lse.astype(np.float32 if prec.storage != np.float64 else np.float64)
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    dq, dk, dv = numeric.tiled_attention_backward(q, k, v, out, lse, d_out, block_q=max(n_q, 1),
+                                                  block_k=max(n_k, 1), **_kwargs(opts))
+    dq, dk, dv = (prec.finish(x) for x in (dq, dk, dv))
+    return dq, _fold(dk, g), _fold(dv, g)
+
+
+def probabilities(q, k, opts: dict) -> np.ndarray:
+    """The attention weights ``P (b, h, n_q, n_k)`` in float64."""
+    import numeric
+
+    k, _, _ = _expand(q, k, k)
+    scores = numeric.attention_scores(np.asarray(q, np.float64), np.asarray(k, np.float64), **_kwargs(opts))
+    return numeric.softmax(scores, axis=-1)
+
+
+def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
+    """The size of the terms each result is summed from, in float64 (the unit of the allowance).
+
+    ``out = P V`` has terms of size ``P |V|``; the gradients ``dV = P^T dO``,
+    ``dQ = scale dS K`` and ``dK = scale dS^T Q`` with ``dS = P (dP - D)`` have terms of size
+    ``P (|dP| + |D|)`` times ``|K|``, ``|Q|``. A gradient can vanish while its terms do not
+    (``dS`` sums to zero over the keys: one key gives ``dq = 0`` exactly), and a correct kernel
+    is then one rounding of those terms away from 0, whichever formula it uses for ``D``.
+    """
+    q, k, v = (np.asarray(a, np.float64) for a in (q, k, v))
+    p = probabilities(q, k, opts)  # (b, h, n_q, n_k)
+    k_e, v_e, g = _expand(q, k, v)
+    sizes = {"out": float(np.max(p @ np.abs(v_e), initial=0.0))}
+    if grads:
+        do = np.asarray(d_out, np.float64)
+        scale = 1.0 / np.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
+        dp = do @ v_e.swapaxes(-1, -2)  # (b, h, n_q, n_k)
+        big_d = np.sum(do * (p @ v_e), axis=-1, keepdims=True)  # (b, h, n_q, 1)
+        ds = p * (np.abs(dp) + np.abs(big_d))  # (b, h, n_q, n_k)
+        sizes["dq"] = scale * float(np.max(ds @ np.abs(k_e), initial=0.0))
+        sizes["dk"] = scale * float(np.max(_fold(ds.swapaxes(-1, -2) @ np.abs(q), g), initial=0.0))
+        sizes["dv"] = float(np.max(_fold(p.swapaxes(-1, -2) @ np.abs(do), g), initial=0.0))
+    return sizes

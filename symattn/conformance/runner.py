@@ -1,0 +1,232 @@
+"""``check``: run every property on an implementation and collect the verdicts."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from . import properties as props
+from . import variants
+from .adapters import NUMPY, Adapter
+from .cases import Case, Space
+from .protocol import precision
+from .references import explicit_mask
+from .result import ConformanceResult, PropertyResult
+
+__all__ = ["Runner", "check"]
+
+
+class Runner:
+    """The implementation under test with everything it declared: how to call it, what to draw."""
+
+    def __init__(self, fn, adapter: Adapter, dtype: str, causal, mask: bool, examples: int, space: Space,
+                 backward, returns_lse: bool, dtypes: tuple[str, ...]):
+        self.fn = fn
+        self.adapter = adapter
+        self.prec = precision(dtype)
+        self.causal = causal  # False, "top_left" or "bottom_right"
+        self.mask = mask
+        self.examples = examples
+        self.space = space
+        self.backward = backward  # None, "autograd" or a callable
+        self.returns_lse = returns_lse
+        self.dtypes = dtypes
+
+    # ------------------------------------------------------------------------------ inputs
+    def mask_for(self, case: Case) -> np.ndarray:
+        """A random ``(n_q, n_k)`` mask: boolean (True = may attend) or, for ``mask="float"``,
+        additive (0 or -inf, in the tested dtype); key 0 is always visible."""
+        rng = np.random.default_rng(case.seed + 1)
+        m = rng.random((case.n_q, case.n_k)) < 0.7
+        m[:, 0] = True  # fully masked rows are reported by their own property
+        return self.as_mask(m)
+
+    def as_mask(self, allowed: np.ndarray) -> np.ndarray:
+        """A boolean "may attend" matrix in the form the function takes."""
+        if self.mask == "float":
+            return self.prec.cast(np.where(allowed, 0.0, -np.inf))
+        return allowed
+
+    def options(self, case: Case, **extra) -> dict:
+        """The options of one call, under symattn's names; ``extra`` adds or overrides."""
+        opts = {}
+        if self.causal:
+            opts["causal"] = self.causal
+        if self.mask:
+            opts["mask"] = self.mask_for(case)
+        opts.update(extra)
+        return {key: value for key, value in opts.items() if value is not None}
+
+    def inputs(self, case: Case):
+        """``(q, k, v)`` in float64 and the same values in the tested dtype."""
+        exact = case.arrays(np.float64)
+        return exact, tuple(self.prec.cast(a) for a in exact)
+
+    def empty_rows(self, case: Case, opts: dict) -> np.ndarray:
+        """Boolean ``(b, h, n_q)``: queries that may attend to no key."""
+        allowed = explicit_mask(opts, (case.b, case.h, case.n_q, case.n_k))
+        if allowed.dtype != np.bool_:
+            allowed = allowed != -np.inf
+        return ~allowed.any(axis=-1)
+
+    # ------------------------------------------------------------------------------ calls
+    def call(self, q, k, v, **opts):
+        """``(out, lse)`` as numpy in (b, h, n, d) layout; ``lse`` is None unless ``returns_lse``."""
+        result = self.adapter.call(self.fn, q, k, v, **opts)
+        if self.returns_lse:
+            if not isinstance(result, tuple):
+                raise TypeError("returns_lse=True, but the function returned one array, not (out, lse)")
+            out, lse = result
+        else:
+            if isinstance(result, tuple):
+                raise TypeError("the function returned (out, lse); declare returns_lse=True")
+            out, lse = result, None
+        expected = q.shape[:-1] + (v.shape[-1],)
+        if out.shape != expected:
+            raise ValueError(f"output shape {out.shape}, expected {expected}")
+        if lse is not None and lse.shape != q.shape[:-1]:
+            raise ValueError(f"lse shape {lse.shape}, expected {q.shape[:-1]}")
+        return out, lse
+
+    def out(self, q, k, v, **opts) -> np.ndarray:
+        return self.call(q, k, v, **opts)[0].astype(np.float64)
+
+    def grads(self, q, k, v, d_out, **opts):
+        """``(out, (dq, dk, dv))`` from the declared backward."""
+        if self.backward == "autograd":
+            out, grads = self.adapter.call_autograd(self.fn, q, k, v, d_out, **opts)
+        else:
+            out, lse = self.call(q, k, v, **opts)
+            grads = self.adapter.call_backward(self.backward, q, k, v, self.prec.cast(out), d_out, lse=lse, **opts)
+        for name, g, x in zip(("dq", "dk", "dv"), grads, (q, k, v)):
+            if g.shape != x.shape:
+                raise ValueError(f"{name} has shape {g.shape}, expected {x.shape}")
+        return out, grads
+
+
+def check(
+    fn: Callable,
+    *,
+    causal: bool | str = False,
+    mask: bool | str = False,
+    dtype: str = "float64",
+    examples: int = 40,
+    adapter: Adapter | None = None,
+    rope: Callable | None = None,
+    target: str | None = None,
+    value_dim: str = "any",
+    square: bool = False,
+    max_n: int = 512,
+    head_dims=None,
+    dtypes=None,
+    backward=None,
+    returns_lse: bool = False,
+    kv_heads=None,
+    window=None,
+    align=("top_left", "bottom_right"),
+    softcap=None,
+    alibi: bool = False,
+    key_lengths: bool = False,
+    dropout=None,
+) -> ConformanceResult:
+    """Check ``fn(q, k, v, **options)`` against every property; see :mod:`symattn.conformance`.
+
+    Parameters
+    ----------
+    fn : the implementation. Called with arrays of shape (batch, heads, n, d) (through ``adapter``)
+        and, when tested, ``causal=...`` and ``mask=<bool array (n_q, n_k), True = may attend>``.
+    causal : False, True/"top_left" (query i sees keys j <= i), or "bottom_right"
+        (j <= i + n_k - n_q).
+    mask : the function takes masks: True or "bool" passes random boolean ones (True = may
+        attend), "float" additive ones (0 or -inf).
+    dtype : the precision tested: "float64", "float32", "float16" or "bfloat16" (the last through
+        ``torch_adapter(dtype="bfloat16")``).
+    examples : Hypothesis examples per property (the search is deterministic).
+    adapter : how to call ``fn`` (default: numpy in, numpy out, (batch, heads, n, d) layout).
+    rope : optional ``rope(x, positions)`` to test that logits depend only on position offsets.
+    value_dim, square, max_n, head_dims : the declared input space: ``value_dim="same"`` only
+        draws d_v = d, ``square`` only n_q = n_k, lengths up to ``max_n``, head dims from
+        ``head_dims`` (default: 1 ... 256, odd ones included). Nothing outside is drawn; an
+        exception on a declared input is a failure with its counterexample.
+    dtypes : the dtypes the function accepts (default: all of float64, float32, float16);
+        ``float16_finite`` runs only when float16 is among them.
+    backward : None, "autograd" (through the adapter: torch autograd, ``jax.vjp``) or a callable
+        ``bwd(q, k, v, out, d_out, **options) -> (dq, dk, dv)`` (``bwd(q, k, v, out, lse, d_out,
+        **options)`` when ``returns_lse``).
+    returns_lse : the function returns ``(out, lse)``.
+    kv_heads, window, align, softcap, alibi, key_lengths, dropout : the variants, each its own
+        property (see :mod:`symattn.conformance.variants`).
+    """
+    if causal is True:
+        causal = "top_left"
+    if causal not in (False, "top_left", "bottom_right"):
+        raise ValueError(f"causal must be False, True, 'top_left' or 'bottom_right', got {causal!r}")
+    precision(dtype)  # validates
+    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 1:
+        raise ValueError(f"examples must be a positive integer, got {examples!r}")
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    adapter = adapter or NUMPY
+    if dtype == "bfloat16" and adapter.dtype != "bfloat16":
+        raise ValueError("dtype='bfloat16' needs an adapter that casts to bfloat16, e.g. torch_adapter(dtype='bfloat16')")
+    if dtypes is None:
+        dtypes = (dtype,) if adapter.dtype else ("float64", "float32", "float16")
+    dtypes = tuple(dtypes)
+    for d in dtypes:
+        precision(d)
+    if dtype not in dtypes:
+        raise ValueError(f"dtype {dtype!r} is not among the declared dtypes {list(dtypes)}")
+    if backward is not None and backward != "autograd" and not callable(backward):
+        raise ValueError(f"backward must be None, 'autograd' or a callable, got {backward!r}")
+    if head_dims is not None and not isinstance(head_dims, (list, tuple)):
+        raise ValueError(f"head_dims must be a list of positive integers, got {head_dims!r}")
+    space = Space(value_dim=value_dim, square=square, max_n=max_n, head_dims=head_dims)
+    spec = variants.Spec.build(kv_heads=kv_heads, window=window, align=align, softcap=softcap, alibi=alibi,
+                               key_lengths=key_lengths, dropout=dropout)
+    if mask not in (False, True, "bool", "float"):
+        raise ValueError(f"mask must be False, True, 'bool' or 'float', got {mask!r}")
+    mask = "bool" if mask is True else mask
+    if causal:
+        adapter.require("causal", "causal")
+        adapter.native_options({"causal": causal})  # refuses an alignment it lacks, now
+    if mask:
+        adapter.require("mask", "mask=True")
+    adapter.to_native(np.zeros((1, 1), precision(dtype).storage))  # refuses a dtype it cannot hold, now
+    spec.require(adapter)
+    if backward == "autograd" and adapter.vjp is None:
+        raise ValueError(f"backward='autograd' needs an adapter that can differentiate (torch or jax), "
+                         f"not {adapter.name!r}")
+    runner = Runner(fn, adapter, dtype, causal, mask, examples, space, backward, returns_lse, dtypes)
+    t0 = time.perf_counter()
+    results: list[PropertyResult] = [
+        props.agrees_with_reference(runner),
+        props.lse_agrees_with_reference(runner),
+        props.backward_agrees_with_reference(runner),
+        props.convex_hull(runner),
+        props.key_value_permutation(runner),
+        props.query_permutation(runner),
+        props.default_scale(runner),
+        props.causal_no_future(runner),
+        props.fully_masked_rows(runner),
+        props.empty_sequences(runner),
+        props.large_logits_finite(runner),
+        props.float16_finite(runner),
+        props.masked_values_do_not_leak(runner, spec),
+        props.deterministic(runner),
+        props.rope_relative(runner, rope),
+        *variants.properties(runner, spec),
+    ]
+    options = {"dtype": dtype, "causal": causal or "off", "mask": mask or False, "examples": examples,
+               "adapter": adapter.name, "layout": adapter.layout, "max_n": max_n, "value_dim": value_dim,
+               "square": square}
+    if head_dims is not None:
+        options["head_dims"] = ",".join(str(x) for x in space.dims)
+    if backward is not None:
+        options["backward"] = backward if isinstance(backward, str) else getattr(backward, "__qualname__", "callable")
+    if returns_lse:
+        options["returns_lse"] = True
+    options.update(spec.describe())
+    name = target or f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}"
+    return ConformanceResult(name, options, results, time.perf_counter() - t0)
