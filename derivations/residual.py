@@ -263,10 +263,11 @@ def _definition_numeric(kind: str):
 
 def _definition_instance(kind: str):
     """At d = size: the definition unfolded, with its sums evaluated, against the formula written with
-    explicit finite sums (1/d)(Y_p1 + ... + Y_pd)."""
+    explicit finite sums (1/d)(Y_p1 + ... + Y_pd), entry (p, q) symbolic: the theorem's statement with
+    d = size substituted (the kernel derives it and checks the builder's statement is that)."""
 
     def build(size: int) -> Statement:
-        row, col = 1, 1
+        row, col = p, q
         if kind == "layer_norm":
             at = lambda rr, cc: X[rr, cc]  # noqa: E731
             lhs = LayerNorm(X, row, col, size, gamma, beta, eps)
@@ -313,7 +314,7 @@ register(
         # object expands to the formula at concrete sizes, the numeric check compares with numpy
         target="proved-for-instances",
         dimensions=(d,),
-        instances=Instances(_definition_instance("layer_norm"), (1, 2, 3, 4), label="d"),
+        instances=Instances(_definition_instance("layer_norm"), (1, 2, 3, 4), label="d", at=d),
         numeric=_definition_numeric("layer_norm"),
         plain=(
             "Layer normalisation rescales each row (token) to mean 0 and variance 1 across its d features, "
@@ -340,7 +341,7 @@ register(
         # object expands to the formula at concrete sizes, the numeric check compares with numpy
         target="proved-for-instances",
         dimensions=(d,),
-        instances=Instances(_definition_instance("prenorm"), (1, 2, 3), label="d"),
+        instances=Instances(_definition_instance("prenorm"), (1, 2, 3), label="d", at=d),
         numeric=_definition_numeric("prenorm"),
         plain=(
             "A pre-norm layer normalises a copy of the stream, lets the sublayer F (attention or MLP) read the "
@@ -370,7 +371,7 @@ register(
         # object expands to the formula at concrete sizes, the numeric check compares with numpy
         target="proved-for-instances",
         dimensions=(d,),
-        instances=Instances(_definition_instance("postnorm"), (1, 2, 3), label="d"),
+        instances=Instances(_definition_instance("postnorm"), (1, 2, 3), label="d", at=d),
         numeric=_definition_numeric("postnorm"),
         plain=(
             "A post-norm layer (the original transformer) adds the sublayer's output to the stream and then "

@@ -74,7 +74,13 @@ def _bound_free_subs(expr: Any, var: sp.Symbol, value: Any) -> Any:
 
 
 def _is_symattn_head(e: Any) -> bool:
-    return isinstance(e, sp.Basic) and (type(e).__module__ or "").startswith("symattn.") and hasattr(e, "doit")
+    """symattn's own heads, and the heads of registered definitions (``symattn.rules.definitions.define``,
+    e.g. a derivation module's LayerNorm): both unfold through their definitions."""
+    if not isinstance(e, sp.Basic) or not hasattr(e, "doit"):
+        return False
+    from symattn.kernel.zero import UNFOLDINGS
+
+    return (type(e).__module__ or "").startswith("symattn.") or type(e) in UNFOLDINGS
 
 
 def expand_finite(expr: Any) -> Any:
@@ -411,6 +417,57 @@ def _determined(hypotheses, symbols: set) -> dict:
     return out
 
 
+def _member_sets(hypotheses, symbols: set) -> dict:
+    """Symbols that an assumption confines to a set: ``Contains(s, S)`` (alone or in an ``And``),
+    ``s`` a symbol; two such sets for one symbol are intersected."""
+    out: dict = {}
+    for h in _hyps(hypotheses, "Assumption"):
+        cond = getattr(h, "condition", None)
+        parts = cond.args if isinstance(cond, sp.And) else (cond,)
+        for c in parts:
+            if isinstance(c, sp.Contains) and isinstance(c.args[0], sp.Symbol) and c.args[0] in symbols:
+                s, where = c.args[0], c.args[1]
+                out[s] = where if s not in out else sp.Intersection(out[s], where)
+    return out
+
+
+def _draw_from(s: sp.Symbol, where: Any, rng: random.Random | None) -> Any:
+    """A value of ``s`` inside the set ``where`` that agrees with the assumptions of ``s`` (the smallest
+    such when ``rng`` is None); :class:`_Reject` when there is none that is easy to see."""
+    if where is sp.S.EmptySet:
+        raise _Reject(f"{s} must lie in the empty set")
+    integer = bool(getattr(s, "is_integer", False))
+    if isinstance(where, sp.FiniteSet):
+        members = sorted((v for v in where.args if v.is_number and _assumption_ok(s, v)), key=sp.default_sort_key)
+        if not members:
+            raise _Reject(f"no member of {sp.sstr(where)} fits the assumptions of {s}")
+        return members[0] if rng is None else members[rng.randrange(len(members))]
+    if isinstance(where, sp.Interval) and where.start.is_number and where.end.is_number:
+        lo, hi = where.start, where.end
+        if integer:
+            first = sp.ceiling(lo) if lo.is_finite else sp.floor(hi) - 6 if hi.is_finite else sp.Integer(0)
+            if where.left_open and first == lo:
+                first += 1
+            last = sp.floor(hi) if hi.is_finite else first + 6
+            if where.right_open and last == hi:
+                last -= 1
+            candidates = [sp.Integer(v) for v in range(int(first), int(min(last, first + 6)) + 1)]
+        else:
+            if lo.is_finite and hi.is_finite:
+                candidates = [lo + (hi - lo) * sp.Rational(k, 4) for k in (2, 1, 3, 0, 4)]
+            elif lo.is_finite:
+                candidates = [lo + sp.Rational(k, 2) for k in range(0, 8)]
+            elif hi.is_finite:
+                candidates = [hi - sp.Rational(k, 2) for k in range(0, 8)]
+            else:
+                candidates = [sp.Integer(k) for k in (0, 1, -1, 2)]
+        fits = [v for v in candidates if where.contains(v) is sp.true and _assumption_ok(s, v)]
+        if not fits:
+            raise _Reject(f"no value of {s} found in {sp.sstr(where)}")
+        return fits[0] if rng is None else fits[rng.randrange(len(fits))]
+    raise _Reject(f"cannot draw {s} from {sp.sstr(where)}")
+
+
 def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra: Iterable = ()) -> dict:
     """One candidate point: values for every free symbol, then for every entry (``s[1]``, ``X[0, 1]``)
     the substituted expressions make concrete. Raises :class:`_Reject` if a value breaks an
@@ -421,12 +478,18 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
         symbols -= set(h.forall or ())
     ranges = {h.index: h for h in _hyps(hypotheses, "IndexRange")}
     determined = _determined(hypotheses, symbols)
+    members = _member_sets(hypotheses, symbols)
     point: dict = {}
     for s in _order_symbols(symbols, hypotheses):
         if s in determined:
             v = _evaluate(determined[s], point)
             if not _is_number(v):
                 raise _Reject(f"{s} = {sp.sstr(determined[s])} is not a number there")
+        elif s in members and s not in ranges:
+            where = _evaluate(members[s], point)
+            if isinstance(where, sp.Intersection):
+                where = where.doit() if hasattr(where, "doit") else where
+            v = _draw_from(s, where, rng)
         elif s in ranges:
             lo, hi = _evaluate(ranges[s].lower, point), _evaluate(ranges[s].upper, point)
             if not (getattr(lo, "is_Integer", False) and getattr(hi, "is_Integer", False)):
@@ -629,7 +692,8 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
     """A :class:`Model` of the hypotheses, or ``(None, reasons)``.
 
     Tries the smallest values first (positive integers 1, nonnegative 0, an index at its lower
-    bound), then random small values. Returns ``(model, [])`` or ``(None, [why each try failed])``.
+    bound, a symbol an assumption ``Contains(s, S)`` confines at the smallest member of ``S``), then
+    random small values. Returns ``(model, [])`` or ``(None, [why each try failed])``.
     """
     rng = random.Random(seed)
     reasons: list[str] = []
