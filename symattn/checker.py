@@ -30,7 +30,7 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, statement_symbols
-from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, time_limit
+from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
@@ -38,6 +38,36 @@ from symattn.theorem import Theorem, registry
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
+
+
+def _applied_ids(d) -> list[str]:
+    """Ids named by ``apply_theorem`` steps of the derivation ``d`` and of the derivations nested in
+    its steps' arguments, in order of first use."""
+    from symattn.derivation import Derivation
+
+    def nested(value):
+        if isinstance(value, Derivation):
+            yield value
+        elif isinstance(value, dict):
+            for v in value.values():
+                yield from nested(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from nested(v)
+
+    out: list[str] = []
+    todo, seen = [d], set()
+    while todo:
+        chain = todo.pop(0)
+        if id(chain) in seen:
+            continue
+        seen.add(id(chain))
+        for step in chain.steps:
+            used = step.args.get("theorem")
+            if step.rule == "apply_theorem" and isinstance(used, str) and used not in out:
+                out.append(used)
+            todo.extend(nested(step.args))
+    return out
 
 
 class Checker:
@@ -73,12 +103,28 @@ class Checker:
         return outcome
 
     def verdict_of(self, theorem_id: str) -> Verdict:
+        """The verdict of a dependency; its check does not count against a time limit running around
+        the call (a step's): the limit is paused meanwhile."""
         thm = registry.get(theorem_id)
         saved = self._stack
         try:
-            return self.check(thm).verdict
+            with paused_time_limits():
+                return self.check(thm).verdict
         finally:
             self._stack = saved
+
+    def _check_dependencies(self, thm: Theorem, d) -> None:
+        """Check the theorems named by ``apply_theorem`` steps of ``d`` (nested derivations included)
+        before its steps run, so that the steps find their verdicts memoised. A circular or unknown
+        id is left to the step, which reports it."""
+        for used in _applied_ids(d):
+            if used == thm.id or used in self._stack or used in self._outcomes:
+                continue
+            try:
+                registry.get(used)
+            except KeyError:
+                continue
+            self.verdict_of(used)
 
     # -------------------------------------------------------------------------------------------
     def _check(self, thm: Theorem) -> Outcome:
@@ -142,6 +188,9 @@ class Checker:
                     f"the chain's {label} is not the statement's {side}-hand side (compared as terms, "
                     "or by the exact zero test when neither contains a sum, limit, integral or derivative)"
                 )
+        # the lemmas the chain applies are checked first, each under its own limits: checked inside a
+        # step, a lemma's check would count against that step's time limit
+        self._check_dependencies(thm, d)
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
             steps.append(res)

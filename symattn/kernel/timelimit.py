@@ -29,7 +29,7 @@ import threading
 import time
 from typing import Iterator
 
-__all__ = ["time_limit", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS"]
+__all__ = ["time_limit", "paused_time_limits", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS"]
 
 #: Default limit for one rule check, configurable with ``SYMATTN_TIME_LIMIT`` (seconds).
 DEFAULT_SECONDS = float(os.environ.get("SYMATTN_TIME_LIMIT", "8"))
@@ -122,5 +122,38 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
             signal.signal(signal.SIGALRM, previous_handler)
             if _deadlines:  # re-arm the outer limit with what is left of it (it fires at once if passed)
                 _arm(_deadlines[-1])
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+
+
+@contextlib.contextmanager
+def paused_time_limits() -> Iterator[None]:
+    """Run the body with every active limit paused: the body's time does not count against them
+    (limits the body sets itself apply as usual). Afterwards each active deadline moves on by the
+    time the body took. For work done on behalf of a limited call that has limits of its own, such
+    as checking a lemma that a proof step applies."""
+    if not _deadlines or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        saved_deadlines, saved_limits = list(_deadlines), list(_limits)
+        _deadlines.clear()
+        _limits.clear()
+        start = time.monotonic()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            shift = time.monotonic() - start
+            _deadlines[:] = [t + shift for t in saved_deadlines]
+            _limits[:] = saved_limits
+            signal.signal(signal.SIGALRM, _handler)
+            _arm(_deadlines[-1])
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})

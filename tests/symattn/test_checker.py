@@ -194,3 +194,69 @@ def test_exception_in_a_check_is_reported_as_undecided():
     o = check(thm(derivation=boom))
     assert o.verdict is not Verdict.PROVED
     assert "broken builder" in o.levels["symbolic"].detail
+
+
+# ------------------------------------------------------------------------------ dependencies and time limits
+def _slow_lemma_pair(monkeypatch, lemma_id, nested=False):
+    """A lemma whose check (three steps of 0.12 s) takes longer than a step limit of 0.2 s, and a
+    theorem applying it (in a nested derivation if ``nested``)."""
+
+    def nap(lhs, rhs, relation, ctx):
+        time.sleep(0.12)
+        return passed("napped")
+
+    def via(lhs, rhs, relation, ctx, proof=None):
+        return passed("by the nested chain") if proof is not None else passed("no chain")
+
+    monkeypatch.setitem(RULES, "nap_rule", Rule("nap_rule", nap, "sleeps 0.12 s"))
+    monkeypatch.setitem(RULES, "via_rule", Rule("via_rule", via, "carries a nested chain"))
+    z = sp.Symbol("z", real=True)
+    lemma = Theorem(id=lemma_id, title="", statement=Statement(z, z), source="extension",
+                    derivation=Derivation(z).eq(z, "nap_rule").eq(z, "nap_rule").eq(z, "nap_rule"))
+    use = Derivation(x).eq(x, "apply_theorem", theorem=lemma_id, mapping={z: x})
+    chain = Derivation(x).eq(x, "via_rule", proof=use).eq(x, "apply_theorem", theorem=lemma_id, mapping={z: x}) \
+        if nested else use
+    return lemma, thm(statement=Statement(x, x), derivation=chain)
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_a_slow_dependency_does_not_time_out_the_step_that_applies_it(monkeypatch, nested):
+    from symattn.theorem import registry
+
+    lemma, user = _slow_lemma_pair(monkeypatch, "zz_slow_lemma", nested)
+    registry.add(lemma)
+    try:
+        checker = Checker(time_limit=0.2, numeric=False)
+        o = checker.check(user)
+        assert o.verdict is Verdict.PROVED, o.how
+        assert checker.check(lemma).verdict is Verdict.PROVED
+        assert checker.check(lemma).seconds > 0.3  # it did take longer than the step limit
+    finally:
+        registry._theorems.pop("zz_slow_lemma")
+
+
+def test_applied_ids_include_nested_derivations_in_order_of_first_use():
+    from symattn.checker import _applied_ids
+
+    inner = Derivation(x).eq(x, "apply_theorem", theorem="b").eq(x, "apply_theorem", theorem="a")
+    outer = Derivation(x).eq(x, "apply_theorem", theorem="a").eq(x, "some_rule", parts=[{"p": inner}])
+    assert _applied_ids(outer) == ["a", "b"]
+
+
+def test_a_paused_limit_does_not_count_the_pause_and_still_holds_after_it():
+    from symattn.kernel.timelimit import TimeLimitExceeded, paused_time_limits, time_limit
+
+    with time_limit(0.3):
+        with paused_time_limits():
+            time.sleep(0.45)  # past the limit, but paused: no exception
+        time.sleep(0.05)
+    with pytest.raises(TimeLimitExceeded):
+        with time_limit(0.3):
+            with paused_time_limits():
+                time.sleep(0.1)
+            time.sleep(1.0)  # the limit holds again after the pause
+    with time_limit(5.0):  # a limit set inside the pause applies there
+        with paused_time_limits():
+            with pytest.raises(TimeLimitExceeded):
+                with time_limit(0.1):
+                    time.sleep(1.0)
