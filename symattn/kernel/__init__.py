@@ -30,7 +30,8 @@ Modules
   ``Sum``) from which each instance is *derived* from the statement; ``find_model`` (concrete
   values at which every checkable hypothesis holds, smallest first: a theorem without one is
   ``undecided``); ``find_counterexample`` (values for free symbols only, inside the hypotheses,
-  reported only when every hypothesis is shown to hold there).
+  reported only when every hypothesis is shown to hold there). The one module that evaluates
+  numerically (a point's sides to 50 digits): it shows failures and models, never a proof.
 * :mod:`.grading` -- from the four levels to one verdict (a concrete failure refutes; a
   Schwartz--Zippel level counts only when its false-pass bound is at most ``2**-30``; the
   symbolic level is capped by the verdicts of the lemmas it used; heuristics never above

@@ -78,9 +78,11 @@ def _is_symattn_head(e: Any) -> bool:
     e.g. a derivation module's LayerNorm): both unfold through their definitions."""
     if not isinstance(e, sp.Basic) or not hasattr(e, "doit"):
         return False
+    if (type(e).__module__ or "").startswith("symattn."):
+        return True
     from symattn.kernel.zero import UNFOLDINGS
 
-    return (type(e).__module__ or "").startswith("symattn.") or type(e) in UNFOLDINGS
+    return type(e) in UNFOLDINGS
 
 
 def expand_finite(expr: Any) -> Any:
@@ -588,9 +590,16 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
     one that does not. Returns (holds, unchecked)."""
     holds, unchecked = [], []
     ranges = {h.index: h for h in _hyps(hypotheses, "IndexRange")}
+    quantified = {x for e in _hyps(hypotheses, "Equation") for x in (e.forall or ())}
     for h in hypotheses:
         kind = type(h).__name__
-        if kind == "IndexRange":
+        if kind == "IndexRange" and h.index in quantified and h.index not in point:
+            # the range of an equation's ``forall`` variable, which takes no value at a point
+            lo, hi = (_evaluate(x, point) for x in (h.lower, h.upper))
+            if not all(getattr(x, "is_Integer", False) for x in (lo, hi)):
+                raise _Reject(f"{h.name}: the range of the quantified {sp.sstr(h.index)} is not concrete")
+            holds.append((h.name, f"{sp.sstr(h.index)} ranges over {lo}..{hi} (quantified)"))
+        elif kind == "IndexRange":
             lo, hi, v = (_evaluate(x, point) for x in (h.lower, h.upper, h.index))
             if not all(getattr(x, "is_Integer", False) for x in (lo, hi, v)) or not lo <= v <= hi:
                 raise _Reject(f"{h.name}: {sp.sstr(h.index)} = {sp.sstr(v)} is not in {sp.sstr(lo)}..{sp.sstr(hi)}")
@@ -676,7 +685,7 @@ def _show_point(point, expr) -> str:
 
 def _identically_zero(a, b) -> bool:
     try:
-        from symattn.rules.algebra import equal
+        from symattn.kernel.zero import equal
 
         return bool(equal(a, b))
     except Exception:

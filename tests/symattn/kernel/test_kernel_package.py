@@ -33,8 +33,16 @@ def test_core_imports_neither_the_report_nor_the_rules():
         assert not bad, f"kernel/{name}.py imports {bad}"
 
 
+#: the counterexample and model search evaluates a point's sides to 50 digits (that is how it shows a
+#: statement FAILS there, or a hypothesis holds); nothing proved rests on it
+_EVALUATES_POINTS = ("search",)
+
+
 def test_core_never_evaluates_numerically():
+    assert set(_EVALUATES_POINTS) <= set(MODULES)
     for name in MODULES:
+        if name in _EVALUATES_POINTS:
+            continue
         src = (KERNEL_DIR / f"{name}.py").read_text()
         code = "\n".join(line.split("#")[0] for line in src.splitlines() if not line.lstrip().startswith((">>>", "*")))
         for call in (".evalf(", ".equals(", "sp.N(", "summation("):
