@@ -288,6 +288,7 @@ class Checker:
                     )
             if derived is not None:
                 hyps = _hypotheses_at(thm.hypotheses, mapping)
+                st = _limited(lambda: _moments_at(st, hyps), self.time_limit) or st
             else:
                 derived_all, why_not = False, why
             ok = _limited(lambda: _statement_holds(st), self.time_limit)
@@ -457,6 +458,50 @@ def _size_mapping(thm: Theorem, spec, size: int) -> dict | None:
         return {named[0]: sp.Integer(size)}
     # no symbol named like the label: the instance may still be the statement itself, expanded
     return {}
+
+
+def _moments_at(st: Statement, hypotheses) -> Statement:
+    """A derived instance's moments (``Expectation``, ``Variance``, ...) of entries of one
+    :class:`~symattn.statement.RandomFamily` of concrete size, evaluated from the family's law by
+    :mod:`symattn.moments` (entries i.i.d. with the family's mean, variance and given moments).
+    The statement unchanged when that is not all of it: several families (their joint law is not
+    i.i.d.), an entry outside ``1..dim``, or a moment the family does not give (it would come back
+    as a fresh symbol, free to take values no law has)."""
+    from symattn.moments import iid_vector
+    from symattn.rules.expectation import _Moment
+    from symattn.statement import RandomFamily
+
+    sides = (st.lhs, st.rhs)
+    if not any(isinstance(x, sp.Basic) and x.has(_Moment) for x in sides):
+        return st
+    families = {h.base: h for h in hypotheses if isinstance(h, RandomFamily)}
+    entries = {a for x in sides if isinstance(x, sp.Basic) for a in x.atoms(sp.Indexed) if a.base in families}
+    used = {a.base for a in entries}
+    if len(used) != 1:
+        return st
+    fam = families[next(iter(used))]
+    dim = sp.sympify(fam.dim)
+    if not dim.is_Integer:
+        return st
+    law = iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance, moments=dict(fam.moments))
+    subs = {}
+    for a in entries:
+        if len(a.indices) != 1 or not a.indices[0].is_Integer or not 1 <= int(a.indices[0]) <= int(dim):
+            return st
+        subs[a] = law[int(a.indices[0])]
+    before = set().union(*(x.free_symbols for x in sides if isinstance(x, sp.Basic)))
+    before |= {y for v in (fam.mean, fam.variance, *(m for _, m in fam.moments)) for y in sp.sympify(v).free_symbols}
+
+    def evaluate(x):
+        if not isinstance(x, sp.Basic):
+            return x
+        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.doit())
+
+    new = [evaluate(x) for x in sides]
+    if any(isinstance(x, sp.Basic) and (x.has(_Moment) or x.atoms(sp.Indexed) & set(subs.values())
+                                        or not x.free_symbols <= before) for x in new):
+        return st
+    return Statement(new[0], new[1], st.relation)
 
 
 def _hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:

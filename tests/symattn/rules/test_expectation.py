@@ -9,7 +9,7 @@ import sympy as sp
 
 from symattn.checker import Checker
 from symattn.derivation import Derivation
-from symattn.moments import explicit_expectation, gaussian_vector, iid_vector
+from symattn.moments import gaussian_vector
 from symattn.printing import latex
 from symattn.rules import ProofContext, check_step
 from symattn.rules.expectation import Covariance, Expectation, StandardDeviation, Variance
@@ -242,15 +242,6 @@ def test_variances_are_nonnegative_for_real_arguments():
 
 
 # ------------------------------------------------------------------ false statements
-def _norm_instance(n: int) -> Statement:
-    xs = sp.symbols(f"x1:{n + 1}", real=True)
-    law = iid_vector("x", n, variance=s**2, moments={4: mu4})
-    moments = {x: law.raw_moment for x in xs}
-    y = sum(x**2 for x in xs)
-    var = explicit_expectation(y**2, moments) - explicit_expectation(y, moments) ** 2
-    return Statement(sp.expand(var), n * s**4)
-
-
 def test_false_norm_variance_with_a_plausible_proof_is_not_proved():
     """Var ||q||^2 = d s^4 is false (it is d (mu_4 - s^4)); the 'proof' treats q_i * q_i as a product
     of independent factors, which the rule refuses; the instances find the counterexample."""
@@ -265,12 +256,48 @@ def test_false_norm_variance_with_a_plausible_proof_is_not_proved():
     thm = Theorem(
         id="false_norm_variance", title="false", statement=Statement(Variance(norm), d * s**4),
         source="extension", hypotheses=(Q,), derivation=bogus, dimensions=(d,),
-        instances=Instances(_norm_instance, (1, 2, 3)),
+        # the statement at d = size, derived by the kernel; its variance is evaluated from Q's law
+        instances=Instances(_norm_instance_derived, (1, 2, 3), at=d),
     )
     outcome = Checker(numeric=False).check(thm)
     assert outcome.levels["symbolic"].status is Level.FAIL
     assert "step 2" in outcome.levels["symbolic"].detail
+    assert outcome.levels["instances"].data.get("derived") is True
     assert outcome.verdict is Verdict.REFUTED
+
+
+def _norm_instance_derived(size: int) -> Statement:
+    return Statement(Variance(sp.Add(*[q[t] ** 2 for t in range(1, size + 1)])), size * s**4)
+
+
+def test_the_true_norm_variance_holds_at_derived_instances():
+    """Var ||q||^2 = d (mu_4 - s^4): its derived instances, evaluated from Q's law, hold."""
+    norm = sp.Sum(q[i] ** 2, (i, 1, d))
+
+    def build(size):
+        return Statement(Variance(sp.Add(*[q[t] ** 2 for t in range(1, size + 1)])), size * (mu4 - s**4))
+
+    thm = Theorem(id="true_norm_variance", title="true", statement=Statement(Variance(norm), d * (mu4 - s**4)),
+                  source="extension", hypotheses=(Q,), dimensions=(d,), instances=Instances(build, (1, 2, 3), at=d))
+    outcome = Checker(numeric=False).check(thm)
+    assert outcome.levels["instances"].data.get("derived") is True
+    assert outcome.verdict is Verdict.PROVED_FOR_INSTANCES, outcome.how
+
+
+def test_moments_of_two_families_without_a_joint_law_are_not_evaluated():
+    """q and k without an independence hypothesis: Var(q_1 k_1) is left alone (no refutation from a guessed
+    joint law)."""
+    K1 = RandomFamily("k_iid", base=k, dim=d, mean=0, variance=s**2)
+
+    def build(size):
+        return Statement(Variance(sp.Add(*[q[t] * k[t] for t in range(1, size + 1)])), 7 * size * s**4)
+
+    thm = Theorem(id="two_family_variance", title="?", source="extension",
+                  statement=Statement(Variance(sp.Sum(q[i] * k[i], (i, 1, d))), 7 * d * s**4),
+                  hypotheses=(Q, K1), dimensions=(d,), instances=Instances(build, (1, 2), at=d))
+    outcome = Checker(numeric=False).check(thm)
+    assert outcome.verdict is not Verdict.REFUTED
+    assert outcome.verdict is not Verdict.PROVED_FOR_INSTANCES
 
 
 def test_dot_product_variance_without_independent_families_is_not_proved():
