@@ -43,6 +43,7 @@ __all__ = [
     "declare_binder",
     "free_symbols",
     "is_bound_variable",
+    "open_binder",
     "substitute",
 ]
 
@@ -209,9 +210,31 @@ def free_symbols(expr: Any) -> set:
 def canonical(expr: Any, level: int = 0) -> Any:
     """The locally nameless form of ``expr``: every bound variable replaced by the canonical dummy
     of its binding depth, carrying only what its range implies. Idempotent; alpha-equivalent terms
-    have equal canonical forms."""
+    have equal canonical forms.
+
+    A term may hold canonical variables *free* (the body of a binder opened by :func:`open_binder`,
+    or a summand a rule took out of a canonical sum): its own binders then start one level above the
+    highest free one, so a binder can never capture them."""
     if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(lambda x: canonical(x, level))
+        level = max(level, _free_level(expr))
+        return expr.applyfunc(lambda x: _canon(x, level))
+    return _canon(expr, max(level, _free_level(expr)))
+
+
+def _free_level(expr: Any) -> int:
+    """One above the binding level of the highest canonical variable free in ``expr`` (0 if none)."""
+    if isinstance(expr, sp.MatrixBase):
+        return max((_free_level(x) for x in expr), default=0)
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Dummy):
+        return 0
+    levels = [(x.dummy_index - _BASE) // 8 for x in free_symbols(expr) if is_bound_variable(x)]
+    return max(levels) + 1 if levels else 0
+
+
+def _canon(expr: Any, level: int) -> Any:
+    """:func:`canonical` below ``level``: every canonical variable free in ``expr`` is below it."""
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda x: _canon(x, level))
     if not isinstance(expr, sp.Basic) or not expr.args:
         return expr
     try:
@@ -236,8 +259,8 @@ def _canonical(expr: Any, level: int) -> Any:
         lam = expr.args[0]
         v = lam.variables[0]
         new = _variable(level, _range_assumptions(lo, hi, True))
-        body = canonical(_subst(_subst(lam.expr, {v: (tmp := sp.Dummy(str(v)))}), {tmp: new}), level + 1)
-        rest = [canonical(a, level) for a in expr.args[1:]]
+        body = _canon(_subst(_subst(lam.expr, {v: (tmp := sp.Dummy(str(v)))}), {tmp: new}), level + 1)
+        rest = [_canon(a, level) for a in expr.args[1:]]
         try:
             return expr.func(sp.Lambda(new, body), *rest)
         except (TypeError, ValueError):
@@ -253,8 +276,8 @@ def _canonical(expr: Any, level: int) -> Any:
             ren[v] = new
             new_vs.append(new)
         body = _subst(expr.expr, ren)
-        return sp.Lambda(tuple(new_vs), canonical(body, level + len(vs)))
-    args = [canonical(a, level) for a in expr.args]
+        return sp.Lambda(tuple(new_vs), _canon(body, level + len(vs)))
+    args = [_canon(a, level) for a in expr.args]
     if all(a is b for a, b in zip(args, expr.args)):
         return expr
     try:
@@ -285,8 +308,8 @@ def _open(e: Any, level: int) -> Any:
         lim = limits[idx]
         v = lim[0]
         if len(lim) == 3:
-            lim[1] = canonical(lim[1], lv)
-            lim[2] = canonical(lim[2], lv)
+            lim[1] = _canon(lim[1], lv)
+            lim[2] = _canon(lim[2], lv)
             assume = _range_assumptions(lim[1], lim[2], integral)
         else:
             assume = {}
@@ -297,8 +320,33 @@ def _open(e: Any, level: int) -> Any:
             inner[1:] = [_subst(b, ren) for b in inner[1:]]
         lim[0] = new
         lv += 1
-    body = canonical(body, lv)
+    body = _canon(body, lv)
     return e.func(body, *[tuple(lim) for lim in limits])
+
+
+def open_binder(expr: Any, value: Any = None) -> tuple:
+    """Open a single-limit ``Sum``/``Product`` (or ``Integral`` with bounds): ``(variable, lo, hi,
+    body)`` where ``variable`` is the canonical variable of the binder (carrying only what its range
+    implies) and ``body`` the summand with that variable free -- or, when ``value`` is given, with
+    ``value`` substituted for it (capture-avoiding). The body is in canonical form: its own binders
+    sit above the opened variable, so they never capture it.
+
+    >>> import sympy as sp
+    >>> j, n = sp.symbols("j n", integer=True, positive=True)
+    >>> x = sp.IndexedBase("x")
+    >>> v, lo, hi, body = open_binder(sp.Sum(x[j] * sp.Sum(x[j], (j, 1, n)), (j, 1, n)))
+    >>> inner = body.atoms(sp.Sum).pop()
+    >>> v in body.free_symbols and inner.limits[0][0] != v and v not in inner.free_symbols
+    True
+    """
+    e = canonical(expr)
+    if not isinstance(e, BINDERS) or len(e.limits) != 1 or len(e.limits[0]) != 3:
+        raise KernelError(f"open_binder opens a single-limit binder with both bounds, not {sp.sstr(expr)}")
+    (v, lo, hi) = e.limits[0]
+    body = e.function
+    if value is not None:
+        body = canonical(substitute(body, {v: value}))
+    return v, lo, hi, body
 
 
 def alpha_equal(a: Any, b: Any) -> bool:
