@@ -9,7 +9,7 @@ r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``
 * ``hyperbolic_as_exp``  -- both sides agree once ``sinh, cosh, tanh, sech`` ... are written with
   exponentials (``tanh x = (e^x - e^{-x}) / (e^x + e^{-x})``).
 * ``hyperbolic_witness``  -- ``lhs <= rhs`` through a witness equal to ``rhs - lhs`` once both are
-  written with exponentials, whose sign SymPy reads off (``sinh c > 0`` for ``c > 0``, where
+  written with exponentials, whose sign the kernel's sign test reads off (with the theorem's index ranges) (``sinh c > 0`` for ``c > 0``, where
   ``e^c - e^{-c}`` has no sign SymPy knows).
 * ``limit_evaluate``  -- replace each unevaluated ``Limit`` by SymPy's limit (the Gruntz
   algorithm, exact and symbolic), under the time limit; the step passes when the results agree.
@@ -125,7 +125,8 @@ def check_limit_evaluate(lhs, rhs, relation, ctx):
     return failed(f"the limits evaluate to {sp.sstr(a)} and {sp.sstr(b)}")
 
 
-@rule("hyperbolic_witness", "rhs - lhs equals a witness (compared with exponentials) whose sign SymPy knows",
+@rule("hyperbolic_witness", "rhs - lhs equals a witness (compared with exponentials) whose sign the kernel's "
+      "sign test shows (the symbols' assumptions and the IndexRange hypotheses)",
       params=("witness",))
 def check_hyperbolic_witness(lhs, rhs, relation, ctx, witness=None):
     if relation not in ("<=", "<", ">=", ">"):
@@ -135,7 +136,9 @@ def check_hyperbolic_witness(lhs, rhs, relation, ctx, witness=None):
     gap = rhs - lhs if relation in ("<=", "<") else lhs - rhs
     if not equal(sp.sympify(witness).rewrite(sp.exp), gap.rewrite(sp.exp)):
         return failed("the witness is not equal to the gap, even written with exponentials")
-    sign = sign_of(witness)
+    from symattn.kernel.zero import index_ranges
+
+    sign = sign_of(witness, index_ranges(ctx.hypotheses))
     strict = relation in ("<", ">")
     if sign == "positive" or (sign == "nonnegative" and not strict):
         return passed(f"the gap equals {sp.sstr(witness)[:120]}, which is {sign}")

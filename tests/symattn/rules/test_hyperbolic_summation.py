@@ -193,3 +193,55 @@ def test_hyperbolic_witness_valid_and_invalid():
     assert wrong.status is Level.FAIL and "not equal to the gap" in wrong.reason
     unsigned = step(sp.exp(-s), sp.exp(s), "<", "hyperbolic_witness", witness=2 * sp.sinh(s))  # s may be negative
     assert unsigned.status is Level.FAIL and "cannot sign" in unsigned.reason
+
+
+# the nested proof about a summand names the sum's bound index by a symbol of its own; the sum reaches
+# the rule in canonical form (its index a canonical variable), so the rule opens the binder itself
+def _summand_bound(idx, x):
+    return Derivation(sp.exp(c * sp.tanh(x[idx]))).lt(
+        sp.exp(c), "monotone_step", at=sp.tanh(x[idx]), proof=Derivation(sp.tanh(x[idx])).lt(sp.S.One, "tanh_bound"))
+
+
+@pytest.mark.parametrize("idx", [k, sp.Symbol("q"), sp.Symbol("j", integer=True, positive=True)])
+def test_monotone_step_summand_proof_may_name_the_index_by_any_fresh_symbol(idx):
+    x = sp.IndexedBase("x", real=True)
+    at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 1, n))
+    res = step(at, sp.Sum(sp.exp(c), (k, 1, n)), "<=", "monotone_step", at=at, proof=_summand_bound(idx, x))
+    assert res.status is Level.PASS, res.reason
+
+
+def test_monotone_step_summand_index_with_assumptions_the_range_lacks_is_refused():
+    # q is positive, the sum runs from 0: a proof about a positive q says nothing about k = 0
+    x = sp.IndexedBase("x", real=True)
+    q = sp.Symbol("q", positive=True)
+    at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 0, n))
+    res = step(at, sp.Sum(sp.exp(c), (k, 0, n)), "<=", "monotone_step", at=at, proof=_summand_bound(q, x))
+    assert res.status is Level.FAIL and "assumptions" in res.reason, res.reason
+
+
+@pytest.mark.parametrize("where", ["left side", "hypothesis"])
+def test_monotone_step_summand_index_that_means_something_else_is_refused(where):
+    # j is free in the step (or constrained by a hypothesis): the bound k must not be conflated with it
+    x = sp.IndexedBase("x", real=True)
+    j = sp.Symbol("j", integer=True)
+    at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 1, n))
+    lhs, rhs = (at + x[j], sp.Sum(sp.exp(c), (k, 1, n)) + x[j]) if where == "left side" else (at, sp.Sum(sp.exp(c), (k, 1, n)))
+    ctx = ProofContext(hypotheses=(IndexRange("jr", index=j, lower=2, upper=n),)) if where == "hypothesis" else NONE
+    res = step(lhs, rhs, "<=", "monotone_step", ctx, at=at, proof=_summand_bound(j, x))
+    assert res.status is Level.FAIL and "rename" in res.reason, res.reason
+
+
+def test_monotone_step_nested_sum_summand_keeps_the_outer_index_apart_from_the_inner():
+    # the summand of an outer sum holds an inner sum: opening the outer binder must not let the
+    # inner binder capture the outer index (both are canonical variables)
+    a = sp.IndexedBase("a", positive=True)
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    inner_sum = sp.Sum(a[i] * a[j], (j, 1, n)) ** 2  # squared: SymPy would merge a bare nested sum
+    at = sp.Sum(inner_sum, (i, 1, n))
+    captured = sp.Sum(a[j] ** 2, (j, 1, n)) ** 2  # the summand if the inner binder captured i
+    wrong = Derivation(captured).le(captured + 1, "positivity")
+    res = step(at, sp.Sum(captured + 1, (i, 1, n)), "<=", "monotone_step", at=at, proof=wrong)
+    assert res.status is Level.FAIL and "starts at" in res.reason, res.reason
+    right = Derivation(inner_sum).le(inner_sum + 1, "positivity")
+    res = step(at, sp.Sum(inner_sum + 1, (i, 1, n)), "<=", "monotone_step", at=at, proof=right)
+    assert res.status is Level.PASS, res.reason
