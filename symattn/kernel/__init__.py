@@ -14,9 +14,13 @@ Modules
   than capture; ``free_symbols`` looks through binders, Indexed bases and matrix shapes.
   ``symattn.rules.check_step`` puts both sides of every step, and its arguments, in canonical form
   before any rule sees them: a hypothesis about a free ``j`` can never match a bound occurrence.
+  ``open_binder`` opens a sum at its canonical variable (or at a value); a term holding canonical
+  variables free gets its own binders above them, so an opened body is never captured.
 * :mod:`.sign` -- the sign test ``sign_of`` / ``nonzero``: SymPy's assumptions on the canonical
   form, with the sign of a finite sum decided by the kernel (summand sign, range not reversed or
-  nonempty), never by the index's own assumptions.
+  nonempty), never by the index's own assumptions; ``ranges`` (the ``IndexRange`` hypotheses, a
+  sum's own bounds for its variable) enter by writing each ranged ``v`` as ``lo + t`` or ``hi - u``
+  with ``t, u >= 0``.
 * :mod:`.zero` -- the zero test ``equal`` / ``is_zero`` / ``zero_test`` with definedness side
   conditions: the residual must reduce to 0 *and* every denominator (log argument, ``tan``'s
   cosine, ...) of one side that the other does not share must be shown nonzero from the
@@ -46,7 +50,7 @@ What is trusted, exactly
 
 Size
 ----
-About 1100 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 1300 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 
