@@ -19,6 +19,9 @@ expression SymPy signs after writing each ranged symbol from one end of its rang
 on the whole range. A free positive integer ``n`` is ``1 + t`` the same way. Nothing more: the
 sign is still read off by SymPy's assumptions, with at most three ranged symbols rewritten.
 
+``Max``/``Min``: an expression ``r + c Max(a, b)`` with ``c >= 0`` is ``max(r + c a, r + c b)``,
+signed by either piece; with ``c <= 0`` it is the min, which needs both (``Min`` the other way).
+
 >>> import sympy as sp
 >>> j = sp.Symbol("j", integer=True, positive=True)
 >>> n = sp.Symbol("n", integer=True, positive=True)
@@ -81,10 +84,49 @@ def _ends(e: Any, ranges: tuple) -> list:
     return forms
 
 
-def _sympy_sign(e: Any, ranges: tuple = ()) -> str | None:
+def _stronger(a: str | None, b: str | None) -> str | None:
+    return "positive" if "positive" in (a, b) else ("nonnegative" if "nonnegative" in (a, b) else None)
+
+
+def _weaker(a: str | None, b: str | None) -> str | None:
+    if a is None or b is None:
+        return None
+    return "positive" if a == b == "positive" else "nonnegative"
+
+
+def _extremum_sign(e: Any, ranges: tuple, depth: int) -> str | None:
+    """``e = r + c Max(a_1, ..)`` (or ``Min``) with ``c`` of known sign: ``e`` is the max or the min
+    of the pieces ``r + c a_i``; a max is signed by any piece, a min needs every piece."""
+    ext = sorted(e.atoms(sp.Max, sp.Min), key=sp.default_sort_key)
+    if not ext or depth > 6:
+        return None
+    m = ext[0]
+    x = sp.Dummy("x")
+    lin = sp.expand(e.xreplace({m: x}))
+    c = sp.diff(lin, x)
+    if c.has(x) or lin.has(m):
+        return None
+    rest = sp.expand(lin - c * x)
+    up = c == 0 or _sympy_sign(c, ranges, depth + 1) is not None
+    down = not up and _sympy_sign(-c, ranges, depth + 1) is not None
+    if not (up or down):
+        return None
+    pieces = [_sympy_sign(rest + c * a, ranges, depth + 1) for a in m.args]
+    is_max = isinstance(m, sp.Max) == up  # r + c Max = max of the pieces when c >= 0
+    got = pieces[0]
+    for p in pieces[1:]:
+        got = _stronger(got, p) if is_max else _weaker(got, p)
+    return got
+
+
+def _sympy_sign(e: Any, ranges: tuple = (), depth: int = 0) -> str | None:
     got = _assumed(e)
     if got == "positive" or not isinstance(e, sp.Basic):
         return got
+    if e.has(sp.Max, sp.Min):
+        got = _stronger(got, _extremum_sign(e, ranges, depth))
+        if got == "positive":
+            return got
     forms = _ends(e, ranges)
     if forms == [e]:
         return got
