@@ -8,8 +8,8 @@ holds, and the core refuses what it cannot show.
 Modules
 -------
 * :mod:`.terms` -- the term layer (locally nameless terms). ``canonical`` replaces every bound
-  variable (``Sum``, ``Product``, ``Integral``, ``Lambda``, our own ``ExprWithLimits`` classes and
-  the Lambda heads declared with ``declare_binder``) by the dummy of its binding depth carrying only
+  variable (``Sum``, ``Product``, ``Integral``, ``Lambda``, ``Limit``, our own ``ExprWithLimits``
+  classes and the Lambda heads declared with ``declare_binder``) by the dummy of its binding depth carrying only
   what its range implies; ``substitute`` replaces free occurrences only and renames a binder rather
   than capture; ``free_symbols`` looks through binders, Indexed bases and matrix shapes.
   ``symattn.rules.check_step`` puts both sides of every step, and its arguments, in canonical form
@@ -46,11 +46,16 @@ What is trusted, exactly
   limit (those are opaque symbols; only :mod:`.sums` rewrites them).
 * ``factor_list`` / ``Mul.make_args`` to split denominators into conditions (splitting too finely
   only asks for more), ``Poly`` and ``diff`` of a linear form to solve a delta's equation.
+* ``sympy.limit`` (the Gruntz algorithm), through one rule outside the core, ``limit_evaluate``
+  (:mod:`symattn.rules.hyperbolic`): a ``Limit`` of a closed-form expression (no sum, integral,
+  derivative or nested limit inside, so no untrusted summation runs) is replaced by SymPy's
+  value, under the time limit; an unevaluated ``Limit``, ``AccumBounds``, ``Order``, ``nan`` or
+  ``zoo`` is refused. A verdict whose derivation uses that rule trusts Gruntz's algorithm.
 * Never trusted: floating point, ``equals``, ``evalf``, ``Sum.doit`` with deltas, ``summation``.
 
 Size
 ----
-About 1300 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 1350 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 

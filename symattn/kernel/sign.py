@@ -16,8 +16,9 @@ Ranges. ``ranges`` lists ``(v, lo, hi)`` for free symbols known to lie in ``lo..
 variable ranges over the sum's bounds. Every ``v`` in ``lo..hi`` is ``lo + t`` for some ``t >= 0``
 and ``hi - u`` for some ``u >= 0`` (``t, u`` integers when ``v`` and the bound are), so an
 expression SymPy signs after writing each ranged symbol from one end of its range has that sign
-on the whole range. A free positive integer ``n`` is ``1 + t`` the same way. Nothing more: the
-sign is still read off by SymPy's assumptions, with at most three ranged symbols rewritten.
+on the whole range. When ranges are given, a free positive integer ``n`` is ``1 + t`` the same
+way. Nothing more: the sign is still read off by SymPy's assumptions, with at most three ranged
+symbols rewritten.
 
 ``Max``/``Min``: an expression ``r + c Max(a, b)`` with ``c >= 0`` is ``max(r + c a, r + c b)``,
 signed by either piece; with ``c <= 0`` it is the min, which needs both (``Min`` the other way).
@@ -40,8 +41,8 @@ from symattn.kernel.terms import canonical
 __all__ = ["nonzero", "provably_le", "range_nonempty", "range_not_reversed", "sign_of"]
 
 
-def _assumed(e: Any) -> str | None:
-    for f in (lambda x: x, sp.expand, sp.factor):
+def _assumed(e: Any, fast: bool = False) -> str | None:
+    for f in (lambda x: x, sp.expand) if fast else (lambda x: x, sp.expand, sp.factor):
         try:
             x = f(e)
         except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
@@ -62,7 +63,7 @@ def _ends(e: Any, ranges: tuple) -> list:
     ranged = list(ranges)
     named = {r[0] for r in ranged}
     free = sorted(getattr(e, "free_symbols", set()), key=sp.default_sort_key)
-    for v in free:  # a positive integer is 1 + t
+    for v in free if ranged else ():  # with ranges asked for, a positive integer is 1 + t
         if v not in named and isinstance(v, sp.Symbol) and v.is_integer and v.is_positive:
             ranged.append((v, sp.S.One, sp.oo))
     ranged = [r for r in ranged if e.has(r[0])][:_MAX_RANGED]
@@ -131,7 +132,7 @@ def _sympy_sign(e: Any, ranges: tuple = (), depth: int = 0) -> str | None:
     if forms == [e]:
         return got
     for f in forms:
-        s = _assumed(f)
+        s = _assumed(f, fast=True)
         if s == "positive":
             return s
         got = got or s

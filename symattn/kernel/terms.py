@@ -1,6 +1,6 @@
 """The term layer: binders, free symbols, capture-avoiding substitution, alpha-equivalence.
 
-SymPy keeps the bound variable of a ``Sum``, ``Product``, ``Integral`` or ``Lambda`` as an ordinary
+SymPy keeps the bound variable of a ``Sum``, ``Product``, ``Integral``, ``Lambda`` or ``Limit`` as an ordinary
 symbol, so ``xreplace`` and ``subs`` rewrite bound occurrences as if they were free, and a bound
 ``j`` keeps whatever assumptions the user gave a free ``j``. This module makes the terms the rules
 see *locally nameless*: :func:`canonical` replaces every bound variable by a :class:`~sympy.Dummy`
@@ -137,6 +137,15 @@ def _subst(e: Any, m: dict) -> Any:
         return e
     if isinstance(e, BINDERS):
         return _subst_binder(e, m)
+    if isinstance(e, sp.Limit):
+        body, z, z0, direction = e.args
+        z0 = _subst(z0, m)
+        m2 = {k: v for k, v in m.items() if z not in free_symbols(k) and k != z}
+        vals = set().union(*(free_symbols(v) for v in m2.values())) if m2 else set()
+        if z in vals:  # rename the limit variable rather than capture
+            new = sp.Dummy(str(z), **z.assumptions0)
+            body, z = _subst(body, {z: new}), new
+        return sp.Limit(_subst(body, m2), z, z0, str(direction))
     if isinstance(e, sp.Lambda):
         vs = list(e.variables)
         body = e.expr
@@ -200,6 +209,8 @@ def free_symbols(expr: Any) -> set:
         return inner
     if isinstance(expr, sp.Lambda):
         return free_symbols(expr.expr) - set(expr.variables)
+    if isinstance(expr, sp.Limit):
+        return (free_symbols(expr.args[0]) - {expr.args[1]}) | free_symbols(expr.args[2])
     out: set = set()
     for a in expr.args:
         out |= free_symbols(a)
@@ -253,6 +264,8 @@ def _canonical(expr: Any, level: int) -> Any:
         return expr
     if isinstance(expr, BINDERS):
         return _open(expr, level)
+    if isinstance(expr, sp.Limit):
+        return _open_limit(expr, level)
     if LAMBDA_RANGES and type(expr) in LAMBDA_RANGES and isinstance(expr.args[0], sp.Lambda) \
             and len(expr.args[0].variables) == 1:
         lo, hi = LAMBDA_RANGES[type(expr)](expr.args)
@@ -287,7 +300,27 @@ def _canonical(expr: Any, level: int) -> Any:
 
 
 def _has_binder(expr: sp.Basic) -> bool:
-    return expr.has(ExprWithLimits, sp.Lambda)
+    return expr.has(ExprWithLimits, sp.Lambda, sp.Limit)
+
+
+def _open_limit(e: Any, level: int) -> Any:
+    """``Limit(f, z, z0, dir)`` binds ``z``: it becomes the canonical variable of its level, knowing
+    only what the approach implies (positive towards ``oo``, negative towards ``-oo``, real for a
+    one-sided approach to a real point), never the user's assumptions on a free ``z``."""
+    body, z, z0, direction = e.args
+    z0 = _canon(z0, level)
+    if z0 == sp.oo:
+        assume = {"positive": True}
+    elif z0 == -sp.oo:
+        assume = {"negative": True}
+    elif str(direction) in ("+", "-") and getattr(z0, "is_extended_real", False):
+        assume = {"real": True}
+    else:
+        assume = {}
+    new = _variable(level, assume)
+    tmp = sp.Dummy(str(z))
+    body = _subst(_subst(body, {z: tmp}), {tmp: new})
+    return sp.Limit(_canon(body, level + 1), new, z0, str(direction))
 
 
 def _open(e: Any, level: int) -> Any:

@@ -245,3 +245,33 @@ def test_monotone_step_nested_sum_summand_keeps_the_outer_index_apart_from_the_i
     right = Derivation(inner_sum).le(inner_sum + 1, "positivity")
     res = step(at, sp.Sum(inner_sum + 1, (i, 1, n)), "<=", "monotone_step", at=at, proof=right)
     assert res.status is Level.PASS, res.reason
+
+
+# ------------------------------------------------------------------------ limit_evaluate refusals
+x_ = sp.Symbol("x", real=True)
+
+
+@pytest.mark.parametrize("lim, why", [
+    (sp.Limit(sp.sin(1 / x_), x_, 0), "not to a value"),              # AccumBounds(-1, 1)
+    (sp.Limit(sp.sin(x_), x_, sp.oo), "not to a value"),              # AccumBounds: no limit
+    (sp.Limit(sp.Sum(1 / k**2, (k, 1, n)), n, sp.oo), "holds a sum"),  # SymPy would sum it itself
+    (sp.Limit(sp.Derivative(sp.Function("g")(x_), x_), x_, 0), "holds a sum, integral, derivative"),
+])
+def test_limit_evaluate_refuses_what_is_not_a_value_or_would_run_untrusted_evaluation(lim, why):
+    res = step(lim, sp.S.Zero, "=", "limit_evaluate")
+    assert res.status is Level.FAIL and why in res.reason, res.reason
+
+
+def test_limit_variable_is_bound_a_hypothesis_about_the_free_symbol_does_not_reach_it():
+    from symattn.statement import Equation
+
+    # c = 1 for the free c says nothing about the c the limit runs over
+    ctx = ProofContext(hypotheses=(Equation("c_is_1", lhs=c, rhs=sp.S.One),))
+    lim = sp.Limit(c * sp.tanh(s / c), c, sp.oo)
+    res = step(lim, sp.Limit(sp.tanh(s), c, sp.oo), "=", "substitute", ctx, using="c_is_1")
+    assert res.status is Level.FAIL, res.reason
+    # the limit variable knows only the approach: the user's assumptions on a free c are not lent
+    from symattn.kernel.terms import canonical
+
+    z = canonical(sp.Limit(sp.sqrt(x_**2) / x_, x_, 0, "+")).args[1]
+    assert z.is_real and z.is_positive is None
