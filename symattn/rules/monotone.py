@@ -9,10 +9,14 @@ positive, nonnegative when both are known nonnegative, real otherwise; finite su
 nondecreasing and ``A <= B``, and the reverse if it is nonincreasing.
 
 When ``A`` is a finite sum ``sum_{k=a}^{b} f(k)`` over a range known not to be reversed, the nested
-derivation may instead prove the *summand* bound ``f(k) <= g(k)`` at the sum's own index ``k`` (when it
-starts at the summand rather than at the sum), for a generic
-``k`` in ``a..b`` (an :class:`~symattn.statement.IndexRange` is added for it; ``k`` may not be used
-outside the sum), and ``B = sum_{k=a}^{b} g(k)``.
+derivation may instead prove the *summand* bound ``f(x) <= g(x)`` for a generic ``x`` in ``a..b``
+(when it starts at the summand rather than at the sum), and ``B = sum_{k=a}^{b} g(k)``. The sum
+reaches the rule in the kernel's canonical form, so the binder is opened with the term layer
+(:func:`~symattn.kernel.terms.open_binder`), never by name: the nested proof's start must be the
+summand at some symbol ``x`` up to alpha-equivalence. ``x`` must be fresh -- free nowhere else in
+the step or in a hypothesis -- and carry no assumption the range does not give (a proof about a
+positive ``x`` says nothing about ``k = 0``); an :class:`~symattn.statement.IndexRange` places it in
+``a..b`` for the nested proof.
 
 Strict steps need a strict nested chain and a strictly monotone ``F`` (a derivative of known
 *strict* sign), and, for sums, a nonempty range.
