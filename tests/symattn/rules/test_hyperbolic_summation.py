@@ -275,3 +275,29 @@ def test_limit_variable_is_bound_a_hypothesis_about_the_free_symbol_does_not_rea
 
     z = canonical(sp.Limit(sp.sqrt(x_**2) / x_, x_, 0, "+")).args[1]
     assert z.is_real and z.is_positive is None
+
+
+# ------------------------------------------------------------------------ weighted_cauchy_schwarz
+wt = sp.IndexedBase("w", nonnegative=True)
+u = sp.IndexedBase("u", real=True)
+
+
+@pytest.mark.parametrize("idx", [k, sp.Symbol("q", integer=True), sp.Symbol("r")])
+def test_weighted_cauchy_schwarz_weight_and_values_may_name_the_index_by_any_fresh_symbol(idx):
+    lhs = sp.Sum(wt[k] * u[k], (k, 1, n)) ** 2
+    rhs = sp.Sum(wt[k], (k, 1, n)) * sp.Sum(wt[k] * u[k] ** 2, (k, 1, n))
+    res = step(lhs, rhs, "<=", "weighted_cauchy_schwarz", weight=wt[idx], values=u[idx])
+    assert res.status is Level.PASS, res.reason
+
+
+@pytest.mark.parametrize("weight, values, why", [
+    (u[k], wt[k], "not known to be nonnegative"),         # the weight may be negative
+    (wt[k], u[k] ** 2, "not weight * values"),             # not the summand
+    (wt[k], u[n], "not weight * values"),                  # n is free in the step: not the index
+    (wt[sp.Symbol("q", positive=True)], u[sp.Symbol("q", positive=True)], "assumptions"),  # 0..n has k = 0
+])
+def test_weighted_cauchy_schwarz_refuses_a_weight_or_values_that_are_not_the_summands(weight, values, why):
+    lhs = sp.Sum(wt[k] * u[k], (k, 0, n)) ** 2
+    rhs = sp.Sum(wt[k], (k, 0, n)) * sp.Sum(wt[k] * u[k] ** 2, (k, 0, n))
+    res = step(lhs, rhs, "<=", "weighted_cauchy_schwarz", weight=weight, values=values)
+    assert res.status is Level.FAIL and why in res.reason, res.reason
