@@ -9,8 +9,8 @@ r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``
 * ``hyperbolic_as_exp``  -- both sides agree once ``sinh, cosh, tanh, sech`` ... are written with
   exponentials (``tanh x = (e^x - e^{-x}) / (e^x + e^{-x})``).
 * ``hyperbolic_witness``  -- ``lhs <= rhs`` through a witness equal to ``rhs - lhs`` once both are
-  written with exponentials, whose sign the kernel's sign test reads off (with the theorem's index ranges) (``sinh c > 0`` for ``c > 0``, where
-  ``e^c - e^{-c}`` has no sign SymPy knows).
+  written with exponentials, whose sign the kernel's sign test reads off, with the theorem's index
+  ranges (``sinh c > 0`` for ``c > 0``, where ``e^c - e^{-c}`` has no sign SymPy knows).
 * ``limit_evaluate``  -- replace each unevaluated ``Limit`` by SymPy's limit (the Gruntz
   algorithm, exact and symbolic), under the time limit; the step passes when the results agree.
   A limit SymPy cannot evaluate, or evaluates only to an unevaluated ``Limit``, an

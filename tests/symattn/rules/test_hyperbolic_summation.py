@@ -225,7 +225,8 @@ def test_monotone_step_summand_index_that_means_something_else_is_refused(where)
     x = sp.IndexedBase("x", real=True)
     j = sp.Symbol("j", integer=True)
     at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 1, n))
-    lhs, rhs = (at + x[j], sp.Sum(sp.exp(c), (k, 1, n)) + x[j]) if where == "left side" else (at, sp.Sum(sp.exp(c), (k, 1, n)))
+    bound = sp.Sum(sp.exp(c), (k, 1, n))
+    lhs, rhs = (at + x[j], bound + x[j]) if where == "left side" else (at, bound)
     ctx = ProofContext(hypotheses=(IndexRange("jr", index=j, lower=2, upper=n),)) if where == "hypothesis" else NONE
     res = step(lhs, rhs, "<=", "monotone_step", ctx, at=at, proof=_summand_bound(j, x))
     assert res.status is Level.FAIL and "rename" in res.reason, res.reason
