@@ -437,5 +437,5 @@ def _rope_decay(fig, options: DrawOptions) -> str:
     ax.plot(dist, bound, color="C0")
     ax.set_xlabel("relative distance m - n")
     ax.set_ylabel("relative upper bound (1/(d/2)) sum_j |S_j|")
-    return (f"$d = {d}$; the average is ${bound[0]:.1f}$ at distance $0$ ($(d/2 + 1)/2$: $S_j = j$), ${bound[50]:.1f}$ at $50$, ${bound[250]:.1f}$ at $250$ "
+    return (f"d = {d}; the average is {bound[0]:.1f} at distance 0 ((d/2 + 1)/2: S_j = j), {bound[50]:.1f} at 50, {bound[250]:.1f} at 250 "
             f"(exact partial sums, numpy complex128).")
