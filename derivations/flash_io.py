@@ -46,10 +46,10 @@ N, d, M, B_r, B_c = sp.symbols("N d M B_r B_c", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
 
 _DIV = (
-    Assumption("blocks_divide", text="B_r and B_c divide N (the paper rounds up; edge blocks then move fewer rows)"),
+    Assumption("blocks_divide", text="$B_r$ and $B_c$ divide $N$ (the paper rounds up; edge blocks then move fewer rows)"),
 )
-_M_RANGE = (Assumption("sram_at_least_d", condition=sp.Le(d, M), text="d <= M"),
-            Assumption("sram_at_most_nd", condition=sp.Le(M, N * d), text="M <= N d"))
+_M_RANGE = (Assumption("sram_at_least_d", condition=sp.Le(d, M), text=r"$d \le M$"),
+            Assumption("sram_at_most_nd", condition=sp.Le(M, N * d), text=r"$M \le N d$"))
 _BC = M / (4 * d)
 
 
@@ -143,17 +143,17 @@ _flops_statement = Statement(FlashMACs(N, d, B_r, B_c), 2 * N**2 * d)
 
 register(Theorem(
     id="flash_attention_flops",
-    title="FlashAttention (Algorithm 1) performs 2 N^2 d multiply-accumulates: O(N^2 d)",
+    title="FlashAttention (Algorithm 1) performs $2 N^2 d$ multiply-accumulates: $O(N^2 d)$",
     statement=_flops_statement,
     source=SOURCE,
     hypotheses=_DIV,
     derivation=lambda: (
         Derivation(_flops_statement.lhs)
         .eq(sp.Sum(sp.Sum(MatMulMACs(B_r, d, B_c) + MatMulMACs(B_r, B_c, d), (i, 1, N / B_r)), (j, 1, N / B_c)),
-            "definition", name="flash_macs", note="every inner iteration computes Q_i K_j^T and P_ij V_j")
+            "definition", name="flash_macs", note=r"every inner iteration computes $Q_i K_j^\top$ and $P_{ij} V_j$")
         .eq(sp.Sum(sp.Sum(2 * B_r * B_c * d, (i, 1, N / B_r)), (j, 1, N / B_c)), "definition", name="matmul_macs",
-            note="(B_r x d)(d x B_c) and (B_r x B_c)(B_c x d)")
-        .eq(2 * N**2 * d, "sum_evaluate", note="N/B_c outer and N/B_r inner iterations")
+            note=r"$(B_r \times d)(d \times B_c)$ and $(B_r \times B_c)(B_c \times d)$")
+        .eq(2 * N**2 * d, "sum_evaluate", note="$N/B_c$ outer and $N/B_r$ inner iterations")
     ),
     dimensions=(N, d, B_r, B_c),
     instances=Instances(statement_at(_flops_statement, lambda s: {N: 4 * s, d: 3, B_r: 2, B_c: 4}), (1, 2, 3),
@@ -164,13 +164,13 @@ register(Theorem(
         "$2 B_r B_c d$ multiply-accumulates per pair of blocks, over $(N/B_r)(N/B_c)$ pairs: $2N^2 d$, exactly "
         "the count of standard attention. Tiling changes where the data lives, not how much arithmetic is done."
     ),
-    notes="The softmax statistics add O(N^2) elementwise operations, not counted here.",
+    notes="The softmax statistics add $O(N^2)$ elementwise operations, not counted here.",
     topic=TOPIC,
 ))
 
 _EXACT = 3 * N * d + 2 * N + 12 * N**2 * d**2 / M + 16 * N**2 * d / M
 _hbm_statement = Statement(FlashHBM(N, d, B_r, _BC), _EXACT)
-_BC_HYP = (Assumption("block_c", text="B_c = M/(4d): 4d divides M, and B_c, B_r divide N"),)
+_BC_HYP = (Assumption("block_c", text="$B_c = M/(4d)$: $4d$ divides $M$, and $B_c, B_r$ divide $N$"),)
 
 
 def _hbm_derivation() -> Derivation:
@@ -179,14 +179,14 @@ def _hbm_derivation() -> Derivation:
         Derivation(_hbm_statement.lhs)
         .eq((N * d + 2 * N) + sp.Sum(2 * _BC * d + sp.Sum(inner, (i, 1, N / B_r)), (j, 1, N / _BC)),
             "definition", name="flash_hbm",
-            note="line 2 initialises O, l, m; line 6 loads K_j, V_j; line 8 loads Q_i, O_i, l_i, m_i; lines 12-13 write O_i, l_i, m_i")
-        .eq(_EXACT, "sum_evaluate", note="4Nd/M outer iterations, N/B_r inner ones")
+            note=r"line 2 initialises $O, \ell, m$; line 6 loads $K_j, V_j$; line 8 loads $Q_i, O_i, \ell_i, m_i$; lines 12-13 write $O_i, \ell_i, m_i$")
+        .eq(_EXACT, "sum_evaluate", note="$4Nd/M$ outer iterations, $N/B_r$ inner ones")
     )
 
 
 register(Theorem(
     id="flash_attention_hbm_accesses",
-    title="FlashAttention (Algorithm 1) moves exactly 3Nd + 2N + 12 N^2 d^2/M + 16 N^2 d/M elements to and from HBM",
+    title="FlashAttention (Algorithm 1) moves exactly $3Nd + 2N + 12 N^2 d^2/M + 16 N^2 d/M$ elements to and from HBM",
     statement=_hbm_statement,
     source=SOURCE,
     hypotheses=_BC_HYP,
@@ -201,7 +201,7 @@ register(Theorem(
         "queries that reads $Q_i, O_i, \\ell_i, m_i$ and writes $O_i, \\ell_i, m_i$: $3Nd + 4N$. In all "
         "$3Nd + 2N + 12N^2d^2/M + 16N^2d/M$, independent of $B_r$."
     ),
-    notes="With B_c = ceil(M/(4d)) and partial edge blocks the count differs only by rounding (symattn.flash_io.flash_hbm_accesses).",
+    notes=r"With $B_c = \lceil M/(4d) \rceil$ and partial edge blocks the count differs only by rounding (`symattn.flash_io.flash_hbm_accesses`).",
     topic=TOPIC,
 ))
 
@@ -228,13 +228,13 @@ def _bound_numeric(upper: bool):
 
 register(Theorem(
     id="flash_attention_hbm_upper",
-    title="For d <= M <= Nd, FlashAttention's HBM accesses are at most 33 N^2 d^2 / M",
+    title=r"For $d \le M \le Nd$, FlashAttention's HBM accesses are at most $33 N^2 d^2 / M$",
     statement=_upper_statement,
     source=SOURCE,
     hypotheses=_M_RANGE,
     derivation=lambda: Derivation(_EXACT).le(
         33 * N**2 * d**2 / M, "range_inequality", scale=M,
-        note="times M: 3Nd(Nd - M) + 2N(Nd^2 - M) + 16N^2 d(d - 1) >= 0 for d <= M <= Nd and d >= 1"),
+        note=r"times $M$: $3Nd(Nd - M) + 2N(Nd^2 - M) + 16N^2 d(d - 1) \ge 0$ for $d \le M \le Nd$ and $d \ge 1$"),
     dimensions=(N, d, M),
     numeric=_bound_numeric(True),
     plain=(
@@ -247,11 +247,11 @@ register(Theorem(
 
 register(Theorem(
     id="flash_attention_hbm_lower",
-    title="FlashAttention's HBM accesses are at least 12 N^2 d^2 / M: Theta(N^2 d^2 / M)",
+    title=r"FlashAttention's HBM accesses are at least $12 N^2 d^2 / M$: $\Theta(N^2 d^2 / M)$",
     statement=_lower_statement,
     source=SOURCE,
     derivation=lambda: Derivation(_EXACT).ge(
-        12 * N**2 * d**2 / M, "inequality", note="the other terms, 3Nd + 2N + 16 N^2 d / M, are positive"),
+        12 * N**2 * d**2 / M, "inequality", note="the other terms, $3Nd + 2N + 16 N^2 d / M$, are positive"),
     dimensions=(N, d, M),
     numeric=_bound_numeric(False),
     plain=(
@@ -291,13 +291,13 @@ def _std_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="standard_attention_hbm_accesses",
-    title="Standard attention moves 4 N d + 4 N^2 elements to and from HBM: Theta(N d + N^2)",
+    title=r"Standard attention moves $4 N d + 4 N^2$ elements to and from HBM: $\Theta(N d + N^2)$",
     statement=_std_statement,
     source="extension; Dao et al. (2022), 'FlashAttention', Algorithm 0 and Theorem 2",
     derivation=lambda: (
         Derivation(_std_statement.lhs)
         .eq((2 * N * d + N**2) + (N**2 + N**2) + (N**2 + N * d + N * d), "definition", name="standard_hbm",
-            note="read Q, K and write S; read S and write P; read P, V and write O")
+            note="read $Q, K$ and write $S$; read $S$ and write $P$; read $P, V$ and write $O$")
         .eq(_std_statement.rhs, "algebra", note="collect")
     ),
     dimensions=(N, d),
@@ -346,29 +346,29 @@ def _workspace_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="tiled_attention_extra_memory",
-    title="numeric.tiled_attention's workspace is at most 2 b_q b_k + 18 n d numbers: O((b_q + d) b_k + n d)",
+    title="`numeric.tiled_attention`'s workspace is at most $2 b_q b_k + 18 n d$ numbers: $O((b_q + d) b_k + n d)$",
     statement=_ws_statement,
-    source="extension; the memory claim of seed 000 (Key idea: 'reducing memory to O(n)') and seed 002 "
-    "('O(n) memory') made precise for numeric.tiled_attention",
-    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_), text="b_q <= n (the kernel clips blocks to n)"),),
+    source="extension; the memory claim of seed 000 (Key idea: 'reducing memory to $O(n)$') and seed 002 "
+    "('$O(n)$ memory') made precise for `numeric.tiled_attention`",
+    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_), text=r"$b_q \le n$ (the kernel clips blocks to $n$)"),),
     derivation=lambda: (
         Derivation(_ws_statement.lhs)
         .eq(3 * n_ * d + 3 * n_ + 2 * b_q * b_k + 4 * b_q * d + 8 * b_q, "definition", name="tiled_workspace",
-            note="the arrays of the kernel, one by one (see symattn.flash_io.TiledWorkspace)")
+            note="the arrays of the kernel, one by one (see `symattn.flash_io.TiledWorkspace`)")
         .le(_ws_statement.rhs, "range_inequality",
-            note="the gap 15nd - 3n - 4 b_q d - 8 b_q decreases in b_q and is 11 n (d - 1) >= 0 at b_q = n")
+            note=r"the gap $15nd - 3n - 4 b_q d - 8 b_q$ decreases in $b_q$ and is $11 n (d - 1) \ge 0$ at $b_q = n$")
     ),
     dimensions=(n_, d, b_q, b_k),
     numeric=_workspace_numeric,
     plain=(
-        "Reading numeric.tiled_attention array by array, its workspace besides inputs and outputs is "
+        "Reading `numeric.tiled_attention` array by array, its workspace besides inputs and outputs is "
         "$3nd + 3n + 2b_q b_k + 4b_q d + 8b_q$ numbers: the value matrix with a column of ones, a few $n$-vectors, "
         "two score tiles, the query block and three accumulators of the query block. With $b_q \\le n$ that is at "
         "most $2 b_q b_k + 18nd$: linear in $n$ for fixed block sizes, where the formula as written needs the "
-        "$n^2$ score matrix. This is the texts' 'O(n) memory', with the block sizes and the width kept."
+        "$n^2$ score matrix. This is the texts' '$O(n)$ memory', with the block sizes and the width kept."
     ),
     notes=(
-        "The count is a model of the code (reviewed against numeric/tiled.py), not derived from it mechanically; "
+        "The count is a model of the code (reviewed against `numeric/tiled.py`), not derived from it mechanically; "
         "the numeric check measures the kernel's real peak with tracemalloc and keeps the model honest."
     ),
     topic=TOPIC,

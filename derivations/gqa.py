@@ -111,7 +111,7 @@ _GQA_HYPS = (
     IndexRange("member", index=r, lower=1, upper=g),
     IndexRange("query", index=i, lower=1, upper=n),
     IndexRange("value_column", index=e, lower=1, upper=D),
-    Assumption("heads", text="h = g h_kv query heads of width d_head; query head (c-1)g + r is member r of group c"),
+    Assumption("heads", text="$h = g h_{kv}$ query heads of width $d_{head}$; query head $(c-1)g + r$ is member $r$ of group $c$"),
 )
 
 
@@ -119,8 +119,8 @@ def _gqa_derivation() -> Derivation:
     return (
         Derivation(_GQA)
         .eq(_FLOORED, "floor_by_range", value=[c - 1, sp.S.Zero],
-            note="floor(((c-1)g + r - 1)/g) = c - 1 because 0 <= r - 1 < g: the repeated head is c")
-        .eq(_REPEATED, "definition", name="repeat_kv", note="fold: head m of rep_g(K) is head floor((m-1)/g)+1 of K")
+            note=r"$\lfloor ((c-1)g + r - 1)/g \rfloor = c - 1$ because $0 \le r - 1 < g$: the repeated head is $c$")
+        .eq(_REPEATED, "definition", name="repeat_kv", note=r"fold: head $m$ of $\operatorname{rep}_g(K)$ is head $\lfloor (m-1)/g \rfloor + 1$ of $K$")
     )
 
 
@@ -161,7 +161,7 @@ _gqa_statement = Statement(_GQA, _REPEATED)
 
 register(Theorem(
     id="gqa_eq_attention_with_repeated_kv",
-    title="Grouped-query attention is multi-head attention with each key/value head repeated g times",
+    title="Grouped-query attention is multi-head attention with each key/value head repeated $g$ times",
     statement=_gqa_statement,
     source=GQA_SOURCE,
     hypotheses=_GQA_HYPS,
@@ -173,14 +173,14 @@ register(Theorem(
     plain=(
         "With $h = g h_{kv}$ query heads, GQA lets the $g$ query heads $(c-1)g + 1, \\dots, cg$ share the "
         "key/value head $c$. Repeating every key/value head $g$ times along the head axis "
-        "($\\operatorname{rep}_g$, PyTorch's repeat_interleave) and running ordinary multi-head "
+        "($\\operatorname{rep}_g$, PyTorch's `repeat_interleave`) and running ordinary multi-head "
         "attention gives the same output for every head, query and column: head $m = (c-1)g + r$ of the "
         "repeated tensor is head $\\lfloor (m-1)/g \\rfloor + 1 = c$ because $0 \\le r - 1 < g$."
     ),
     notes=(
-        "The identity is about the layout: it holds for the interleaved repetition (head m reads "
-        "kv head floor((m-1)/g) + 1). Tiling the kv heads instead (np.tile, head m reads kv head "
-        "((m-1) mod h_kv) + 1) pairs the query heads with other key/value heads and is a different "
+        "The identity is about the layout: it holds for the interleaved repetition (head $m$ reads "
+        r"key/value head $\lfloor (m-1)/g \rfloor + 1$). Tiling the key/value heads instead (`np.tile`, head $m$ reads key/value head "
+        r"$((m-1) \bmod h_{kv}) + 1$) pairs the query heads with other key/value heads and is a different "
         "model unless the checkpoint was trained that way."
     ),
     topic=TOPIC,
@@ -194,8 +194,8 @@ _params_statement = Statement(
     sp.ImmutableMatrix([2 * d**2 + 2 * d**2 * h_kv / h, 2 * d**2 + 2 * d**2 * h_kv / h + 2 * d + 2 * d * h_kv / h]),
 )
 _DIVIDES = (
-    Assumption("h_divides_d", condition=sp.Eq(sp.Mod(d, h), 0), text="h divides d (heads of width d/h)"),
-    Assumption("h_kv_divides_h", condition=sp.Eq(sp.Mod(h, h_kv), 0), text="h_kv divides h (whole groups)"),
+    Assumption("h_divides_d", condition=sp.Eq(sp.Mod(d, h), 0), text="$h$ divides $d$ (heads of width $d/h$)"),
+    Assumption("h_kv_divides_h", condition=sp.Eq(sp.Mod(h, h_kv), 0), text="$h_{kv}$ divides $h$ (whole groups)"),
 )
 
 
@@ -208,8 +208,8 @@ def _params_derivation() -> Derivation:
     return (
         Derivation(_params_statement.lhs)
         .eq(sp.ImmutableMatrix(unfolded), "definition", name="gqa_param_count",
-            note="W_Q, W_O are d x d; W_K, W_V are d x h_kv d/h; biases of widths d, h_kv d/h, h_kv d/h, d")
-        .eq(_params_statement.rhs, "definition", name="matrix_entries", note="an a x b matrix has ab entries")
+            note=r"$W_Q, W_O$ are $d \times d$; $W_K, W_V$ are $d \times h_{kv} d/h$; biases of widths $d$, $h_{kv} d/h$, $h_{kv} d/h$, $d$")
+        .eq(_params_statement.rhs, "definition", name="matrix_entries", note=r"an $a \times b$ matrix has $ab$ entries")
     )
 
 
@@ -236,7 +236,7 @@ def _params_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="gqa_param_count",
-    title="GQA projections have 2d^2 + 2d^2 h_kv/h weights (plus 2d + 2d h_kv/h biases)",
+    title="GQA projections have $2d^2 + 2d^2 h_{kv}/h$ weights (plus $2d + 2d h_{kv}/h$ biases)",
     statement=_params_statement,
     source=GQA_SOURCE,
     hypotheses=_DIVIDES,
@@ -272,7 +272,7 @@ def _cache_derivation() -> Derivation:
                                 NumHeadEntries(h, D) / NumHeadEntries(h_kv, D)]),
             "definition", name="kv_cache_entries",
             note="keys and values (2) for every layer, sequence and token; the common factors cancel in the ratio")
-        .eq(_cache_statement.rhs, "definition", name="head_entries", note="h_kv heads of width d_head per token")
+        .eq(_cache_statement.rhs, "definition", name="head_entries", note="$h_{kv}$ heads of width $d_{head}$ per token")
     )
 
 
@@ -295,7 +295,7 @@ def _cache_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_size",
-    title="A KV cache holds 2 L h_kv d_head T B values; GQA divides MHA's cache by h/h_kv",
+    title="A KV cache holds $2 L h_{kv} d_{head} T B$ values; GQA divides MHA's cache by $h/h_{kv}$",
     statement=_cache_statement,
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4; Ainslie et al. (2023), section 2.2",
     derivation=_cache_derivation,
@@ -325,12 +325,12 @@ def _cost_derivation() -> Derivation:
     return (
         Derivation(_cost_statement.lhs)
         .eq(sp.ImmutableMatrix([sp.Sum(MatMulMACs(1, D, _t), (_t, 1, n)), RecomputeScoreMACs(n, D)]),
-            "definition", name="decode_macs", note="step t: the new query (1 x d) against the t cached keys (d x t)")
+            "definition", name="decode_macs", note=r"step $t$: the new query ($1 \times d$) against the $t$ cached keys ($d \times t$)")
         .eq(sp.ImmutableMatrix([sp.Sum(MatMulMACs(1, D, _t), (_t, 1, n)), sp.Sum(MatMulMACs(_t, D, _t), (_t, 1, n))]),
-            "definition", name="recompute_macs", note="without a cache, step t recomputes t queries against t keys")
+            "definition", name="recompute_macs", note="without a cache, step $t$ recomputes $t$ queries against $t$ keys")
         .eq(sp.ImmutableMatrix([sp.Sum(_t * D, (_t, 1, n)), sp.Sum(_t**2 * D, (_t, 1, n))]),
-            "definition", name="matmul_macs", note="(a x b)(b x c) costs abc")
-        .eq(_cost_statement.rhs, "sum_evaluate", note="sum_t t = n(n+1)/2, sum_t t^2 = n(n+1)(2n+1)/6")
+            "definition", name="matmul_macs", note=r"$(a \times b)(b \times c)$ costs $abc$")
+        .eq(_cost_statement.rhs, "sum_evaluate", note=r"$\sum_t t = n(n+1)/2$, $\sum_t t^2 = n(n+1)(2n+1)/6$")
     )
 
 
@@ -360,7 +360,7 @@ def _cost_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_decode_cost",
-    title="n decoding steps cost n(n+1)d/2 score MACs with a KV cache, n(n+1)(2n+1)d/6 without",
+    title="$n$ decoding steps cost $n(n+1)d/2$ score MACs with a KV cache, $n(n+1)(2n+1)d/6$ without",
     statement=_cost_statement,
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4",
     derivation=_cost_derivation,
@@ -399,7 +399,7 @@ _DECODE_HYPS = (
              forall=(tt,)),
     Equation("absorb_output", lhs=Or[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt],
              forall=(tt,)),
-    Assumption("references_real", text="the running references M_t are arbitrary reals (the kernel uses running maxima)"),
+    Assumption("references_real", text="the running references $M_t$ are arbitrary reals (the kernel uses running maxima)"),
 )
 
 
@@ -414,28 +414,28 @@ def _decode_proof() -> dict:
     base = (
         Derivation(sp.ImmutableMatrix([Lr[0], Or[0]]))
         .eq(sp.ImmutableMatrix([0, 0]), "substitute", using=["empty_normaliser", "empty_output"], note="an empty cache")
-        .eq(_cached_state(0, Mr[0]), "algebra", note="sums over 1..0 are 0")
+        .eq(_cached_state(0, Mr[0]), "algebra", note=r"sums over $1, \dots, 0$ are $0$")
     )
     step = (
         Derivation(claim_t)
         .eq(sp.ImmutableMatrix([sp.exp(Mr[tt - 1] - Mr[tt]) * Lr[tt - 1] + sp.exp(sc[tt] - Mr[tt]),
                                 sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
             "substitute", using=["absorb_normaliser", "absorb_output"],
-            note="absorb cached key t: rescale the running state (the online-softmax merge with a one-key block)")
+            note="absorb cached key $t$: rescale the running state (the online-softmax merge with a one-key block)")
         .eq(sp.ImmutableMatrix([sp.exp(Mr[tt - 1] - Mr[tt]) * prev[0] + sp.exp(sc[tt] - Mr[tt]),
                                 sp.exp(Mr[tt - 1] - Mr[tt]) * prev[1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
             "substitute", using=["induction_hypothesis_0", "induction_hypothesis_1"],
-            note="the state after t - 1 keys is that of the keys 1..t-1")
+            note=r"the state after $t - 1$ keys is that of the keys $1, \dots, t-1$")
         .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]),
                                 sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
-            "sum_linearity", note="e^{M_{t-1} - M_t} e^{s_j - M_{t-1}} = e^{s_j - M_t}")
+            "sum_linearity", note="$e^{M_{t-1} - M_t} e^{s_j - M_{t-1}} = e^{s_j - M_t}$")
         .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt)),
                                 sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
-            "range_join", at=tt - 1, note="key t joins the keys 1..t-1")
+            "range_join", at=tt - 1, note=r"key $t$ joins the keys $1, \dots, t-1$")
         .eq(_cached_state(tt, Mr[tt]), "range_join", at=tt - 1, note="the same for the output")
     )
     return {"var": tt, "start": 0, "base": labelled(base, "base case: empty cache"),
-            "step": labelled(step, "step t-1 -> t: absorb cached key t")}
+            "step": labelled(step, r"step $t-1 \to t$: absorb cached key $t$")}
 
 
 def _causal_row(query):
@@ -452,10 +452,10 @@ def _decode_derivation() -> Derivation:
     return (
         Derivation(_decode_statement.lhs)
         .eq(final[1] / final[0], "bounded_induction", on=Tq, **_decode_proof(),
-            note="induction on the number t of cached keys absorbed")
+            note="induction on the number $t$ of cached keys absorbed")
         .eq(sp.Sum(sp.exp(sc[jk]) * vc[jk], (jk, 1, Tq)) / sp.Sum(sp.exp(sc[jk]), (jk, 1, Tq)), "sum_linearity",
-            note="the factor e^{-M_T} cancels")
-        .eq(_decode_statement.rhs, "mask_restrict", note="row T of causal attention keeps exactly the keys 1..T")
+            note="the factor $e^{-M_T}$ cancels")
+        .eq(_decode_statement.rhs, "mask_restrict", note=r"row $T$ of causal attention keeps exactly the keys $1, \dots, T$")
     )
 
 
@@ -497,7 +497,7 @@ def _decode_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_decode_eq_causal_row",
-    title="Decoding with a KV cache gives row t of causal attention, for every t",
+    title="Decoding with a KV cache gives row $t$ of causal attention, for every $t$",
     statement=_decode_statement,
     source="extension; Shazeer (2019), section 2.4 (incremental decoding); the online-softmax recurrence of Dao et al. (2022)",
     hypotheses=_DECODE_HYPS,
@@ -513,6 +513,6 @@ register(Theorem(
         "over the whole sequence (the mask removes the keys after $T$). So a cached decoder reproduces the "
         "training-time causal model exactly, step by step."
     ),
-    notes="Exact in real arithmetic for any references M_t; in floating point the sums are added in another order.",
+    notes="Exact in real arithmetic for any references $M_t$; in floating point the sums are added in another order.",
     topic=TOPIC,
 ))

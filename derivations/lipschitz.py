@@ -62,23 +62,23 @@ def _abs_sum_derivation(free, bound, total) -> Derivation:
         Derivation(total)
         .eq(S(1, free - 1, absJ) + S(free, n, absJ), "range_split", at=free - 1, note="before the diagonal, and from it on")
         .eq(S(1, free - 1, absJ) + diag + S(free + 1, n, absJ), "range_split", at=free,
-            note="the diagonal term a(1 - a)")
+            note="the diagonal term $a(1 - a)$")
         .eq(S(1, free - 1, off) + diag + S(free + 1, n, off), "delta_by_range",
-            note="off the diagonal delta = 0 and |-a_i a_j| = a_i a_j")
+            note=r"off the diagonal $\delta = 0$ and $|-a_i a_j| = a_i a_j$")
         .eq(S(1, free - 1, off) + sp.Abs(a[free] * (S(1, n) - a[free])) + S(free + 1, n, off), "substitute",
-            using=simplex, note="1 = the sum of the weights")
+            using=simplex, note="$1 =$ the sum of the weights")
         .eq(S(1, free - 1, off) + sp.Abs(a[free] * (S(1, free - 1) + S(free, n) - a[free])) + S(free + 1, n, off),
             "range_split", at=free - 1, note="split the sum at the diagonal")
         .eq(S(1, free - 1, off) + sp.Abs(a[free] * (low + high)) + S(free + 1, n, off), "range_split", at=free,
-            note="the diagonal weight cancels: 1 - a is the sum of the other weights")
+            note="the diagonal weight cancels: $1 - a$ is the sum of the other weights")
         .eq(S(1, free - 1, off) + a[free] * (low + high) + S(free + 1, n, off), "abs_by_sign",
             note="a sum of positive weights over a range that is not reversed is nonnegative")
         .eq(2 * a[free] * (low + high), "sum_linearity", note="the diagonal weight leaves the sums")
         .eq(2 * a[free] * (low + S(free, n) - a[free]), "range_join", at=free, note="put the diagonal weight back")
         .eq(2 * a[free] * (S(1, n) - a[free]), "range_join", at=free - 1, note="join the ranges")
-        .eq(2 * a[free] * (1 - a[free]), "substitute", using=simplex, note="the weights sum to 1")
+        .eq(2 * a[free] * (1 - a[free]), "substitute", using=simplex, note="the weights sum to $1$")
         .le(sp.Rational(1, 2), "inequality", witness=2 * (a[free] - sp.Rational(1, 2)) ** 2,
-            note="1/2 - 2 a (1 - a) = 2 (a - 1/2)^2 >= 0")
+            note=r"$1/2 - 2 a (1 - a) = 2 (a - 1/2)^2 \ge 0$")
     )
 
 
@@ -120,9 +120,9 @@ def _inf_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="softmax_jacobian_inf_norm_le_half",
-    title="Every row of |J| sums to 2 a_i (1 - a_i) <= 1/2: the softmax Jacobian has infinity norm at most 1/2",
+    title=r"Every row of $|J|$ sums to $2 a_i (1 - a_i) \le 1/2$: the softmax Jacobian has infinity norm at most $1/2$",
     statement=_inf_statement,
-    source="extension; from J = diag(a) - a a^T (seed 000, Proposition 'The softmax Jacobian')",
+    source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
     hypotheses=_HYPS,
     derivation=_inf_derivation,
     dimensions=(n,),
@@ -157,9 +157,9 @@ def _col_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="softmax_jacobian_column_abs_sum_le_half",
-    title="Every column of |J| sums to 2 a_k (1 - a_k) <= 1/2",
+    title=r"Every column of $|J|$ sums to $2 a_k (1 - a_k) \le 1/2$",
     statement=_col_statement,
-    source="extension; from J = diag(a) - a a^T (seed 000, Proposition 'The softmax Jacobian')",
+    source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
     hypotheses=(IndexRange("column", index=kc, lower=1, upper=n),
                 Equation("simplex_l", lhs=sp.Sum(a[lc], (lc, 1, n)), rhs=sp.S.One)),
     derivation=lambda: _abs_sum_derivation(kc, lc, _col_statement.lhs),
@@ -204,13 +204,13 @@ def _notlip_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="dot_product_self_attention_not_lipschitz",
-    title="Dot-product self-attention is not Lipschitz: at X = (t, 0), d f_2 / d x_2 = t^2/4 + 1/2",
+    title=r"Dot-product self-attention is not Lipschitz: at $X = (t, 0)$, $\partial f_2 / \partial x_2 = t^2/4 + 1/2$",
     statement=_notlip_statement,
     source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and its proof",
     derivation=lambda: (
         Derivation(_notlip_statement.lhs)
         .eq(sp.Subs(sp.diff(_f(2), x2), (x1, x2), (t, 0)), "differentiate", note="quotient and chain rules")
-        .eq(_notlip_statement.rhs, "algebra", note="at x_1 = t, x_2 = 0 both weights are 1/2")
+        .eq(_notlip_statement.rhs, "algebra", note="at $x_1 = t$, $x_2 = 0$ both weights are $1/2$")
     ),
     numeric=_notlip_numeric,
     plain=(
@@ -220,7 +220,7 @@ register(Theorem(
         "input is $t^2/4 + 1/2$. This grows without bound in $t$, so no Lipschitz constant holds on all "
         "of $\\mathbb{R}^2$: the query and the keys depend on the same input."
     ),
-    notes="A concrete case, so no dimension stays symbolic; the statement holds for every real t.",
+    notes="A concrete case, so no dimension stays symbolic; the statement holds for every real $t$.",
     topic=TOPIC,
 ))
 
@@ -257,12 +257,12 @@ def _op_derivation() -> Derivation:
     weighted = sp.Sum(absJ * vv[jp] ** 2, (jp, 1, n))
     summand = (
         Derivation(sp.Sum(_Jp * vv[jp], (jp, 1, n)) ** 2)
-        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality", note="|sum| <= sum |.|, squared")
+        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality", note=r"$|\sum| \le \sum |\cdot|$, squared")
         .le(row_abs * weighted, "weighted_cauchy_schwarz", weight=absJ, values=sp.Abs(vv[jp]),
-            note="Cauchy-Schwarz with sqrt|J_ij| and sqrt|J_ij| |v_j|")
+            note=r"Cauchy-Schwarz with $\sqrt{|J_{ij}|}$ and $\sqrt{|J_{ij}|}\, |v_j|$")
         .le(sp.Rational(1, 2) * weighted, "monotone_step", at=row_abs,
             proof=Derivation(row_abs).le(sp.Rational(1, 2), "apply_theorem", theorem="softmax_jacobian_inf_norm_le_half"),
-            note="the row sums of |J| are at most 1/2")
+            note="the row sums of $|J|$ are at most $1/2$")
     )
     col_abs = sp.Sum(sp.Abs(a[i] * (sp.KroneckerDelta(i, jp) - a[jp])), (i, 1, n))
     column = (
@@ -270,17 +270,17 @@ def _op_derivation() -> Derivation:
         .le(vv[jp] ** 2 * sp.Rational(1, 2), "monotone_step", at=col_abs,
             proof=Derivation(col_abs).le(sp.Rational(1, 2), "apply_theorem",
                                          theorem="softmax_jacobian_column_abs_sum_le_half", mapping={kc: jp}),
-            note="the column sums of |J| are at most 1/2")
+            note="the column sums of $|J|$ are at most $1/2$")
     )
     return (
         Derivation(_op_statement.lhs)
         .le(sp.Sum(sp.Rational(1, 2) * weighted, (i, 1, n)), "monotone_step", at=_op_statement.lhs, proof=summand,
             note="row by row: the Schur test")
         .eq(sp.Rational(1, 2) * sp.Sum(sp.Sum(absJ * vv[jp] ** 2, (jp, 1, n)), (i, 1, n)), "sum_linearity",
-            note="1/2 leaves the sum")
+            note="$1/2$ leaves the sum")
         .eq(sp.Rational(1, 2) * sp.Sum(sp.Sum(absJ * vv[jp] ** 2, (i, 1, n)), (jp, 1, n)), "sum_interchange",
             note="sum over the columns outside")
-        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity", note="v_j^2 leaves the inner sum")
+        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity", note="$v_j^2$ leaves the inner sum")
         .le(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * sp.Rational(1, 2), (jp, 1, n)), "monotone_step",
             at=sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), proof=column, note="column by column")
         .eq(_op_statement.rhs, "sum_linearity", note="collect")
@@ -289,9 +289,9 @@ def _op_derivation() -> Derivation:
 
 register(Theorem(
     id="softmax_jacobian_operator_norm_le_half",
-    title="The softmax Jacobian has operator norm at most 1/2: ||J v||^2 <= ||v||^2 / 4",
+    title=r"The softmax Jacobian has operator norm at most $1/2$: $\lVert J v \rVert^2 \le \lVert v \rVert^2 / 4$",
     statement=_op_statement,
-    source="extension; from J = diag(a) - a a^T (seed 000, Proposition 'The softmax Jacobian')",
+    source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
     hypotheses=(Equation("simplex_j", lhs=sp.Sum(a[jp], (jp, 1, n)), rhs=sp.S.One),
                 Equation("simplex_l", lhs=sp.Sum(a[lc], (lc, 1, n)), rhs=sp.S.One)),
     derivation=_op_derivation,

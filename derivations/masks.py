@@ -63,7 +63,7 @@ _causal_statement = Statement(
     sp.ImmutableMatrix([n * (n + 1) / 2, n_q * n_k - n_q * (n_q - 1) / 2]),
 )
 _NQ_LE_NK = Assumption("n_q_le_n_k", condition=sp.Le(n_q, n_k),
-                       text="n_q <= n_k: the queries are the last n_q of the n_k positions")
+                       text=r"$n_q \le n_k$: the queries are the last $n_q$ of the $n_k$ positions")
 
 
 def _causal_derivation() -> Derivation:
@@ -71,9 +71,9 @@ def _causal_derivation() -> Derivation:
         Derivation(_causal_statement.lhs)
         .eq(sp.ImmutableMatrix([sp.Sum(sp.Sum(1, (j, 1, i)), (i, 1, n)),
                                 sp.Sum(sp.Sum(1, (j, 1, i + n_k - n_q)), (i, 1, n_q))]),
-            "mask_restrict", note="query i keeps the keys 1..i (top-left), 1..i + n_k - n_q (bottom-right); "
-            "i <= n_q and n_q <= n_k make these ends the binding ones")
-        .eq(_causal_statement.rhs, "sum_evaluate", note="sum_i i = n(n+1)/2; sum_i (i + n_k - n_q) = n_q n_k - n_q(n_q-1)/2")
+            "mask_restrict", note=r"query $i$ keeps the keys $1, \dots, i$ (top-left), $1, \dots, i + n_k - n_q$ (bottom-right); "
+            r"$i \le n_q$ and $n_q \le n_k$ make these ends the binding ones")
+        .eq(_causal_statement.rhs, "sum_evaluate", note=r"$\sum_i i = n(n+1)/2$; $\sum_i (i + n_k - n_q) = n_q n_k - n_q(n_q-1)/2$")
     )
 
 
@@ -99,7 +99,7 @@ def _pairs_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="causal_score_pairs",
-    title="A causal mask keeps n(n+1)/2 of the n^2 score pairs (n_q n_k - n_q(n_q-1)/2 bottom-right)",
+    title="A causal mask keeps $n(n+1)/2$ of the $n^2$ score pairs ($n_q n_k - n_q(n_q-1)/2$ bottom-right)",
     statement=_causal_statement,
     source="extension; Vaswani et al. (2017), section 3.2.3 (masking); FlashAttention 2 (bottom-right causal mask)",
     hypotheses=(_NQ_LE_NK,),
@@ -114,7 +114,7 @@ register(Theorem(
         "(the bottom-right convention of decoding with a cache), query $i$ sees $i + n_k - n_q$ keys: "
         "$n_q n_k - n_q(n_q-1)/2$ pairs."
     ),
-    notes="A kernel saves this work only if it skips fully masked blocks; masking a full score matrix costs n^2.",
+    notes="A kernel saves this work only if it skips fully masked blocks; masking a full score matrix costs $n^2$.",
     topic=TOPIC,
 ))
 
@@ -130,13 +130,13 @@ def _window_derivation() -> Derivation:
     return (
         Derivation(_window_statement.lhs)
         .eq(sp.Sum(sp.Sum(1, (j, start, i)), (i, 1, n)), "mask_restrict",
-            note="query i keeps the keys max(1, i-w+1)..i (i <= n)")
+            note=r"query $i$ keeps the keys $\max(1, i-w+1), \dots, i$ ($i \le n$)")
         .eq(sp.Sum(per_query, (i, 1, n)), "sum_evaluate", note="count the keys of each query")
         .eq(sp.Sum(per_query, (i, 1, w)) + sp.Sum(per_query, (i, w + 1, n)), "sum_split", at=w,
-            note="the first w queries, whose window is cut by the start of the sequence, and the rest")
+            note="the first $w$ queries, whose window is cut by the start of the sequence, and the rest")
         .eq(sp.Sum(i, (i, 1, w)) + sp.Sum(w, (i, w + 1, n)), "minmax_by_range",
-            note="for i <= w the window starts at key 1; for i > w at key i - w + 1")
-        .eq(_window_statement.rhs, "sum_evaluate", note="1 + ... + w, then n - w full windows of w keys")
+            note=r"for $i \le w$ the window starts at key $1$; for $i > w$ at key $i - w + 1$")
+        .eq(_window_statement.rhs, "sum_evaluate", note=r"$1 + \dots + w$, then $n - w$ full windows of $w$ keys")
     )
 
 
@@ -155,7 +155,7 @@ def _window_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="sliding_window_score_pairs",
-    title="A sliding window of w keys keeps w(w+1)/2 + (n - w) w score pairs",
+    title="A sliding window of $w$ keys keeps $w(w+1)/2 + (n - w) w$ score pairs",
     statement=_window_statement,
     source="extension; Beltagy et al. (2020), 'Longformer', section 3.1; Jiang et al. (2023), 'Mistral 7B', section 2",
     hypotheses=(_W_RANGE,),
@@ -211,13 +211,13 @@ def _band_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="sliding_window_eq_band_attention",
-    title="Attention with the sliding-window mask is attention over the keys max(1, i-w+1)..i",
+    title=r"Attention with the sliding-window mask is attention over the keys $\max(1, i-w+1), \dots, i$",
     statement=_band_statement,
     source="extension; Beltagy et al. (2020), 'Longformer', section 3.1",
     hypotheses=(_I_RANGE, IndexRange("window_length", index=w, lower=1, upper=n)),
     derivation=lambda: Derivation(_band_statement.lhs).eq(
         _band_statement.rhs, "mask_restrict",
-        note="masked terms contribute nothing to either sum; the band ends at key i <= n and starts at max(1, i-w+1)"),
+        note=r"masked terms contribute nothing to either sum; the band ends at key $i \le n$ and starts at $\max(1, i-w+1)$"),
     dimensions=(n, w),
     instances=Instances(statement_at(_band_statement, lambda z: {n: 4, w: 2, i: z}), (1, 2, 3, 4),
                         label="i (n = 4, w = 2)"),
@@ -261,11 +261,11 @@ register(Theorem(
     title="A sliding window at least as long as the sequence is the causal mask",
     statement=_unbounded_statement,
     source="extension; Jiang et al. (2023), 'Mistral 7B', section 2",
-    hypotheses=(_I_RANGE, Assumption("window_covers", condition=sp.Le(n, w), text="w >= n")),
+    hypotheses=(_I_RANGE, Assumption("window_covers", condition=sp.Le(n, w), text=r"$w \ge n$")),
     derivation=lambda: (
         Derivation(_unbounded_statement.lhs)
-        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict", note="i - w + 1 <= 1 when w >= n >= i: the window starts at key 1")
-        .eq(_unbounded_statement.rhs, "mask_restrict", note="the causal mask keeps the same keys 1..i")
+        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict", note=r"$i - w + 1 \le 1$ when $w \ge n \ge i$: the window starts at key $1$")
+        .eq(_unbounded_statement.rhs, "mask_restrict", note=r"the causal mask keeps the same keys $1, \dots, i$")
     ),
     dimensions=(n, w),
     instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}), (0, 1, 2, 3, 4),
@@ -296,11 +296,11 @@ def _alibi_derivation() -> Derivation:
         sp.exp(-m * i) * sp.Sum(sp.exp(s[i, j] + m * j), (j, 1, i)))
     return (
         Derivation(_alibi_statement.lhs)
-        .eq(after_mask, "mask_restrict", note="the causal mask keeps the keys 1..i")
-        .eq(signed, "abs_by_sign", note="j <= i on the kept keys, so |i - j| = i - j")
-        .eq(factored_num / factored_den, "algebra", note="e^{s - m(i - j)} = e^{-m i} e^{s + m j}")
-        .eq(pulled, "sum_linearity", note="e^{-m i} does not depend on j")
-        .eq(_row(lambda jj: s[i, jj] + m * jj, 1, i), "algebra", note="the common factor e^{-m i} cancels")
+        .eq(after_mask, "mask_restrict", note=r"the causal mask keeps the keys $1, \dots, i$")
+        .eq(signed, "abs_by_sign", note=r"$j \le i$ on the kept keys, so $|i - j| = i - j$")
+        .eq(factored_num / factored_den, "algebra", note="$e^{s - m(i - j)} = e^{-m i} e^{s + m j}$")
+        .eq(pulled, "sum_linearity", note="$e^{-m i}$ does not depend on $j$")
+        .eq(_row(lambda jj: s[i, jj] + m * jj, 1, i), "algebra", note="the common factor $e^{-m i}$ cancels")
         .eq(_alibi_statement.rhs, "mask_restrict", note="fold the causal mask back")
     )
 
@@ -327,10 +327,10 @@ def _alibi_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="alibi_causal_eq_key_position_bias",
-    title="Under a causal mask, ALiBi's bias -m|i - j| acts as the per-key bias +m j",
+    title="Under a causal mask, ALiBi's bias $-m|i - j|$ acts as the per-key bias $+m j$",
     statement=_alibi_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3",
-    hypotheses=(_I_RANGE, Assumption("slope_positive", condition=sp.Q.positive(m), text="m > 0")),
+    hypotheses=(_I_RANGE, Assumption("slope_positive", condition=sp.Q.positive(m), text="$m > 0$")),
     derivation=_alibi_derivation,
     dimensions=(n,),
     instances=Instances(statement_at(_alibi_statement, lambda z: {n: 3, i: z}), (1, 2, 3), label="i (n = 3)"),
@@ -341,7 +341,7 @@ register(Theorem(
         "softmax. So ALiBi is a fixed (not learned) bias $+m j$ on the key position: a recency prior that "
         "favours the latest keys, exponentially in their distance."
     ),
-    notes="Without a causal mask (bidirectional ALiBi) |i - j| is not affine in j and the reduction fails.",
+    notes="Without a causal mask (bidirectional ALiBi) $|i - j|$ is not affine in $j$ and the reduction fails.",
     topic=TOPIC,
 ))
 
@@ -400,15 +400,15 @@ def _slopes_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="alibi_slopes_geometric",
-    title="ALiBi's slopes 2^(-8k/h) form a geometric sequence of ratio 2^(-8/h) starting at 2^(-8/h)",
+    title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence of ratio $2^{-8/h}$ starting at $2^{-8/h}$",
     statement=_slopes_statement,
-    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at 2^(-8/n)')",
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at $2^{-8/n}$')",
     hypotheses=(IndexRange("head", index=kk, lower=1, upper=h - 1),),
     derivation=lambda: (
         Derivation(_slopes_statement.lhs)
         .eq(sp.ImmutableMatrix([sp.Pow(2, -8 * (kk + 1) / h) / sp.Pow(2, -8 * kk / h), sp.Pow(2, -8 / h)]),
-            "definition", name="alibi_slope", note="m_k = 2^{-8k/h}")
-        .eq(_slopes_statement.rhs, "algebra", note="2^{-8(k+1)/h} / 2^{-8k/h} = 2^{-8/h}")
+            "definition", name="alibi_slope", note="$m_k = 2^{-8k/h}$")
+        .eq(_slopes_statement.rhs, "algebra", note="$2^{-8(k+1)/h} / 2^{-8k/h} = 2^{-8/h}$")
     ),
     dimensions=(h, kk),
     instances=Instances(statement_at(_slopes_statement, lambda z: {h: 2**z, kk: 1}), (1, 2, 3, 4),
@@ -418,6 +418,6 @@ register(Theorem(
         "ALiBi gives head $k$ of $h$ the slope $m_k = 2^{-8k/h}$. Consecutive slopes have the ratio "
         "$2^{-8/h}$ and the first is $2^{-8/h}$: for 8 heads, $1/2, 1/4, \\dots, 1/256$."
     ),
-    notes="For h not a power of 2 the reference code interleaves two such sequences; the statement is for the formula 2^(-8k/h).",
+    notes="For $h$ not a power of $2$ the reference code interleaves two such sequences; the statement is for the formula $2^{-8k/h}$.",
     topic=TOPIC,
 ))

@@ -65,14 +65,14 @@ def _identity_derivation() -> Derivation:
     return (
         Derivation(_lhs)
         .eq(sp.Sum(h[i] * (S[i + 1] - S[i]), (i, 0, D - 1)), "substitute", using="partial_sums",
-            note="E_i = S_{i+1} - S_i")
+            note="$E_i = S_{i+1} - S_i$")
         .eq(A - sp.Sum(h[i] * S[i], (i, 0, D - 1)), "sum_linearity", note="two sums")
         .eq(A - (sp.Sum(h[i] * S[i], (i, 0, D - 1)) + h[D] * S[D]), "substitute", using="h_beyond_last",
-            note="add h_{d/2} S_{d/2} = 0")
-        .eq(A - sp.Sum(h[i] * S[i], (i, 0, D)), "range_join", at=D - 1, note="it is the term i = d/2")
-        .eq(A - (h[0] * S[0] + sp.Sum(h[i] * S[i], (i, 1, D))), "range_split", at=0, note="take out i = 0")
-        .eq(A - sp.Sum(h[i] * S[i], (i, 1, D)), "substitute", using="empty_partial_sum", note="S_0 = 0")
-        .eq(A - sp.Sum(h[i + 1] * S[i + 1], (i, 0, D - 1)), "sum_shift", note="i -> i + 1")
+            note="add $h_{d/2} S_{d/2} = 0$")
+        .eq(A - sp.Sum(h[i] * S[i], (i, 0, D)), "range_join", at=D - 1, note="it is the term $i = d/2$")
+        .eq(A - (h[0] * S[0] + sp.Sum(h[i] * S[i], (i, 1, D))), "range_split", at=0, note="take out $i = 0$")
+        .eq(A - sp.Sum(h[i] * S[i], (i, 1, D)), "substitute", using="empty_partial_sum", note="$S_0 = 0$")
+        .eq(A - sp.Sum(h[i + 1] * S[i + 1], (i, 0, D - 1)), "sum_shift", note=r"$i \to i + 1$")
         .eq(_abel_rhs, "sum_linearity", note="one sum again")
     )
 
@@ -121,7 +121,7 @@ def _identity_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="rope_abel_summation",
-    title="Abel summation: sum_i h_i E_i = sum_i (h_i - h_{i+1}) S_{i+1} with S the partial sums of E",
+    title=r"Abel summation: $\sum_i h_i E_i = \sum_i (h_i - h_{i+1}) S_{i+1}$ with $S$ the partial sums of $E$",
     statement=_identity,
     source=SOURCE,
     hypotheses=_HYPS,
@@ -146,11 +146,11 @@ def _bound_derivation() -> Derivation:
         Derivation(sp.Abs(_lhs))
         .eq(sp.Abs(_abel_rhs), "apply_theorem", theorem="rope_abel_summation", note="Abel summation")
         .le(sp.Sum(sp.Abs(h[i] - h[i + 1]) * sp.Abs(S[i + 1]), (i, 0, D - 1)), "triangle_inequality",
-            note="|sum| <= sum of |.|, and |ab| = |a||b|")
+            note=r"$|\sum| \le \sum |\cdot|$, and $|ab| = |a||b|$")
         .le(sp.Sum(_MAXDIFF * sp.Abs(S[i + 1]), (i, 0, D - 1)), "termwise_bound",
-            note="each |h_i - h_{i+1}| is at most the maximum")
+            note="each $|h_i - h_{i+1}|$ is at most the maximum")
         .eq(_MAXDIFF * sp.Sum(sp.Abs(S[i + 1]), (i, 0, D - 1)), "sum_linearity", note="the maximum leaves the sum")
-        .eq(_bound.rhs, "sum_shift", note="j = i + 1")
+        .eq(_bound.rhs, "sum_shift", note="$j = i + 1$")
     )
 
 
@@ -169,7 +169,7 @@ def _bound_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="rope_abel_summation_bound",
-    title="RoPE's long-term decay bound: |sum_i h_i e^{i(m-n)theta_i}| <= max_i |h_{i+1} - h_i| sum_j |S_j|",
+    title=r"RoPE's long-term decay bound: $|\sum_i h_i e^{i(m-n)\theta_i}| \le \max_i |h_{i+1} - h_i| \sum_j |S_j|$",
     statement=_bound,
     source=SOURCE,
     hypotheses=_HYPS,
@@ -185,8 +185,8 @@ register(Theorem(
         "distance grows: RoFormer's 'long-term decay'."
     ),
     notes=(
-        "The decay is of this upper bound, as RoFormer says; the logit itself need not decay for a given q, k. "
-        "The figure computes the average of |S_j| for d = 128 and theta_j = 10000^(-2j/d)."
+        "The decay is of this upper bound, as RoFormer says; the logit itself need not decay for a given $q, k$. "
+        r"The figure computes the average of $|S_j|$ for $d = 128$ and $\theta_j = 10000^{-2j/d}$."
     ),
     topic=TOPIC,
 ))

@@ -59,18 +59,18 @@ def _grid_numeric(check, detail):
 
 register(Theorem(
     id="softcap_bounded",
-    title="A soft-capped logit lies strictly inside (-c, c): |c tanh(s/c)| < c",
+    title=r"A soft-capped logit lies strictly inside $(-c, c)$: $|c \tanh(s/c)| < c$",
     statement=_bounded_statement,
     source=SOURCE,
-    hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="c > 0, s real"),),
+    hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="$c > 0$, $s$ real"),),
     derivation=lambda: Derivation(_bounded_statement.lhs).lt(
-        c, "tanh_bound", note="|tanh x| < 1 for real x, and c |tanh(s/c)| increases with |tanh(s/c)|"),
+        c, "tanh_bound", note=r"$|\tanh x| < 1$ for real $x$, and $c |\tanh(s/c)|$ increases with $|\tanh(s/c)|$"),
     dimensions=(c, s_),
     numeric=_grid_numeric(lambda xs, cap: float(np.max(np.abs(cap * np.tanh(xs / cap)) - cap)),
                           "max |c tanh(s/c)| - c over normal samples and s = 0, +-1000c, c in {0.5, 1, 30, 50} "
                           "(float64 tanh rounds to exactly +-1 for large s, so the check is <= 0, not < 0)"),
     plain="For every real logit $s$ and cap $c > 0$, $|c\\tanh(s/c)| < c$: the capped logit never reaches $\\pm c$.",
-    notes="In floating point tanh(x) rounds to 1 for x > ~19, so the capped logit can equal c; the strict bound is exact-arithmetic.",
+    notes=r"In floating point $\tanh(x)$ rounds to $1$ for $x$ above about $19$, so the capped logit can equal $c$; the strict bound is exact-arithmetic.",
     topic=TOPIC,
 ))
 
@@ -78,14 +78,14 @@ _monotone_statement = Statement(sp.Derivative(softcap(s_), s_), 0, ">")
 
 register(Theorem(
     id="softcap_monotone",
-    title="Soft-capping is strictly increasing: d/ds c tanh(s/c) = 1 - tanh^2(s/c) > 0",
+    title=r"Soft-capping is strictly increasing: $\frac{d}{ds}\, c \tanh(s/c) = 1 - \tanh^2(s/c) > 0$",
     statement=_monotone_statement,
     source=SOURCE,
-    hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="c > 0, s real"),),
+    hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="$c > 0$, $s$ real"),),
     derivation=lambda: (
         Derivation(_monotone_statement.lhs)
-        .eq(1 - sp.tanh(s_ / c) ** 2, "differentiate", note="chain rule, tanh' = 1 - tanh^2")
-        .eq(4 / (sp.exp(s_ / c) + sp.exp(-s_ / c)) ** 2, "hyperbolic_as_exp", note="1 - tanh^2 x = 1 / cosh^2 x")
+        .eq(1 - sp.tanh(s_ / c) ** 2, "differentiate", note=r"chain rule, $\tanh' = 1 - \tanh^2$")
+        .eq(4 / (sp.exp(s_ / c) + sp.exp(-s_ / c)) ** 2, "hyperbolic_as_exp", note=r"$1 - \tanh^2 x = 1 / \cosh^2 x$")
         .step(sp.S.Zero, "positivity", ">", note="a positive number over a square of a sum of exponentials")
     ),
     dimensions=(c, s_),
@@ -112,11 +112,11 @@ _limit_statement = Statement(sp.Limit(softcap(s_), c, sp.oo), s_)
 
 register(Theorem(
     id="softcap_tends_to_identity",
-    title="Soft-capping tends to the identity: c tanh(s/c) -> s as c -> infinity",
+    title=r"Soft-capping tends to the identity: $c \tanh(s/c) \to s$ as $c \to \infty$",
     statement=_limit_statement,
     source=SOURCE,
     derivation=lambda: Derivation(_limit_statement.lhs).eq(
-        s_, "limit_evaluate", note="c tanh(s/c) = s - s^3/(3c^2) + O(c^-4)"),
+        s_, "limit_evaluate", note=r"$c \tanh(s/c) = s - s^3/(3c^2) + O(c^{-4})$"),
     dimensions=(s_,),
     numeric=_grid_numeric(_limit_gap, "|C tanh(s/C) - s| <= |s|^3/(3C^2) + 1e-15 |s| (the series' first "
                           "term, plus rounding) for C = 10c, 100c, 1000c: the gap shrinks like 1/C^2"),
@@ -124,7 +124,7 @@ register(Theorem(
         "For a fixed logit $s$, $c\\tanh(s/c) = s - s^3/(3c^2) + O(c^{-4})$, which tends to $s$ as the cap grows: "
         "logits much smaller than the cap pass almost unchanged."
     ),
-    notes="The limit is evaluated by SymPy's exact (Gruntz) limit algorithm through the limit_evaluate rule.",
+    notes="The limit is evaluated by SymPy's exact (Gruntz) limit algorithm through the `limit_evaluate` rule.",
     topic=TOPIC,
 ))
 
@@ -174,27 +174,27 @@ def _weights_derivation() -> Derivation:
     D = (jj - 1) * cap_up + cap_down + (n - jj) * cap_up
     return (
         Derivation(_weight)
-        .eq(e(x[jj]) / (below + S(jj, n)), "range_split", at=jj - 1, note="the keys before j, and from j on")
-        .eq(e(x[jj]) / (below + e(x[jj]) + above), "range_split", at=jj, note="the key j itself")
+        .eq(e(x[jj]) / (below + S(jj, n)), "range_split", at=jj - 1, note="the keys before $j$, and from $j$ on")
+        .eq(e(x[jj]) / (below + e(x[jj]) + above), "range_split", at=jj, note="the key $j$ itself")
         .ge(cap_down / (below + cap_down + above), "monotone_step", at=e(x[jj]), proof=lower,
-            note="x / (A + x + B) increases with x, and e^{c tanh(s_j/c)} > e^{-c}")
+            note=r"$x / (A + x + B)$ increases with $x$, and $e^{c \tanh(s_j/c)} > e^{-c}$")
         .ge(cap_down / (S(1, jj - 1, cap_up) + cap_down + above), "monotone_step", at=below, proof=upper(k),
-            note="the normaliser decreases the weight; each e^{c tanh(s_k/c)} < e^{c}")
+            note=r"the normaliser decreases the weight; each $e^{c \tanh(s_k/c)} < e^{c}$")
         .ge(cap_down / (S(1, jj - 1, cap_up) + cap_down + S(jj + 1, n, cap_up)), "monotone_step", at=above,
-            proof=upper(k), note="the same for the keys after j")
-        .eq(cap_down / D, "sum_evaluate", note="n - 1 terms e^{c}")
+            proof=upper(k), note="the same for the keys after $j$")
+        .eq(cap_down / D, "sum_evaluate", note="$n - 1$ terms $e^{c}$")
         .ge(sp.exp(-2 * c) / n, "hyperbolic_witness",
             witness=2 * sp.exp(-2 * c) * sp.sinh(c) / (n * D),
-            note="e^{-c}/((n-1)e^c + e^{-c}) - e^{-2c}/n = 2 e^{-2c} sinh(c) / (n ((n-1)e^c + e^{-c})) > 0")
+            note=r"$e^{-c}/((n-1)e^c + e^{-c}) - e^{-2c}/n = 2 e^{-2c} \sinh(c) / (n ((n-1)e^c + e^{-c})) > 0$")
     )
 
 
 register(Theorem(
     id="softcap_weights_ge",
-    title="After soft-capping every attention weight is at least e^(-2c)/n: it can never saturate",
+    title="After soft-capping every attention weight is at least $e^{-2c}/n$: it can never saturate",
     statement=_weights_statement,
     source=SOURCE,
-    hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="c > 0, scores real"),
+    hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="$c > 0$, scores real"),
                 IndexRange("key", index=jj, lower=1, upper=n)),
     derivation=_weights_derivation,
     dimensions=(n, c),
@@ -204,6 +204,6 @@ register(Theorem(
         "the normaliser $\\sum_k e^{t_k}$ below $n e^{c}$: every weight exceeds $e^{-2c}/n$. Soft-capped "
         "attention always spreads at least that much mass on every key, however large the raw logits."
     ),
-    notes="The sharper bound on the way is 1/(1 + (n-1) e^{2c}) (all other keys at the cap, key j at the floor).",
+    notes="The sharper bound on the way is $1/(1 + (n-1) e^{2c})$ (all other keys at the cap, key $j$ at the floor).",
     topic=TOPIC,
 ))

@@ -869,17 +869,17 @@ def _worked_figures() -> list[AuditEntry]:
     out = []
     for eid, heads, stated, unit, note in (
         ("x_kv_cache_per_token_mha", 32, "0.5", 2**20,
-         "2 (keys, values) x 32 layers x 32 heads x 128 x 2 bytes = 524,288 bytes = 0.5 MiB (theorem kv_cache_size)."),
+         r"$2$ (keys, values) $\times\, 32$ layers $\times\, 32$ heads $\times\, 128 \times 2$ bytes $= 524{,}288$ bytes $= 0.5$ MiB (theorem `kv_cache_size`)."),
         ("x_kv_cache_per_token_gqa8", 8, "128", 2**10,
-         "With 8 key/value heads (grouped-query attention, 4 query heads per group) a quarter of that: "
-         "131,072 bytes = 128 KiB."),
+         "With $8$ key/value heads (grouped-query attention, $4$ query heads per group) a quarter of that: "
+         "$131{,}072$ bytes $= 128$ KiB."),
     ):
         nbytes = _kv_cache_per_token(32, heads, 128)
         helper = int(kv_cache_bytes(32, heads, 128, 1))
         entry = _num(eid, EXTENSION,
                      f"KV cache per token of a 32-layer model with {heads} key/value heads of width 128 in 16-bit",
                      stated, sp.Rational(nbytes, unit),
-                     note + ("" if helper == nbytes else f" (kv_cache_bytes gives {helper}: disagrees)"))
+                     note + ("" if helper == nbytes else f" (`kv_cache_bytes` gives ${helper}$: disagrees)"))
         out.append(entry)
     return out
 

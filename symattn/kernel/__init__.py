@@ -8,15 +8,19 @@ holds, and the core refuses what it cannot show.
 Modules
 -------
 * :mod:`.terms` -- the term layer (locally nameless terms). ``canonical`` replaces every bound
-  variable (``Sum``, ``Product``, ``Integral``, ``Lambda``, our own ``ExprWithLimits`` classes and
-  the Lambda heads declared with ``declare_binder``) by the dummy of its binding depth carrying only
+  variable (``Sum``, ``Product``, ``Integral``, ``Lambda``, ``Limit``, our own ``ExprWithLimits``
+  classes and the Lambda heads declared with ``declare_binder``) by the dummy of its binding depth carrying only
   what its range implies; ``substitute`` replaces free occurrences only and renames a binder rather
   than capture; ``free_symbols`` looks through binders, Indexed bases and matrix shapes.
   ``symattn.rules.check_step`` puts both sides of every step, and its arguments, in canonical form
   before any rule sees them: a hypothesis about a free ``j`` can never match a bound occurrence.
+  ``open_binder`` opens a sum at its canonical variable (or at a value); a term holding canonical
+  variables free gets its own binders above them, so an opened body is never captured.
 * :mod:`.sign` -- the sign test ``sign_of`` / ``nonzero``: SymPy's assumptions on the canonical
   form, with the sign of a finite sum decided by the kernel (summand sign, range not reversed or
-  nonempty), never by the index's own assumptions.
+  nonempty), never by the index's own assumptions; ``ranges`` (the ``IndexRange`` hypotheses, a
+  sum's own bounds for its variable) enter by writing each ranged ``v`` as ``lo + t`` or ``hi - u``
+  with ``t, u >= 0``.
 * :mod:`.zero` -- the zero test ``equal`` / ``is_zero`` / ``zero_test`` with definedness side
   conditions: the residual must reduce to 0 *and* every denominator (log argument, ``tan``'s
   cosine, ...) of one side that the other does not share must be shown nonzero from the
@@ -53,11 +57,16 @@ What is trusted, exactly
   limit (those are opaque symbols; only :mod:`.sums` rewrites them).
 * ``factor_list`` / ``Mul.make_args`` to split denominators into conditions (splitting too finely
   only asks for more), ``Poly`` and ``diff`` of a linear form to solve a delta's equation.
+* ``sympy.limit`` (the Gruntz algorithm), through one rule outside the core, ``limit_evaluate``
+  (:mod:`symattn.rules.hyperbolic`): a ``Limit`` of a closed-form expression (no sum, integral,
+  derivative or nested limit inside, so no untrusted summation runs) is replaced by SymPy's
+  value, under the time limit; an unevaluated ``Limit``, ``AccumBounds``, ``Order``, ``nan`` or
+  ``zoo`` is refused. A verdict whose derivation uses that rule trusts Gruntz's algorithm.
 * Never trusted: floating point, ``equals``, ``evalf``, ``Sum.doit`` with deltas, ``summation``.
 
 Size
 ----
-About 2100 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 2300 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 

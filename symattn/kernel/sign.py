@@ -11,6 +11,18 @@ not reversed (``hi >= lo - 1``) is nonnegative when its summand is, and positive
 positive and the range is provably nonempty (``hi >= lo``). Each such sum is replaced by a fresh
 symbol carrying exactly that fact. A sum with an infinite limit gets no sign.
 
+Ranges. ``ranges`` lists ``(v, lo, hi)`` for free symbols known to lie in ``lo..hi`` (the theorem's
+``IndexRange`` hypotheses; the definedness check passes them), and inside a sum its canonical
+variable ranges over the sum's bounds. Every ``v`` in ``lo..hi`` is ``lo + t`` for some ``t >= 0``
+and ``hi - u`` for some ``u >= 0`` (``t, u`` integers when ``v`` and the bound are), so an
+expression SymPy signs after writing each ranged symbol from one end of its range has that sign
+on the whole range. When ranges are given, a free positive integer ``n`` is ``1 + t`` the same
+way. Nothing more: the sign is still read off by SymPy's assumptions, with at most three ranged
+symbols rewritten.
+
+``Max``/``Min``: an expression ``r + c Max(a, b)`` with ``c >= 0`` is ``max(r + c a, r + c b)``,
+signed by either piece; with ``c <= 0`` it is the min, which needs both (``Min`` the other way).
+
 >>> import sympy as sp
 >>> j = sp.Symbol("j", integer=True, positive=True)
 >>> n = sp.Symbol("n", integer=True, positive=True)
@@ -29,8 +41,8 @@ from symattn.kernel.terms import canonical
 __all__ = ["nonzero", "provably_le", "range_nonempty", "range_not_reversed", "sign_of"]
 
 
-def _sympy_sign(e: Any) -> str | None:
-    for f in (lambda x: x, sp.expand, sp.factor):
+def _assumed(e: Any, fast: bool = False) -> str | None:
+    for f in (lambda x: x, sp.expand) if fast else (lambda x: x, sp.expand, sp.factor):
         try:
             x = f(e)
         except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
@@ -42,28 +54,125 @@ def _sympy_sign(e: Any) -> str | None:
     return None
 
 
-def _sum_sign(s: sp.Sum) -> str | None:
+_MAX_RANGED = 3
+
+
+def _ends(e: Any, ranges: tuple) -> list:
+    """``e`` with its ranged symbols written from one end of their ranges, every combination:
+    ``v = lo + t`` or ``v = hi - u`` with fresh ``t, u >= 0`` (see the module docstring)."""
+    ranged = list(ranges)
+    named = {r[0] for r in ranged}
+    free = sorted(getattr(e, "free_symbols", set()), key=sp.default_sort_key)
+    for v in free if ranged else ():  # with ranges asked for, a positive integer is 1 + t
+        if v not in named and isinstance(v, sp.Symbol) and v.is_integer and v.is_positive:
+            ranged.append((v, sp.S.One, sp.oo))
+    ranged = [r for r in ranged if e.has(r[0])][:_MAX_RANGED]
+    forms = [e]
+    for (v, lo, hi) in ranged:
+        nxt = []
+        for f in forms:
+            if not f.has(v):
+                nxt.append(f)
+                continue
+            for end, sgn in ((lo, 1), (hi, -1)):
+                end = sp.sympify(end)
+                if end.is_infinite or end.has(sp.oo, -sp.oo, sp.zoo):
+                    continue
+                whole = bool(v.is_integer and end.is_integer)
+                t = sp.Dummy("t", nonnegative=True, integer=True) if whole else sp.Dummy("t", nonnegative=True)
+                nxt.append(f.xreplace({v: end + sgn * t}))
+        forms = nxt
+    return forms
+
+
+def _stronger(a: str | None, b: str | None) -> str | None:
+    return "positive" if "positive" in (a, b) else ("nonnegative" if "nonnegative" in (a, b) else None)
+
+
+def _weaker(a: str | None, b: str | None) -> str | None:
+    if a is None or b is None:
+        return None
+    return "positive" if a == b == "positive" else "nonnegative"
+
+
+def _extremum_sign(e: Any, ranges: tuple, depth: int) -> str | None:
+    """``e = r + c Max(a_1, ..)`` (or ``Min``) with ``c`` of known sign: ``e`` is the max or the min
+    of the pieces ``r + c a_i``; a max is signed by any piece, a min needs every piece."""
+    ext = sorted(e.atoms(sp.Max, sp.Min), key=sp.default_sort_key)
+    if not ext or depth > 6:
+        return None
+    m = ext[0]
+    x = sp.Dummy("x")
+    lin = sp.expand(e.xreplace({m: x}))
+    c = sp.diff(lin, x)
+    if c.has(x) or lin.has(m):
+        return None
+    rest = sp.expand(lin - c * x)
+    up = c == 0 or _sympy_sign(c, ranges, depth + 1) is not None
+    down = not up and _sympy_sign(-c, ranges, depth + 1) is not None
+    if not (up or down):
+        return None
+    pieces = [_sympy_sign(rest + c * a, ranges, depth + 1) for a in m.args]
+    is_max = isinstance(m, sp.Max) == up  # r + c Max = max of the pieces when c >= 0
+    got = pieces[0]
+    for p in pieces[1:]:
+        got = _stronger(got, p) if is_max else _weaker(got, p)
+    return got
+
+
+def _sympy_sign(e: Any, ranges: tuple = (), depth: int = 0) -> str | None:
+    got = _assumed(e)
+    if got == "positive" or not isinstance(e, sp.Basic):
+        return got
+    if e.has(sp.Max, sp.Min):
+        got = _stronger(got, _extremum_sign(e, ranges, depth))
+        if got == "positive":
+            return got
+    forms = _ends(e, ranges)
+    if forms == [e]:
+        return got
+    for f in forms:
+        s = _assumed(f, fast=True)
+        if s == "positive":
+            return s
+        got = got or s
+    return got
+
+
+def _sum_sign(s: sp.Sum, ranges: tuple = ()) -> str | None:
     body = s.function
     limits = list(s.limits)
+    for lim in limits:
+        if len(lim) != 3:
+            return None
     for (_v, lo, hi) in limits:
         if any(b.is_infinite or b.has(sp.oo, -sp.oo, sp.zoo) for b in (lo, hi)):
             return None
-    inner = _sign(body)
+    # the summand is read only at points of the range: a conclusion below needs the range not
+    # reversed (SymPy's reversed sum runs outside lo..hi, with a minus sign)
+    inner_ranges = tuple(ranges) + tuple((v, lo, hi) for (v, lo, hi) in reversed(limits))
+    inner = _sign(body, inner_ranges)
     if inner is None:
         return None
-    gaps = [sp.expand(hi - lo) for (_v, lo, hi) in limits]
-    if inner == "positive" and all(_sympy_sign(g) in ("positive", "nonnegative") or g == 0 for g in gaps):
+    # each limit's bounds are in the scope of the outer limits: read them with those ranges
+    ok_pos, ok_nonneg = True, True
+    for idx, (_v, lo, hi) in enumerate(limits):
+        scope = tuple(ranges) + tuple((v, a, b) for (v, a, b) in reversed(limits[idx + 1:]))
+        g = sp.expand(hi - lo)
+        ok_pos = ok_pos and (g == 0 or _sympy_sign(g, scope) in ("positive", "nonnegative"))
+        ok_nonneg = ok_nonneg and (g + 1 == 0 or _sympy_sign(g + 1, scope) in ("positive", "nonnegative"))
+    if inner == "positive" and ok_pos:
         return "positive"
-    if all(g + 1 == 0 or _sympy_sign(g + 1) in ("positive", "nonnegative") for g in gaps):
+    if ok_nonneg:
         return "nonnegative"
     return None
 
 
-def _atomize(expr: Any) -> Any:
+def _atomize(expr: Any, ranges: tuple = ()) -> Any:
     """Replace every Sum by a fresh symbol carrying the sign the kernel can show for it."""
 
     def atom(s: sp.Sum):
-        sign = _sum_sign(s)
+        sign = _sum_sign(s, ranges)
         if sign == "positive":
             return sp.Dummy("S", positive=True)
         if sign == "nonnegative":
@@ -84,34 +193,45 @@ def _replace_outer(expr: Any, kind: type, fn) -> Any:
     return expr.func(*[_replace_outer(a, kind, fn) for a in expr.args])
 
 
-def _sign(expr: Any) -> str | None:
-    expr = _atomize(expr)
-    return _sympy_sign(expr)
+def _sign(expr: Any, ranges: tuple = ()) -> str | None:
+    expr = _atomize(expr, ranges)
+    return _sympy_sign(expr, ranges)
 
 
-def sign_of(expr: Any) -> str | None:
-    """'positive', 'nonnegative' or None (see the module docstring)."""
+def _ranges(ranges) -> tuple:
+    out = []
+    for (v, lo, hi) in ranges or ():
+        if isinstance(v, sp.Symbol):
+            out.append((v, canonical(sp.sympify(lo, strict=True)), canonical(sp.sympify(hi, strict=True))))
+    return tuple(out)
+
+
+def sign_of(expr: Any, ranges=()) -> str | None:
+    """'positive', 'nonnegative' or None (see the module docstring); ``ranges``: ``(v, lo, hi)``
+    for free symbols known to lie in ``lo..hi``."""
     expr = canonical(sp.sympify(expr, strict=True))
-    return _sign(expr)
+    return _sign(expr, _ranges(ranges))
 
 
-def nonzero(expr: Any) -> bool:
-    """Whether ``expr != 0`` follows from the symbols' assumptions (and the kernel's sum signs)."""
+def nonzero(expr: Any, ranges=()) -> bool:
+    """Whether ``expr != 0`` follows from the symbols' assumptions and the ranges (and the kernel's
+    sum signs)."""
     expr = canonical(sp.sympify(expr, strict=True))
     if expr.is_zero is False:
         return True
-    return _sign(expr) == "positive" or _sign(-expr) == "positive"
+    r = _ranges(ranges)
+    return _sign(expr, r) == "positive" or _sign(-expr, r) == "positive"
 
 
-def provably_le(a: Any, b: Any) -> bool:
-    """``a <= b`` from the assumptions."""
+def provably_le(a: Any, b: Any, ranges=()) -> bool:
+    """``a <= b`` from the assumptions and the ranges."""
     d = sp.expand(b - a)
-    return d == 0 or sign_of(d) in ("positive", "nonnegative")
+    return d == 0 or sign_of(d, ranges) in ("positive", "nonnegative")
 
 
-def range_nonempty(lo: Any, hi: Any) -> bool:
-    return provably_le(lo, hi)
+def range_nonempty(lo: Any, hi: Any, ranges=()) -> bool:
+    return provably_le(lo, hi, ranges)
 
 
-def range_not_reversed(lo: Any, hi: Any) -> bool:
-    return provably_le(lo - 1, hi)
+def range_not_reversed(lo: Any, hi: Any, ranges=()) -> bool:
+    return provably_le(lo - 1, hi, ranges)

@@ -117,9 +117,9 @@ def _outside(j: Any, lo: Any, hi: Any, hypotheses, env) -> bool:
 
 
 def _not_reversed(lo, hi, hypotheses, env) -> bool:
-    if range_not_reversed(lo, hi):
-        return True
     ranges = _ranges(hypotheses, env or {})
+    if range_not_reversed(lo, hi, [(v, a, b) for v, (a, b) in ranges.items()]):
+        return True
     return any(provably_le(0, a) for a, _ in _linear_bounds(sp.expand(hi - lo + 1), ranges))
 
 
@@ -214,15 +214,17 @@ def _walk(expr: Any, hyps, env: dict, deltas_only: bool) -> Any:
         if is_infinite_sum(expr):
             raise KernelError(f"the kernel evaluates finite sums only; {sp.sstr(expr)} has an infinite limit")
         limits = list(expr.limits)
-        inner_env = dict(env)
-        for (v, lo, hi) in limits:
-            inner_env[v] = (lo, hi)
-        body = _walk(expr.function, hyps, inner_env, deltas_only)
+        # a binder's range is lent to its variable only when it is not reversed: SymPy's sum over a
+        # reversed range reads the summand outside lo..hi (with a minus sign)
+        envs = [dict(env)]  # envs[m]: the scope inside the m outermost limits
+        for (v, lo, hi) in reversed(limits):  # outermost first
+            scope = dict(envs[-1])
+            if _not_reversed(lo, hi, hyps, scope):
+                scope[v] = (lo, hi)
+            envs.append(scope)
+        body = _walk(expr.function, hyps, envs[-1], deltas_only)
         for idx, lim in enumerate(limits):  # innermost first
-            outer_env = dict(env)
-            for (v, lo, hi) in limits[idx + 1:]:
-                outer_env[v] = (lo, hi)
-            body = _sum_limit(body, lim, hyps, outer_env, deltas_only)
+            body = _sum_limit(body, lim, hyps, envs[len(limits) - 1 - idx], deltas_only)
         return body
     args = [_walk(a, hyps, env, deltas_only) for a in expr.args]
     return expr if all(a is b for a, b in zip(args, expr.args)) else expr.func(*args)

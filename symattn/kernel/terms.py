@@ -1,6 +1,6 @@
 """The term layer: binders, free symbols, capture-avoiding substitution, alpha-equivalence.
 
-SymPy keeps the bound variable of a ``Sum``, ``Product``, ``Integral`` or ``Lambda`` as an ordinary
+SymPy keeps the bound variable of a ``Sum``, ``Product``, ``Integral``, ``Lambda`` or ``Limit`` as an ordinary
 symbol, so ``xreplace`` and ``subs`` rewrite bound occurrences as if they were free, and a bound
 ``j`` keeps whatever assumptions the user gave a free ``j``. This module makes the terms the rules
 see *locally nameless*: :func:`canonical` replaces every bound variable by a :class:`~sympy.Dummy`
@@ -43,6 +43,7 @@ __all__ = [
     "declare_binder",
     "free_symbols",
     "is_bound_variable",
+    "open_binder",
     "substitute",
 ]
 
@@ -136,6 +137,15 @@ def _subst(e: Any, m: dict) -> Any:
         return e
     if isinstance(e, BINDERS):
         return _subst_binder(e, m)
+    if isinstance(e, sp.Limit):
+        body, z, z0, direction = e.args
+        z0 = _subst(z0, m)
+        m2 = {k: v for k, v in m.items() if z not in free_symbols(k) and k != z}
+        vals = set().union(*(free_symbols(v) for v in m2.values())) if m2 else set()
+        if z in vals:  # rename the limit variable rather than capture
+            new = sp.Dummy(str(z), **z.assumptions0)
+            body, z = _subst(body, {z: new}), new
+        return sp.Limit(_subst(body, m2), z, z0, str(direction))
     if isinstance(e, sp.Lambda):
         vs = list(e.variables)
         body = e.expr
@@ -199,6 +209,8 @@ def free_symbols(expr: Any) -> set:
         return inner
     if isinstance(expr, sp.Lambda):
         return free_symbols(expr.expr) - set(expr.variables)
+    if isinstance(expr, sp.Limit):
+        return (free_symbols(expr.args[0]) - {expr.args[1]}) | free_symbols(expr.args[2])
     out: set = set()
     for a in expr.args:
         out |= free_symbols(a)
@@ -209,9 +221,31 @@ def free_symbols(expr: Any) -> set:
 def canonical(expr: Any, level: int = 0) -> Any:
     """The locally nameless form of ``expr``: every bound variable replaced by the canonical dummy
     of its binding depth, carrying only what its range implies. Idempotent; alpha-equivalent terms
-    have equal canonical forms."""
+    have equal canonical forms.
+
+    A term may hold canonical variables *free* (the body of a binder opened by :func:`open_binder`,
+    or a summand a rule took out of a canonical sum): its own binders then start one level above the
+    highest free one, so a binder can never capture them."""
     if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(lambda x: canonical(x, level))
+        level = max(level, _free_level(expr))
+        return expr.applyfunc(lambda x: _canon(x, level))
+    return _canon(expr, max(level, _free_level(expr)))
+
+
+def _free_level(expr: Any) -> int:
+    """One above the binding level of the highest canonical variable free in ``expr`` (0 if none)."""
+    if isinstance(expr, sp.MatrixBase):
+        return max((_free_level(x) for x in expr), default=0)
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Dummy):
+        return 0
+    levels = [(x.dummy_index - _BASE) // 8 for x in free_symbols(expr) if is_bound_variable(x)]
+    return max(levels) + 1 if levels else 0
+
+
+def _canon(expr: Any, level: int) -> Any:
+    """:func:`canonical` below ``level``: every canonical variable free in ``expr`` is below it."""
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda x: _canon(x, level))
     if not isinstance(expr, sp.Basic) or not expr.args:
         return expr
     try:
@@ -230,14 +264,16 @@ def _canonical(expr: Any, level: int) -> Any:
         return expr
     if isinstance(expr, BINDERS):
         return _open(expr, level)
+    if isinstance(expr, sp.Limit):
+        return _open_limit(expr, level)
     if LAMBDA_RANGES and type(expr) in LAMBDA_RANGES and isinstance(expr.args[0], sp.Lambda) \
             and len(expr.args[0].variables) == 1:
         lo, hi = LAMBDA_RANGES[type(expr)](expr.args)
         lam = expr.args[0]
         v = lam.variables[0]
         new = _variable(level, _range_assumptions(lo, hi, True))
-        body = canonical(_subst(_subst(lam.expr, {v: (tmp := sp.Dummy(str(v)))}), {tmp: new}), level + 1)
-        rest = [canonical(a, level) for a in expr.args[1:]]
+        body = _canon(_subst(_subst(lam.expr, {v: (tmp := sp.Dummy(str(v)))}), {tmp: new}), level + 1)
+        rest = [_canon(a, level) for a in expr.args[1:]]
         try:
             return expr.func(sp.Lambda(new, body), *rest)
         except (TypeError, ValueError):
@@ -253,8 +289,8 @@ def _canonical(expr: Any, level: int) -> Any:
             ren[v] = new
             new_vs.append(new)
         body = _subst(expr.expr, ren)
-        return sp.Lambda(tuple(new_vs), canonical(body, level + len(vs)))
-    args = [canonical(a, level) for a in expr.args]
+        return sp.Lambda(tuple(new_vs), _canon(body, level + len(vs)))
+    args = [_canon(a, level) for a in expr.args]
     if all(a is b for a, b in zip(args, expr.args)):
         return expr
     try:
@@ -264,7 +300,27 @@ def _canonical(expr: Any, level: int) -> Any:
 
 
 def _has_binder(expr: sp.Basic) -> bool:
-    return expr.has(ExprWithLimits, sp.Lambda)
+    return expr.has(ExprWithLimits, sp.Lambda, sp.Limit)
+
+
+def _open_limit(e: Any, level: int) -> Any:
+    """``Limit(f, z, z0, dir)`` binds ``z``: it becomes the canonical variable of its level, knowing
+    only what the approach implies (positive towards ``oo``, negative towards ``-oo``, real for a
+    one-sided approach to a real point), never the user's assumptions on a free ``z``."""
+    body, z, z0, direction = e.args
+    z0 = _canon(z0, level)
+    if z0 == sp.oo:
+        assume = {"positive": True}
+    elif z0 == -sp.oo:
+        assume = {"negative": True}
+    elif str(direction) in ("+", "-") and getattr(z0, "is_extended_real", False):
+        assume = {"real": True}
+    else:
+        assume = {}
+    new = _variable(level, assume)
+    tmp = sp.Dummy(str(z))
+    body = _subst(_subst(body, {z: tmp}), {tmp: new})
+    return sp.Limit(_canon(body, level + 1), new, z0, str(direction))
 
 
 def _open(e: Any, level: int) -> Any:
@@ -285,8 +341,8 @@ def _open(e: Any, level: int) -> Any:
         lim = limits[idx]
         v = lim[0]
         if len(lim) == 3:
-            lim[1] = canonical(lim[1], lv)
-            lim[2] = canonical(lim[2], lv)
+            lim[1] = _canon(lim[1], lv)
+            lim[2] = _canon(lim[2], lv)
             assume = _range_assumptions(lim[1], lim[2], integral)
         else:
             assume = {}
@@ -297,8 +353,33 @@ def _open(e: Any, level: int) -> Any:
             inner[1:] = [_subst(b, ren) for b in inner[1:]]
         lim[0] = new
         lv += 1
-    body = canonical(body, lv)
+    body = _canon(body, lv)
     return e.func(body, *[tuple(lim) for lim in limits])
+
+
+def open_binder(expr: Any, value: Any = None) -> tuple:
+    """Open a single-limit ``Sum``/``Product`` (or ``Integral`` with bounds): ``(variable, lo, hi,
+    body)`` where ``variable`` is the canonical variable of the binder (carrying only what its range
+    implies) and ``body`` the summand with that variable free -- or, when ``value`` is given, with
+    ``value`` substituted for it (capture-avoiding). The body is in canonical form: its own binders
+    sit above the opened variable, so they never capture it.
+
+    >>> import sympy as sp
+    >>> j, n = sp.symbols("j n", integer=True, positive=True)
+    >>> x = sp.IndexedBase("x")
+    >>> v, lo, hi, body = open_binder(sp.Sum(x[j] * sp.Sum(x[j], (j, 1, n)), (j, 1, n)))
+    >>> inner = body.atoms(sp.Sum).pop()
+    >>> v in body.free_symbols and inner.limits[0][0] != v and v not in inner.free_symbols
+    True
+    """
+    e = canonical(expr)
+    if not isinstance(e, BINDERS) or len(e.limits) != 1 or len(e.limits[0]) != 3:
+        raise KernelError(f"open_binder opens a single-limit binder with both bounds, not {sp.sstr(expr)}")
+    (v, lo, hi) = e.limits[0]
+    body = e.function
+    if value is not None:
+        body = canonical(substitute(body, {v: value}))
+    return v, lo, hi, body
 
 
 def alpha_equal(a: Any, b: Any) -> bool:

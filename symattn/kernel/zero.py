@@ -302,8 +302,18 @@ def _same_condition(f: Any, g: Any) -> bool:
     return False
 
 
+def index_ranges(hypotheses) -> tuple:
+    """``(v, lo, hi)`` for every ``IndexRange`` hypothesis on a symbol (for the sign test)."""
+    from symattn.statement import IndexRange  # the hypothesis classes (data only)
+
+    return tuple((h.index, h.lower, h.upper) for h in hypotheses or ()
+                 if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol)
+                 and isinstance(h.lower, (sp.Basic, int)) and isinstance(h.upper, (sp.Basic, int)))
+
+
 def _shown_nonzero(f: Any, hypotheses) -> bool:
-    if nonzero(f) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f))):
+    ranges = index_ranges(hypotheses)
+    if nonzero(f, ranges) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)):
         return True
     from symattn.statement import Assumption  # the hypothesis classes (data only)
 

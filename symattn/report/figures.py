@@ -423,9 +423,9 @@ def _tiled_memory(fig, options: DrawOptions) -> str:
 @figure(
     "rope_decay",
     "RoPE's long-term decay: the average partial-sum bound against the relative distance",
-    "(1/(d/2)) sum_{j=1}^{d/2} |S_j| with S_j = sum_{k<j} e^{i (m-n) theta_k}, theta_k = 10000^(-2k/d), d = 128, "
-    "for relative distances m - n = 0..250 (RoFormer, Figure 2). The bound of rope_abel_summation_bound is "
-    "max_i |h_{i+1} - h_i| times d/2 times this curve.",
+    r"$\frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|$ with $S_j = \sum_{k<j} e^{i (m-n) \theta_k}$, $\theta_k = 10000^{-2k/d}$, $d = 128$, "
+    r"for relative distances $m - n = 0, \dots, 250$ (RoFormer, Figure 2). The bound of `rope_abel_summation_bound` is "
+    r"$\max_i |h_{i+1} - h_i|$ times $d/2$ times this curve.",
 )
 def _rope_decay(fig, options: DrawOptions) -> str:
     d = 128

@@ -9,11 +9,16 @@ r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``
 * ``hyperbolic_as_exp``  -- both sides agree once ``sinh, cosh, tanh, sech`` ... are written with
   exponentials (``tanh x = (e^x - e^{-x}) / (e^x + e^{-x})``).
 * ``hyperbolic_witness``  -- ``lhs <= rhs`` through a witness equal to ``rhs - lhs`` once both are
-  written with exponentials, whose sign SymPy reads off (``sinh c > 0`` for ``c > 0``, where
-  ``e^c - e^{-c}`` has no sign SymPy knows).
+  written with exponentials, whose sign the kernel's sign test reads off, with the theorem's index
+  ranges (``sinh c > 0`` for ``c > 0``, where ``e^c - e^{-c}`` has no sign SymPy knows).
 * ``limit_evaluate``  -- replace each unevaluated ``Limit`` by SymPy's limit (the Gruntz
   algorithm, exact and symbolic), under the time limit; the step passes when the results agree.
-  A limit SymPy cannot evaluate, or evaluates only to an unevaluated object, fails the step.
+  A limit SymPy cannot evaluate, or evaluates only to an unevaluated ``Limit``, an
+  ``AccumBounds``, an ``Order``, ``nan`` or ``zoo``, fails the step; so does a limit of an
+  expression holding a sum, integral or derivative (SymPy would evaluate those itself, untrusted).
+  The limit variable reaches the rule as the kernel's canonical variable (``Limit`` binds it),
+  knowing only the approach: positive towards ``oo``. This rule *trusts* ``sympy.limit``: the
+  kernel's docstring lists that trust.
 
 >>> import sympy as sp
 >>> x = sp.Symbol("x", real=True)
@@ -103,6 +108,40 @@ def check_hyperbolic_as_exp(lhs, rhs, relation, ctx):
     return failed("the sides differ when written with exponentials")
 
 
+#: what a limit may not contain: SymPy's own summation/integration would run inside ``limit``
+#: (not trusted, see :mod:`symattn.kernel`), and a nested unevaluated limit
+_NOT_INSIDE_A_LIMIT = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative, sp.Subs)
+#: results that are not the value of a limit
+_NOT_A_VALUE = (sp.Limit, sp.AccumBounds, sp.Order, sp.Subs)
+
+
+def _one_limit(e: sp.Limit) -> Any:
+    """``sp.limit`` on one ``Limit`` (its arguments as they are: no ``doit`` of what is inside),
+    under its own time limit, refusing anything that is not a value."""
+    from symattn.timelimit import DEFAULT_SECONDS, time_limit
+
+    body, z, z0, direction = e.args
+    if body.has(*_NOT_INSIDE_A_LIMIT) or z0.has(*_NOT_INSIDE_A_LIMIT):
+        raise RuleError(f"limit_evaluate takes limits of closed-form expressions; {sp.sstr(e)} holds a sum, "
+                        "integral, derivative or limit (evaluate or remove it first)")
+    try:
+        with time_limit(DEFAULT_SECONDS):  # nested in the step's limit: never extends it
+            out = sp.limit(body, z, z0, str(direction))
+    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError) as exc:
+        raise RuleError(f"SymPy could not evaluate {sp.sstr(e)}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(out, sp.Basic) or out.has(*_NOT_A_VALUE) or out.has(sp.nan, sp.zoo):
+        raise RuleError(f"SymPy evaluates {sp.sstr(e)} only to {sp.sstr(out)}, not to a value")
+    if z in _free_symbols_of(out):
+        raise RuleError(f"SymPy's value {sp.sstr(out)} for {sp.sstr(e)} still holds the limit variable")
+    return out
+
+
+def _free_symbols_of(x):
+    from symattn.kernel.terms import free_symbols
+
+    return free_symbols(x)
+
+
 @rule("limit_evaluate", "evaluate each Limit with SymPy's exact limit algorithm (Gruntz); the results agree")
 def check_limit_evaluate(lhs, rhs, relation, ctx):
     if relation != "=":
@@ -114,10 +153,7 @@ def check_limit_evaluate(lhs, rhs, relation, ctx):
     def evaluate(x):
         if not isinstance(x, sp.Basic):
             return x
-        out = x.replace(lambda e: isinstance(e, sp.Limit), lambda e: e.doit())
-        if out.has(sp.Limit) or out.has(sp.AccumBounds):
-            raise RuleError(f"SymPy could not evaluate the limit in {sp.sstr(x)}")
-        return out
+        return x.replace(lambda e: isinstance(e, sp.Limit), _one_limit)
 
     a, b = (evaluate(x) for x in sides)
     if equal(a, b):
@@ -125,7 +161,8 @@ def check_limit_evaluate(lhs, rhs, relation, ctx):
     return failed(f"the limits evaluate to {sp.sstr(a)} and {sp.sstr(b)}")
 
 
-@rule("hyperbolic_witness", "rhs - lhs equals a witness (compared with exponentials) whose sign SymPy knows",
+@rule("hyperbolic_witness", "rhs - lhs equals a witness (compared with exponentials) whose sign the kernel's "
+      "sign test shows (the symbols' assumptions and the IndexRange hypotheses)",
       params=("witness",))
 def check_hyperbolic_witness(lhs, rhs, relation, ctx, witness=None):
     if relation not in ("<=", "<", ">=", ">"):
@@ -135,7 +172,9 @@ def check_hyperbolic_witness(lhs, rhs, relation, ctx, witness=None):
     gap = rhs - lhs if relation in ("<=", "<") else lhs - rhs
     if not equal(sp.sympify(witness).rewrite(sp.exp), gap.rewrite(sp.exp)):
         return failed("the witness is not equal to the gap, even written with exponentials")
-    sign = sign_of(witness)
+    from symattn.kernel.zero import index_ranges
+
+    sign = sign_of(witness, index_ranges(ctx.hypotheses))
     strict = relation in ("<", ">")
     if sign == "positive" or (sign == "nonnegative" and not strict):
         return passed(f"the gap equals {sp.sstr(witness)[:120]}, which is {sign}")

@@ -31,7 +31,7 @@ import sympy as sp
 from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal, sign_of
 
-__all__ = ["shifted_to_zero"]
+__all__ = ["index_argument", "shifted_to_zero"]
 
 
 def shifted_to_zero(expr: Any) -> Any:
@@ -69,6 +69,37 @@ def _not_reversed(lo, hi, ctx) -> bool:
     return provably_le(lo - 1, hi, ranges_of(ctx.hypotheses))
 
 
+def _abs_forms(f):
+    """``|f|``, and ``prod |f_i|`` for a product ``f = prod f_i`` (an identity SymPy applies only to
+    the factors whose absolute value it can evaluate; the sums around it are opaque to the zero test)."""
+    forms = [sp.Abs(f)]
+    if isinstance(f, sp.Mul):
+        forms.append(sp.Mul(*[sp.Abs(t) for t in f.args]))
+    return forms
+
+
+def index_argument(exprs, var, *step) -> tuple:
+    """Rule arguments that speak about a summand (``weight=``, ``values=``) name the sum's bound
+    index by the user's symbol; the step's sides reach the rule in canonical form, where that index
+    is the canonical variable ``var``. Returns ``exprs`` with the user's symbol replaced by ``var``:
+    the one symbol free in the arguments and nowhere free in the step (``step``: its sides). An
+    argument free of such a symbol does not depend on the index; two candidates are refused."""
+    from symattn.kernel.terms import free_symbols, substitute
+
+    in_step = set().union(*(free_symbols(x) for x in step)) if step else set()
+    mentioned = set().union(*(free_symbols(x) for x in exprs)) if exprs else set()
+    candidates = sorted((x for x in mentioned - in_step if isinstance(x, sp.Symbol)), key=sp.default_sort_key)
+    if not candidates:
+        return tuple(exprs)
+    if len(candidates) > 1:
+        raise RuleError(f"the arguments name the summation index ambiguously: {candidates} are all free in the "
+                        "arguments and nowhere in the step")
+    x = candidates[0]
+    if not all(var.assumptions0.get(key) == val for key, val in x.assumptions0.items() if val is not None):
+        raise RuleError(f"the arguments' summation index {x} carries assumptions its range does not give")
+    return tuple(substitute(e, {x: var}) for e in exprs)
+
+
 @rule(
     "triangle_inequality",
     "|sum_k f(k)| <= sum_k |f(k)| over a range that is not reversed, also inside an expression increasing in it",
@@ -96,7 +127,7 @@ def check_triangle_inequality(lhs, rhs, relation, ctx):
         if F.has(s) or sign_of(slope) not in ("positive", "nonnegative"):
             reasons.append(f"the expression is not known to increase with |sum over {k}|")
             continue
-        if equal(F.xreplace({x: sp.Sum(sp.Abs(s.function), (k, lo, hi))}), big):
+        if any(equal(F.xreplace({x: sp.Sum(body, (k, lo, hi))}), big) for body in _abs_forms(s.function)):
             return passed(f"(sum over {k} = {lo}..{hi})^2 = |sum|^2 <= (sum of absolute values)^2")
     for a in sorted(candidates, key=sp.default_sort_key):
         s = a.args[0]
@@ -104,14 +135,13 @@ def check_triangle_inequality(lhs, rhs, relation, ctx):
         if not _not_reversed(lo, hi, ctx):
             reasons.append(f"the range {lo}..{hi} is not known to be not reversed (hi >= lo - 1)")
             continue
-        bound = sp.Sum(sp.Abs(s.function), (k, lo, hi))
         x = sp.Dummy("x", nonnegative=True)
         F = small.xreplace({a: x})
         slope = sp.diff(F, x)
         if slope.has(x) or not (slope == 1 or sign_of(slope) in ("positive", "nonnegative")):
             reasons.append(f"the expression is not known to increase with |sum over {k}|")
             continue
-        if equal(F.xreplace({x: bound}), big):
+        if any(equal(F.xreplace({x: sp.Sum(body, (k, lo, hi))}), big) for body in _abs_forms(s.function)):
             return passed(f"|sum over {k} = {lo}..{hi}| <= sum of absolute values (range not reversed)")
     if reasons:
         return failed("; ".join(reasons))
@@ -164,6 +194,7 @@ def check_weighted_cauchy_schwarz(lhs, rhs, relation, ctx, weight=None, values=N
     (k, lo, hi) = lhs.base.limits[0]
     if not _not_reversed(lo, hi, ctx):
         return failed(f"the range {lo}..{hi} is not known to be not reversed")
+    weight, values = index_argument((weight, values), k, lhs, rhs)
     if not equal(lhs.base.function, weight * values):
         return failed("the summand on the left is not weight * values")
     ranges = ranges_of(ctx.hypotheses) + [(k, lo, hi)]

@@ -85,3 +85,33 @@ def test_kernel_refuses_a_delta_whose_solution_may_not_be_an_integer():
 def test_kernel_refuses_infinite_sums():
     with pytest.raises(KernelError, match="infinite"):
         evaluate(sp.Sum(1 / k**2, (k, 1, sp.oo)))
+
+
+def test_outer_range_possibly_reversed_lends_nothing_to_the_inner_delta():
+    # for n - q < 0 the outer sum reads its summand at i = n-q+1..0, outside 1..n, where the inner
+    # delta sum is 0, not 1: contracting with i's binder range would be wrong there
+    n_, q_ = sp.symbols("n q", integer=True, nonnegative=True)
+    i_, j_ = sp.symbols("i j", integer=True)
+    e = sp.Sum(sp.Sum(sp.KroneckerDelta(j_, i_), (j_, 1, n_)), (i_, 1, n_ - q_))
+    with pytest.raises(KernelError, match="not known to lie"):
+        evaluate(e)
+    ok = sp.Sum(sp.Sum(sp.KroneckerDelta(j_, i_), (j_, 1, n_)), (i_, 1, n_))  # 1..n is never reversed
+    assert evaluate(ok) == n_
+
+
+@pytest.mark.parametrize("lo, hi, counted", [
+    # hi >= lo - 1 from the Max's pieces: i + 1 - 1 >= 0 and i + 1 - (i - w + 1) = w >= 0
+    (lambda i, w: sp.Max(1, i - w + 1), lambda i, w: i, True),
+    (lambda i, w: sp.Min(i, w), lambda i, w: i, True),
+    # w = 1 gives lo = i + 1 > hi + 1 = i: possibly reversed, no count
+    (lambda i, w: sp.Max(1, i - w + 2), lambda i, w: i - 1, False),
+])
+def test_constant_sum_over_a_max_min_window_is_counted_only_when_not_reversed(lo, hi, counted):
+    i_, w_, n_ = sp.symbols("i w n", integer=True, positive=True)
+    j_ = sp.Symbol("j", integer=True)
+    a, b = lo(i_, w_), hi(i_, w_)
+    got = evaluate(sp.Sum(1, (j_, a, b)), (IndexRange("i_range", index=i_, lower=1, upper=n_),))
+    if counted:
+        assert not got.has(sp.Sum) and sp.expand(got - (b - a + 1)) == 0, got
+    else:
+        assert got.has(sp.Sum), got

@@ -193,3 +193,112 @@ def test_hyperbolic_witness_valid_and_invalid():
     assert wrong.status is Level.FAIL and "not equal to the gap" in wrong.reason
     unsigned = step(sp.exp(-s), sp.exp(s), "<", "hyperbolic_witness", witness=2 * sp.sinh(s))  # s may be negative
     assert unsigned.status is Level.FAIL and "cannot sign" in unsigned.reason
+
+
+# the nested proof about a summand names the sum's bound index by a symbol of its own; the sum reaches
+# the rule in canonical form (its index a canonical variable), so the rule opens the binder itself
+def _summand_bound(idx, x):
+    return Derivation(sp.exp(c * sp.tanh(x[idx]))).lt(
+        sp.exp(c), "monotone_step", at=sp.tanh(x[idx]), proof=Derivation(sp.tanh(x[idx])).lt(sp.S.One, "tanh_bound"))
+
+
+@pytest.mark.parametrize("idx", [k, sp.Symbol("q"), sp.Symbol("j", integer=True, positive=True)])
+def test_monotone_step_summand_proof_may_name_the_index_by_any_fresh_symbol(idx):
+    x = sp.IndexedBase("x", real=True)
+    at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 1, n))
+    res = step(at, sp.Sum(sp.exp(c), (k, 1, n)), "<=", "monotone_step", at=at, proof=_summand_bound(idx, x))
+    assert res.status is Level.PASS, res.reason
+
+
+def test_monotone_step_summand_index_with_assumptions_the_range_lacks_is_refused():
+    # q is positive, the sum runs from 0: a proof about a positive q says nothing about k = 0
+    x = sp.IndexedBase("x", real=True)
+    q = sp.Symbol("q", positive=True)
+    at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 0, n))
+    res = step(at, sp.Sum(sp.exp(c), (k, 0, n)), "<=", "monotone_step", at=at, proof=_summand_bound(q, x))
+    assert res.status is Level.FAIL and "assumptions" in res.reason, res.reason
+
+
+@pytest.mark.parametrize("where", ["left side", "hypothesis"])
+def test_monotone_step_summand_index_that_means_something_else_is_refused(where):
+    # j is free in the step (or constrained by a hypothesis): the bound k must not be conflated with it
+    x = sp.IndexedBase("x", real=True)
+    j = sp.Symbol("j", integer=True)
+    at = sp.Sum(sp.exp(c * sp.tanh(x[k])), (k, 1, n))
+    bound = sp.Sum(sp.exp(c), (k, 1, n))
+    lhs, rhs = (at + x[j], bound + x[j]) if where == "left side" else (at, bound)
+    ctx = ProofContext(hypotheses=(IndexRange("jr", index=j, lower=2, upper=n),)) if where == "hypothesis" else NONE
+    res = step(lhs, rhs, "<=", "monotone_step", ctx, at=at, proof=_summand_bound(j, x))
+    assert res.status is Level.FAIL and "rename" in res.reason, res.reason
+
+
+def test_monotone_step_nested_sum_summand_keeps_the_outer_index_apart_from_the_inner():
+    # the summand of an outer sum holds an inner sum: opening the outer binder must not let the
+    # inner binder capture the outer index (both are canonical variables)
+    a = sp.IndexedBase("a", positive=True)
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    inner_sum = sp.Sum(a[i] * a[j], (j, 1, n)) ** 2  # squared: SymPy would merge a bare nested sum
+    at = sp.Sum(inner_sum, (i, 1, n))
+    captured = sp.Sum(a[j] ** 2, (j, 1, n)) ** 2  # the summand if the inner binder captured i
+    wrong = Derivation(captured).le(captured + 1, "positivity")
+    res = step(at, sp.Sum(captured + 1, (i, 1, n)), "<=", "monotone_step", at=at, proof=wrong)
+    assert res.status is Level.FAIL and "starts at" in res.reason, res.reason
+    right = Derivation(inner_sum).le(inner_sum + 1, "positivity")
+    res = step(at, sp.Sum(inner_sum + 1, (i, 1, n)), "<=", "monotone_step", at=at, proof=right)
+    assert res.status is Level.PASS, res.reason
+
+
+# ------------------------------------------------------------------------ limit_evaluate refusals
+x_ = sp.Symbol("x", real=True)
+
+
+@pytest.mark.parametrize("lim, why", [
+    (sp.Limit(sp.sin(1 / x_), x_, 0), "not to a value"),              # AccumBounds(-1, 1)
+    (sp.Limit(sp.sin(x_), x_, sp.oo), "not to a value"),              # AccumBounds: no limit
+    (sp.Limit(sp.Sum(1 / k**2, (k, 1, n)), n, sp.oo), "holds a sum"),  # SymPy would sum it itself
+    (sp.Limit(sp.Derivative(sp.Function("g")(x_), x_), x_, 0), "holds a sum, integral, derivative"),
+])
+def test_limit_evaluate_refuses_what_is_not_a_value_or_would_run_untrusted_evaluation(lim, why):
+    res = step(lim, sp.S.Zero, "=", "limit_evaluate")
+    assert res.status is Level.FAIL and why in res.reason, res.reason
+
+
+def test_limit_variable_is_bound_a_hypothesis_about_the_free_symbol_does_not_reach_it():
+    from symattn.statement import Equation
+
+    # c = 1 for the free c says nothing about the c the limit runs over
+    ctx = ProofContext(hypotheses=(Equation("c_is_1", lhs=c, rhs=sp.S.One),))
+    lim = sp.Limit(c * sp.tanh(s / c), c, sp.oo)
+    res = step(lim, sp.Limit(sp.tanh(s), c, sp.oo), "=", "substitute", ctx, using="c_is_1")
+    assert res.status is Level.FAIL, res.reason
+    # the limit variable knows only the approach: the user's assumptions on a free c are not lent
+    from symattn.kernel.terms import canonical
+
+    z = canonical(sp.Limit(sp.sqrt(x_**2) / x_, x_, 0, "+")).args[1]
+    assert z.is_real and z.is_positive is None
+
+
+# ------------------------------------------------------------------------ weighted_cauchy_schwarz
+wt = sp.IndexedBase("w", nonnegative=True)
+u = sp.IndexedBase("u", real=True)
+
+
+@pytest.mark.parametrize("idx", [k, sp.Symbol("q", integer=True), sp.Symbol("r")])
+def test_weighted_cauchy_schwarz_weight_and_values_may_name_the_index_by_any_fresh_symbol(idx):
+    lhs = sp.Sum(wt[k] * u[k], (k, 1, n)) ** 2
+    rhs = sp.Sum(wt[k], (k, 1, n)) * sp.Sum(wt[k] * u[k] ** 2, (k, 1, n))
+    res = step(lhs, rhs, "<=", "weighted_cauchy_schwarz", weight=wt[idx], values=u[idx])
+    assert res.status is Level.PASS, res.reason
+
+
+@pytest.mark.parametrize("weight, values, why", [
+    (u[k], wt[k], "not known to be nonnegative"),         # the weight may be negative
+    (wt[k], u[k] ** 2, "not weight * values"),             # not the summand
+    (wt[k], u[n], "not weight * values"),                  # n is free in the step: not the index
+    (wt[sp.Symbol("q", positive=True)], u[sp.Symbol("q", positive=True)], "assumptions"),  # 0..n has k = 0
+])
+def test_weighted_cauchy_schwarz_refuses_a_weight_or_values_that_are_not_the_summands(weight, values, why):
+    lhs = sp.Sum(wt[k] * u[k], (k, 0, n)) ** 2
+    rhs = sp.Sum(wt[k], (k, 0, n)) * sp.Sum(wt[k] * u[k] ** 2, (k, 0, n))
+    res = step(lhs, rhs, "<=", "weighted_cauchy_schwarz", weight=weight, values=values)
+    assert res.status is Level.FAIL and why in res.reason, res.reason
