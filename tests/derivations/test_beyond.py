@@ -53,7 +53,10 @@ def _false_variant(theorem_id, statement, instances="keep"):
         # the same sizes, but the variant's own statement at each size
         from derivations._beyond import statement_at
 
-        changes["instances"] = dataclasses.replace(thm.instances, build=statement_at(statement, thm.instances.build.mapping))
+        # and at= the same substitution, so that the kernel derives each instance from the variant's
+        # statement (a builder it cannot derive is not counted, and refutes nothing)
+        mapping = thm.instances.build.mapping
+        changes["instances"] = dataclasses.replace(thm.instances, build=statement_at(statement, mapping), at=mapping)
     return dataclasses.replace(thm, **changes)
 
 
