@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ["texlive-latex-base", "texlive-latex-recommended", "latexmk", "chromium", "fonts-dejavu-core",
-            "poppler-utils", "graphviz"]
+            "poppler-utils"]
 BASH = shutil.which("bash")
 
 
@@ -86,10 +86,17 @@ def test_venv_peers_test_extra_then_ruff_then_pytest_with_the_arguments(venv, tm
     r = dry_run(tmp_path, "-k", "softmax", "-x", venv=venv)
     assert r.returncode == 0, r.stderr
     expected = [] if venv else ["python3 -m venv .venv"]
-    expected += [".venv/bin/python -m pip install -q torch==2.13.0", ".venv/bin/python -m pip install -q jax jaxlib",
+    expected += [".venv/bin/python -m pip install -q torch==2.13.0", ".venv/bin/python -m pip install -q jax==0.10.2 jaxlib==0.10.2",
                  ".venv/bin/python -m pip install -q -e .[test]", ".venv/bin/python -m ruff check",
-                 ".venv/bin/python -m pytest -q -k softmax -x"]
+                 ".venv/bin/python -m pytest -q -n auto -k softmax -x"]
     assert commands(r.stdout) == expected
+
+
+@pytest.mark.parametrize("args", [("-n", "1"), ("-n4",), ("-p", "no:xdist")], ids=["-n 1", "-n4", "no xdist"])
+def test_pytest_runs_one_worker_per_core_unless_the_arguments_choose(args, tmp_path):
+    r = dry_run(tmp_path, *args, venv=True)
+    assert r.returncode == 0, r.stderr
+    assert commands(r.stdout)[-1] == ".venv/bin/python -m pytest -q " + " ".join(args)
 
 
 def test_ci_runs_exactly_the_readme_command():
