@@ -59,7 +59,7 @@ _HEADS_DIVIDE = Assumption("h_divides_d", condition=sp.Eq(sp.Mod(d, h), 0), text
 
 
 # --------------------------------------------------------------------- an independent MAC count
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def counted_macs(a: int, b: int, c: int) -> int:
     """Multiplications in the product of generic ``a x b`` and ``b x c`` matrices, counted from
     the expanded entries (each entry is a sum of distinct monomials, one per multiply-accumulate).

@@ -42,8 +42,6 @@ Tags: permutation equivariance, symmetry, positional encoding, softmax, layer no
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import sympy as sp
 

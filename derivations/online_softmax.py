@@ -47,8 +47,8 @@ import numpy as np
 import sympy as sp
 
 from symattn.derivation import Derivation
-from symattn.rules.induction import labelled
 from symattn.online_softmax import SoftmaxState, TileEnd, merge, state
+from symattn.rules.induction import labelled
 from symattn.softmax import Softmax
 from symattn.statement import Assumption, Equation, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register

@@ -33,8 +33,8 @@ Tags: scaled dot-product attention, variance, initialisation, multi-head attenti
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import sympy as sp

@@ -529,7 +529,7 @@ class TransformerLayerParams:
     ln_2_beta: np.ndarray | None = None
 
     @classmethod
-    def random(cls, d_model: int, d_ff: int, rng: np.random.Generator) -> "TransformerLayerParams":
+    def random(cls, d_model: int, d_ff: int, rng: np.random.Generator) -> TransformerLayerParams:
         """Gaussian weights with variance 1/fan_in, small random biases and norm parameters."""
 
         def w(fan_in, fan_out):

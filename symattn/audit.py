@@ -34,9 +34,10 @@ import contextlib
 import functools
 import io
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -277,7 +278,7 @@ def _exp_underflow_threshold(dtype) -> float:
 
 
 # ------------------------------------------------------------------ claims graded by our own results
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _saturation_figures() -> dict:
     """E max_j a_j and E tr J for logits of standard deviation 8 (and 1), n = 16, 128, 1024: the
     Monte Carlo study of the heuristic ``unscaled_logits_softmax_near_one_hot`` (seed 0)."""
@@ -301,7 +302,7 @@ def _attention_np(x, wq, wk, wv, causal=False):
     return attention(x @ wq, x @ wk, x @ wv, causal=causal)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _permutation_gaps(seed: int = 0) -> dict:
     """Max |Attn(PX) - P Attn(X)| (equivariance), max |Attn(PX) - Attn(X)| (invariance), and the
     equivariance gap with a causal mask, for random X (n = 5, d = 4) and a non-identity P."""

@@ -42,22 +42,22 @@ class Verdict(enum.Enum):
     def rank(self) -> int:
         return _RANK[self]
 
-    def __lt__(self, other: "Verdict") -> bool:
+    def __lt__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank < other.rank
 
-    def __le__(self, other: "Verdict") -> bool:
+    def __le__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank <= other.rank
 
-    def __gt__(self, other: "Verdict") -> bool:
+    def __gt__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank > other.rank
 
-    def __ge__(self, other: "Verdict") -> bool:
+    def __ge__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank >= other.rank
@@ -67,7 +67,7 @@ class Verdict(enum.Enum):
         return _MEANING[self]
 
     @classmethod
-    def parse(cls, value: "Verdict | str") -> "Verdict":
+    def parse(cls, value: Verdict | str) -> Verdict:
         if isinstance(value, Verdict):
             return value
         for v in cls:

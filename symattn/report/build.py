@@ -34,13 +34,12 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from symattn.report.content import (
     ReportSection,

@@ -23,8 +23,9 @@ point: a new section needs no new template.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import sympy as sp
 

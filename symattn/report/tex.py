@@ -22,8 +22,8 @@ from pathlib import Path
 
 import jinja2
 
-from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
 from symattn.printing import TEX_SPECIALS
+from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
 from symattn.verdict import Verdict
 
 __all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]

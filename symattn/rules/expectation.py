@@ -47,7 +47,8 @@ sections 3.3 (expectation), 3.6 (variance of sums of independent variables).
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import sympy as sp
 

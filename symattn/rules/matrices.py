@@ -40,10 +40,10 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
-from symattn.permutation import Permutation, PermutationMatrix
 from symattn.kernel.terms import canonical
 from symattn.kernel.zero import safe_doit
+from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
+from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation, IndexRange

@@ -14,10 +14,10 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
 from symattn.kernel.sign import provably_le
 from symattn.kernel.sums import check_finite, contract, evaluate, index_in_range
 from symattn.kernel.terms import alpha_equal
+from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["linear_normal_form", "contract_deltas", "index_in_range"]

@@ -40,10 +40,8 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 from symattn.rope import (
     Bilinear,
     Inner,
-    PairBlockDiagonal,
     PairOf,
     PairPermutation,
-    Rope,
     Rotation,
     _PairBlocks,
     pair_coordinates,

@@ -12,7 +12,7 @@ from symattn.softmax import Softmax
 from symattn.statement import Statement
 from symattn.theorem import Theorem, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()
 n, j, k, l, s, v = attn.n, attn.j, attn.k, attn.l, attn.s, attn.v

@@ -12,7 +12,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Statement
 from symattn.theorem import Theorem, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()
 i, j, c, e, n, d, d_v = ks.i, ks.j, ks.c, ks.e, ks.n, ks.d, ks.d_v

@@ -9,12 +9,11 @@ import sympy as sp
 
 import derivations.online_softmax as online
 from symattn.checker import Checker
-from symattn.derivation import Derivation
 from symattn.online_softmax import SoftmaxState, state
 from symattn.statement import Statement
 from symattn.theorem import Instances, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()
 IDS = ("online_softmax_merge", "online_softmax_output_eq_attention", "online_softmax_any_tiling",

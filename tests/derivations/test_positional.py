@@ -10,7 +10,7 @@ from symattn.rope import Inner, PairOf, Rotation, SinusoidalEncoding, rotation, 
 from symattn.statement import Statement
 from symattn.theorem import Instances, NumericResult, Theorem
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 
 def test_sinusoidal_theorems_are_proved_for_symbolic_dimension():

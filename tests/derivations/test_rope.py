@@ -11,7 +11,7 @@ from symattn.rules.algebra import equal
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import builder_fails, refuted
 
 
 def _rope(pos, convention="interleaved"):

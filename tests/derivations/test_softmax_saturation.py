@@ -14,7 +14,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Statement
 from symattn.theorem import Theorem, registry
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 a, m, n = sm.a, sm.m, sm.n
 

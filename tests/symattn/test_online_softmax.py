@@ -3,7 +3,7 @@
 import pytest
 import sympy as sp
 
-from symattn.online_softmax import SoftmaxState, TileEnd, merge, state
+from symattn.online_softmax import TileEnd, merge, state
 from symattn.printing import latex
 
 x1, x2, x3, y1, y2, y3, r = sp.symbols("x1 x2 x3 y1 y2 y3 r", real=True)
