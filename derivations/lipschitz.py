@@ -165,7 +165,8 @@ register(Theorem(
     derivation=lambda: _abs_sum_derivation(kc, lc, _col_statement.lhs),
     dimensions=(n,),
     numeric=_col_numeric,
-    plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k) \\le 1/2$ ($J$ is symmetric).",
+    plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k) \\le 1/2$ ($J$ is "
+          "symmetric).",
     topic=TOPIC,
 ))
 
@@ -206,7 +207,8 @@ register(Theorem(
     id="dot_product_self_attention_not_lipschitz",
     title=r"Dot-product self-attention is not Lipschitz: at $X = (t, 0)$, $\partial f_2 / \partial x_2 = t^2/4 + 1/2$",
     statement=_notlip_statement,
-    source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and its proof",
+    source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and "
+           "its proof",
     derivation=lambda: (
         Derivation(_notlip_statement.lhs)
         .eq(sp.Subs(sp.diff(_f(2), x2), (x1, x2), (t, 0)), "differentiate", note="quotient and chain rules")
@@ -298,10 +300,10 @@ register(Theorem(
     dimensions=(n,),
     numeric=_op_numeric,
     plain=(
-        "Row by row, $(\\sum_j J_{ij} v_j)^2 \\le (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) \\le \\frac12 \\sum_j |J_{ij}| v_j^2$ "
-        "(Cauchy-Schwarz with the weights $|J_{ij}|$, then the row sums of $|J|$). Summing over $i$ and using the "
-        "column sums, $\\|Jv\\|^2 \\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean norm (the Schur "
-        "test), and $1/2$ is attained at $a = (1/2, 1/2)$, $v = (1, -1)$."
+        "Row by row, $(\\sum_j J_{ij} v_j)^2 \\le (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) \\le \\frac12 \\sum_j "
+        "|J_{ij}| v_j^2$ (Cauchy-Schwarz with the weights $|J_{ij}|$, then the row sums of $|J|$). Summing over $i$ "
+        "and using the column sums, $\\|Jv\\|^2 \\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean "
+        "norm (the Schur test), and $1/2$ is attained at $a = (1/2, 1/2)$, $v = (1, -1)$."
     ),
     topic=TOPIC,
 ))

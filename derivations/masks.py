@@ -71,9 +71,11 @@ def _causal_derivation() -> Derivation:
         Derivation(_causal_statement.lhs)
         .eq(sp.ImmutableMatrix([sp.Sum(sp.Sum(1, (j, 1, i)), (i, 1, n)),
                                 sp.Sum(sp.Sum(1, (j, 1, i + n_k - n_q)), (i, 1, n_q))]),
-            "mask_restrict", note=r"query $i$ keeps the keys $1, \dots, i$ (top-left), $1, \dots, i + n_k - n_q$ (bottom-right); "
+            "mask_restrict", note=r"query $i$ keeps the keys $1, \dots, i$ (top-left), $1, \dots, i + n_k - n_q$ "
+                                  r"(bottom-right); "
             r"$i \le n_q$ and $n_q \le n_k$ make these ends the binding ones")
-        .eq(_causal_statement.rhs, "sum_evaluate", note=r"$\sum_i i = n(n+1)/2$; $\sum_i (i + n_k - n_q) = n_q n_k - n_q(n_q-1)/2$")
+        .eq(_causal_statement.rhs, "sum_evaluate", note=r"$\sum_i i = n(n+1)/2$; $\sum_i (i + n_k - n_q) = n_q n_k - "
+                                                        r"n_q(n_q-1)/2$")
     )
 
 
@@ -217,7 +219,8 @@ register(Theorem(
     hypotheses=(_I_RANGE, IndexRange("window_length", index=w, lower=1, upper=n)),
     derivation=lambda: Derivation(_band_statement.lhs).eq(
         _band_statement.rhs, "mask_restrict",
-        note=r"masked terms contribute nothing to either sum; the band ends at key $i \le n$ and starts at $\max(1, i-w+1)$"),
+        note=r"masked terms contribute nothing to either sum; the band ends at key $i \le n$ and starts at $\max(1, "
+             r"i-w+1)$"),
     dimensions=(n, w),
     instances=Instances(statement_at(_band_statement, lambda z: {n: 4, w: 2, i: z}), (1, 2, 3, 4),
                         label="i (n = 4, w = 2)"),
@@ -402,7 +405,8 @@ register(Theorem(
     id="alibi_slopes_geometric",
     title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence of ratio $2^{-8/h}$ starting at $2^{-8/h}$",
     statement=_slopes_statement,
-    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at $2^{-8/n}$')",
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at "
+           "$2^{-8/n}$')",
     hypotheses=(IndexRange("head", index=kk, lower=1, upper=h - 1),),
     derivation=lambda: (
         Derivation(_slopes_statement.lhs)
@@ -418,6 +422,7 @@ register(Theorem(
         "ALiBi gives head $k$ of $h$ the slope $m_k = 2^{-8k/h}$. Consecutive slopes have the ratio "
         "$2^{-8/h}$ and the first is $2^{-8/h}$: for 8 heads, $1/2, 1/4, \\dots, 1/256$."
     ),
-    notes="For $h$ not a power of $2$ the reference code interleaves two such sequences; the statement is for the formula $2^{-8k/h}$.",
+    notes="For $h$ not a power of $2$ the reference code interleaves two such sequences; the statement is for the "
+          "formula $2^{-8k/h}$.",
     topic=TOPIC,
 ))

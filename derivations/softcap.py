@@ -70,7 +70,8 @@ register(Theorem(
                           "max |c tanh(s/c)| - c over normal samples and s = 0, +-1000c, c in {0.5, 1, 30, 50} "
                           "(float64 tanh rounds to exactly +-1 for large s, so the check is <= 0, not < 0)"),
     plain="For every real logit $s$ and cap $c > 0$, $|c\\tanh(s/c)| < c$: the capped logit never reaches $\\pm c$.",
-    notes=r"In floating point $\tanh(x)$ rounds to $1$ for $x$ above about $19$, so the capped logit can equal $c$; the strict bound is exact-arithmetic.",
+    notes=r"In floating point $\tanh(x)$ rounds to $1$ for $x$ above about $19$, so the capped logit can equal $c$; "
+          r"the strict bound is exact-arithmetic.",
     topic=TOPIC,
 ))
 
