@@ -443,7 +443,8 @@ def _seed000() -> list[AuditEntry]:
     for key, claim, comp, stated_cost, stated_mem in rows:
         ok = sp.expand(t[comp] - stated_cost) == 0 and sp.expand(mem[comp] - stated_mem) == 0
         out.append(AuditEntry(
-            f"s000_table_{key}", S000, claim, f"cost ${sp.latex(stated_cost)}$ ('FLOPs'); memory ${sp.latex(stated_mem)}$",
+            f"s000_table_{key}", S000, claim, f"cost ${sp.latex(stated_cost)}$ ('FLOPs'); memory "
+                                              f"${sp.latex(stated_mem)}$",
             f"{t[comp]} MACs = {tf[comp]} FLOPs; memory {mem[comp]} elements", "holds" if ok else "does-not-hold",
             "The cost column counts multiply-accumulates (see s000_table_flops_unit)."
             + (r" Memory: one $n \times n$ attention matrix per head; keeping the pre-softmax logits too doubles it."
@@ -556,9 +557,9 @@ def _seed000() -> list[AuditEntry]:
         "only positional encodings break permutation equivariance",
         f"with a causal mask: max |Attn(PX) - P Attn(X)| = {gaps['causal']:.2f} (n = 5, P without fixed points)",
         "ambiguous",
-        "True of the unmasked (encoder) layer, whose parts are all equivariant (prenorm_layer_permutation_equivariant). "
-        "A causal mask, which seed 004 describes for text generation, breaks the symmetry too: position $i$ attends "
-        r"to positions $j \le i$ only, which depends on the order."))
+        "True of the unmasked (encoder) layer, whose parts are all equivariant "
+        "(prenorm_layer_permutation_equivariant). A causal mask, which seed 004 describes for text generation, breaks "
+        r"the symmetry too: position $i$ attends to positions $j \le i$ only, which depends on the order."))
     norms = _gradient_norms()
     out.append(AuditEntry(
         "s000_xiong_postnorm_gradient_grows", S000,
@@ -581,7 +582,8 @@ def _seed000() -> list[AuditEntry]:
         "exponential of the linear kernel). As a kernel on tokens, "
         r"$\kappa(x, y) = \exp(x W_Q W_K^\top y^\top/\sqrt{d})$ is not even symmetric unless $W_Q W_K^\top$ is, "
         "so it is not positive definite in general (the example's Gram matrix is not symmetric); 'positive "
-        r"definite as a function of $(q, k)$ pairs' is not defined for two different spaces (attention_is_nadaraya_watson)."))
+        r"definite as a function of $(q, k)$ pairs' is not defined for two different spaces "
+        r"(attention_is_nadaraya_watson)."))
     same, diff = _head_products_determine_head()
     out.append(AuditEntry(
         "s000_head_specified_by_wqk_wvo", S000,
@@ -851,7 +853,8 @@ def _seed004() -> list[AuditEntry]:
         r"a causal mask sets scores for future positions to \( -\infty \) before softmax, so each token can only "
         "attend to earlier ones",
         "token i attends to j < i",
-        f"causal weights of 3 tokens with equal scores: {sp.sstr(causal.tolist())} (the diagonal is nonzero)", "ambiguous",
+        f"causal weights of 3 tokens with equal scores: {sp.sstr(causal.tolist())} (the diagonal is "
+        f"nonzero)", "ambiguous",
         r"The mask removes the positions $j > i$ only: each token attends to the earlier ones and to itself "
         r"(weight $1/i$ on each of $j \le i$ here). Right if 'earlier' includes the token itself."))
     return out
@@ -870,7 +873,8 @@ def _worked_figures() -> list[AuditEntry]:
     out = []
     for eid, heads, stated, unit, note in (
         ("x_kv_cache_per_token_mha", 32, "0.5", 2**20,
-         r"$2$ (keys, values) $\times\, 32$ layers $\times\, 32$ heads $\times\, 128 \times 2$ bytes $= 524{,}288$ bytes $= 0.5$ MiB (theorem `kv_cache_size`)."),
+         r"$2$ (keys, values) $\times\, 32$ layers $\times\, 32$ heads $\times\, 128 \times 2$ bytes $= 524{,}288$ "
+         r"bytes $= 0.5$ MiB (theorem `kv_cache_size`)."),
         ("x_kv_cache_per_token_gqa8", 8, "128", 2**10,
          "With $8$ key/value heads (grouped-query attention, $4$ query heads per group) a quarter of that: "
          "$131{,}072$ bytes $= 128$ KiB."),

@@ -81,7 +81,8 @@ _RANK = {v: i for i, v in enumerate(Verdict)}
 _MEANING = {
     Verdict.PROVED: "every step of the derivation was checked symbolically, dimensions as symbols",
     Verdict.PROVED_FOR_INSTANCES: "exact check for every concrete size in the stated range (not a general proof)",
-    Verdict.CHECKED_PROBABILISTICALLY: "exact evaluation at random rational points; may be wrong with the stated probability",
+    Verdict.CHECKED_PROBABILISTICALLY: "exact evaluation at random rational points; may be wrong with the stated "
+                                       "probability",
     Verdict.NUMERICALLY_CONSISTENT: "floating-point evidence only, within the stated tolerance",
     Verdict.UNDECIDED: "no check was conclusive (time limit, unsupported expression, or no check available)",
     Verdict.REFUTED: "a counterexample was found: the statement is false as written",

@@ -201,7 +201,8 @@ def _dropout(runner, spec: Spec) -> list[PropertyResult]:
         off = [f for f in fractions if abs(f - p) > 5 * sigma + 1 / count]
         if off:
             ok = False
-            details.append(f"dropped fractions {', '.join(f'{f:.4f}' for f in fractions)}, expected {p} +- {5 * sigma:.4f}")
+            details.append(f"dropped fractions {', '.join(f'{f:.4f}' for f in fractions)}, expected {p} +- "
+                           f"{5 * sigma:.4f}")
         if ok:
             details.append(f"dropped fractions {', '.join(f'{f:.4f}' for f in fractions)} (p = {p}, 5 sigma = "
                            f"{5 * sigma:.4f}); kept weights scaled by 1/(1-p)")

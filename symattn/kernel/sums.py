@@ -175,7 +175,8 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
         if getattr(sol, "is_integer", None) is False:
             return sp.S.Zero
         if not _is_integer(sol, hyps, env):
-            raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an integer")
+            raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an "
+                              f"integer")
         if index_in_range(sol, lo, hi, hyps, env):
             return const * substitute(dep / delta, {k: sol})
         if _outside(sol, lo, hi, hyps, env):

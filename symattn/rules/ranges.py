@@ -414,8 +414,10 @@ def _split_check(lhs, rhs, ctx, at):
         pieces = sp.Sum(x.function, (k, lo, point)) + sp.Sum(x.function, (k, point + 1, hi))
         candidate = lhs.xreplace({x: pieces})
         if equal(candidate, rhs) or equal(_single_terms(candidate), _single_terms(rhs)):
-            return passed(f"split the sum over {k} = {lo}..{hi} at {point} ({lo} - 1 <= {point} <= {hi} from the ranges)")
-    return failed(f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in a - 1..b")
+            return passed(f"split the sum over {k} = {lo}..{hi} at {point} ({lo} - 1 <= {point} <= {hi} from the "
+                          f"ranges)")
+    return failed(f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in a - "
+                  f"1..b")
 
 
 @rule("range_split", "sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f for a-1 <= m <= b known from the ranges",

@@ -128,7 +128,8 @@ OTHER_CASES = [
      r"heads must be a positive integer, got 0"),
     ("mlp activation", lambda: mlp(np.zeros((1, 2)), np.eye(2), np.eye(2), activation="swish"), ValueError,
      r"unknown activation 'swish'"),
-    ("alibi_slopes h", lambda: alibi_slopes(0), ValueError, r"alibi_slopes needs a positive integer number of heads h, got 0"),
+    ("alibi_slopes h", lambda: alibi_slopes(0), ValueError, r"alibi_slopes needs a positive integer number of heads h, "
+                                                            r"got 0"),
     ("alibi_slopes h float", lambda: alibi_slopes(2.0), ValueError, r"number of heads h, got 2.0"),
     ("decode_step two queries", lambda: decode_step(Q, K, V), ValueError,
      r"decode_step takes one query \(q_t of shape \(\.\.\., 1, d\)\), got shape \(2, 3, 4\)"),
