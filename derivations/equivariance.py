@@ -188,7 +188,8 @@ def _softmax_rows_derivation() -> Derivation:
         Derivation(entry(lhs, i, j))
         .eq(sp.exp(s_[sigma(i), j]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)), "definition", name="softmax",
             note=r"row $i$ of $P S$ is row $\sigma(i)$ of $S$")
-        .eq(entry(rhs, i, j), "definition", name="softmax", note=r"entry $(\sigma(i), j)$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
+        .eq(entry(rhs, i, j), "definition", name="softmax",
+            note=r"entry $(\sigma(i), j)$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
@@ -392,7 +393,8 @@ def _mha_derivation() -> Derivation:
 
 def _mha_instance(size: int) -> Statement:
     Xs = _sym("x", size, 2)
-    wq, wk, wv = (_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"), (_sym(f"v{c}", 2, 1) for c in "ab")
+    wq, wk, wv = (_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"), (_sym(f"v{c}", 2,
+                                                                                                 1) for c in "ab")
     wq, wk, wv = list(wq), list(wk), list(wv)
     wo = _sym("o", 2, 2)
 
@@ -474,7 +476,9 @@ def _prenorm_derivation() -> Derivation:
         .eq(sp.MatAdd(step3_Y, sp.MatMul(P, _mlp(_ln(Y, gamma_2, beta_2)))), "apply_theorem",
             theorem="mlp_permutation_equivariant", mapping={X: _ln(Y, gamma_2, beta_2)},
             note=r"$\operatorname{MLP}(P Z) = P \operatorname{MLP}(Z)$ with $Z = \operatorname{LN}_2(Y)$")
-        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note=r"$P Y + P \operatorname{MLP}(\operatorname{LN}_2 Y) = P (Y + \operatorname{MLP}(\operatorname{LN}_2 Y))$")
+        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity",
+            note=r"$P Y + P \operatorname{MLP}(\operatorname{LN}_2 Y) = P (Y + \operatorname{MLP}(\operatorname{LN}_2 "
+                 r"Y))$")
     )
 
 

@@ -353,7 +353,8 @@ register(Theorem(
     statement=_ws_statement,
     source="extension; the memory claim of seed 000 (Key idea: 'reducing memory to $O(n)$') and seed 002 "
     "('$O(n)$ memory') made precise for `numeric.tiled_attention`",
-    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_), text=r"$b_q \le n$ (the kernel clips blocks to $n$)"),),
+    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_),
+                           text=r"$b_q \le n$ (the kernel clips blocks to $n$)"),),
     derivation=lambda: (
         Derivation(_ws_statement.lhs)
         .eq(3 * n_ * d + 3 * n_ + 2 * b_q * b_k + 4 * b_q * d + 8 * b_q, "definition", name="tiled_workspace",

@@ -261,7 +261,8 @@ register(Theorem(
 # ------------------------------------------------------------------------ KV cache size
 L, T, B = sp.symbols("L T B", integer=True, positive=True)
 _cache_statement = Statement(
-    sp.ImmutableMatrix([KVCacheEntries(L, h_kv, D, T, B), KVCacheEntries(L, h, D, T, B) / KVCacheEntries(L, h_kv, D, T, B)]),
+    sp.ImmutableMatrix([KVCacheEntries(L, h_kv, D, T, B),
+                        KVCacheEntries(L, h, D, T, B) / KVCacheEntries(L, h_kv, D, T, B)]),
     sp.ImmutableMatrix([2 * L * h_kv * D * T * B, h / h_kv]),
 )
 
@@ -275,7 +276,8 @@ def _cache_derivation() -> Derivation:
                                 NumHeadEntries(h, D) / NumHeadEntries(h_kv, D)]),
             "definition", name="kv_cache_entries",
             note="keys and values (2) for every layer, sequence and token; the common factors cancel in the ratio")
-        .eq(_cache_statement.rhs, "definition", name="head_entries", note="$h_{kv}$ heads of width $d_{head}$ per token")
+        .eq(_cache_statement.rhs, "definition", name="head_entries",
+            note="$h_{kv}$ heads of width $d_{head}$ per token")
     )
 
 
@@ -402,7 +404,8 @@ _DECODE_HYPS = (
     Equation("empty_output", lhs=Or[0], rhs=sp.S.Zero),
     Equation("absorb_normaliser", lhs=Lr[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Lr[tt - 1] + sp.exp(sc[tt] - Mr[tt]),
              forall=(tt,)),
-    Equation("absorb_output", lhs=Or[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt],
+    Equation("absorb_output", lhs=Or[tt],
+             rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt],
              forall=(tt,)),
     Assumption("references_real", text="the running references $M_t$ are arbitrary reals (the kernel uses running "
                                        "maxima)"),
@@ -433,10 +436,12 @@ def _decode_proof() -> dict:
             "substitute", using=["induction_hypothesis_0", "induction_hypothesis_1"],
             note=r"the state after $t - 1$ keys is that of the keys $1, \dots, t-1$")
         .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]),
-                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk],
+                                       (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
             "sum_linearity", note="$e^{M_{t-1} - M_t} e^{s_j - M_{t-1}} = e^{s_j - M_t}$")
         .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt)),
-                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk],
+                                       (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
             "range_join", at=tt - 1, note=r"key $t$ joins the keys $1, \dots, t-1$")
         .eq(_cached_state(tt, Mr[tt]), "range_join", at=tt - 1, note="the same for the output")
     )

@@ -60,7 +60,8 @@ def _abs_sum_derivation(free, bound, total) -> Derivation:
     simplex = f"simplex_{bound}"
     return (
         Derivation(total)
-        .eq(S(1, free - 1, absJ) + S(free, n, absJ), "range_split", at=free - 1, note="before the diagonal, and from it on")
+        .eq(S(1, free - 1, absJ) + S(free, n, absJ), "range_split", at=free - 1,
+            note="before the diagonal, and from it on")
         .eq(S(1, free - 1, absJ) + diag + S(free + 1, n, absJ), "range_split", at=free,
             note="the diagonal term $a(1 - a)$")
         .eq(S(1, free - 1, off) + diag + S(free + 1, n, off), "delta_by_range",
@@ -141,7 +142,8 @@ register(Theorem(
 # ------------------------------------------------------------------------ columns
 kc = sp.Symbol("k", integer=True, positive=True)  # the column
 lc = sp.Symbol("l", integer=True)  # the row, summed
-_col_statement = Statement(sp.Sum(sp.Abs(a[lc] * (sp.KroneckerDelta(lc, kc) - a[kc])), (lc, 1, n)), sp.Rational(1, 2), "<=")
+_col_statement = Statement(sp.Sum(sp.Abs(a[lc] * (sp.KroneckerDelta(lc, kc) - a[kc])), (lc, 1, n)), sp.Rational(1, 2),
+                           "<=")
 
 
 def _col_numeric(seed: int) -> NumericResult:
@@ -259,11 +261,13 @@ def _op_derivation() -> Derivation:
     weighted = sp.Sum(absJ * vv[jp] ** 2, (jp, 1, n))
     summand = (
         Derivation(sp.Sum(_Jp * vv[jp], (jp, 1, n)) ** 2)
-        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality", note=r"$|\sum| \le \sum |\cdot|$, squared")
+        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality",
+            note=r"$|\sum| \le \sum |\cdot|$, squared")
         .le(row_abs * weighted, "weighted_cauchy_schwarz", weight=absJ, values=sp.Abs(vv[jp]),
             note=r"Cauchy-Schwarz with $\sqrt{|J_{ij}|}$ and $\sqrt{|J_{ij}|}\, |v_j|$")
         .le(sp.Rational(1, 2) * weighted, "monotone_step", at=row_abs,
-            proof=Derivation(row_abs).le(sp.Rational(1, 2), "apply_theorem", theorem="softmax_jacobian_inf_norm_le_half"),
+            proof=Derivation(row_abs).le(sp.Rational(1, 2), "apply_theorem",
+                                         theorem="softmax_jacobian_inf_norm_le_half"),
             note="the row sums of $|J|$ are at most $1/2$")
     )
     col_abs = sp.Sum(sp.Abs(a[i] * (sp.KroneckerDelta(i, jp) - a[jp])), (i, 1, n))
@@ -282,7 +286,8 @@ def _op_derivation() -> Derivation:
             note="$1/2$ leaves the sum")
         .eq(sp.Rational(1, 2) * sp.Sum(sp.Sum(absJ * vv[jp] ** 2, (i, 1, n)), (jp, 1, n)), "sum_interchange",
             note="sum over the columns outside")
-        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity", note="$v_j^2$ leaves the inner sum")
+        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity",
+            note="$v_j^2$ leaves the inner sum")
         .le(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * sp.Rational(1, 2), (jp, 1, n)), "monotone_step",
             at=sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), proof=column, note="column by column")
         .eq(_op_statement.rhs, "sum_linearity", note="collect")

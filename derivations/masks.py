@@ -267,11 +267,13 @@ register(Theorem(
     hypotheses=(_I_RANGE, Assumption("window_covers", condition=sp.Le(n, w), text=r"$w \ge n$")),
     derivation=lambda: (
         Derivation(_unbounded_statement.lhs)
-        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict", note=r"$i - w + 1 \le 1$ when $w \ge n \ge i$: the window starts at key $1$")
+        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict",
+            note=r"$i - w + 1 \le 1$ when $w \ge n \ge i$: the window starts at key $1$")
         .eq(_unbounded_statement.rhs, "mask_restrict", note=r"the causal mask keeps the same keys $1, \dots, i$")
     ),
     dimensions=(n, w),
-    instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}), (0, 1, 2, 3, 4),
+    instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}),
+                        (0, 1, 2, 3, 4),
                         label="(i, w) in {1, 2, 3} x {3, 4}, n = 3"),
     numeric=lambda seed: _window_causal_numeric(seed),
     plain=(

@@ -106,7 +106,8 @@ register(Theorem(
     derivation=lambda: (
         Derivation(_mean_statement.lhs)
         .eq(sp.Sum(Expectation(q[i] * k[i]), (i, 1, d)), "linearity_of_expectation", note="a finite sum")
-        .eq(sp.Sum(rho * sigma**2, (i, 1, d)), "pair_moment", note=r"$\mathbb{E}[q_i k_i] = \operatorname{Cov}(q_i, k_i) = \rho \sigma^2$ (means $0$)")
+        .eq(sp.Sum(rho * sigma**2, (i, 1, d)), "pair_moment",
+            note=r"$\mathbb{E}[q_i k_i] = \operatorname{Cov}(q_i, k_i) = \rho \sigma^2$ (means $0$)")
         .eq(d * rho * sigma**2, "sum_evaluate", note="$d$ equal terms")
     ),
     dimensions=(d,),
@@ -133,7 +134,8 @@ register(Theorem(
     hypotheses=_hyps(True),
     derivation=lambda: (
         Derivation(_var_statement.lhs)
-        .eq(sp.Sum(Variance(q[i] * k[i]), (i, 1, d)), "variance_of_pair_sum", note="the pairs are independent across $i$")
+        .eq(sp.Sum(Variance(q[i] * k[i]), (i, 1, d)), "variance_of_pair_sum",
+            note="the pairs are independent across $i$")
         .eq(sp.Sum(Expectation((q[i] * k[i]) ** 2) - Expectation(q[i] * k[i]) ** 2, (i, 1, d)), "variance_definition",
             note=r"$\operatorname{Var} X = \mathbb{E}[X^2] - \mathbb{E}[X]^2$")
         .eq(sp.Sum(_M22 - rho**2 * sigma**4, (i, 1, d)), "pair_moment",

@@ -111,7 +111,8 @@ def _shift_numeric(seed: int) -> NumericResult:
             c, s = np.cos(w * shift), np.sin(w * shift)  # (d/2,)
             pred_sin = c * table[pos, 0::2] + s * table[pos, 1::2]
             pred_cos = -s * table[pos, 0::2] + c * table[pos, 1::2]
-            worst = max(worst, _max_abs(pred_sin - table[pos + shift, 0::2]), _max_abs(pred_cos - table[pos + shift, 1::2]))
+            worst = max(worst, _max_abs(pred_sin - table[pos + shift, 0::2]),
+                        _max_abs(pred_cos - table[pos + shift, 1::2]))
             samples += 1
     # real positions: the symbolic statement lambdified at d = 6
     st = _shift_instance(6)
@@ -204,7 +205,8 @@ shift_matrix_eq_rotation_neg = register(
 def _at_zero_derivation() -> Derivation:
     return (
         Derivation(PairOf(PE(0), m))
-        .eq(sp.ImmutableMatrix([sp.sin(0 * omega, evaluate=False), sp.cos(0 * omega, evaluate=False)]), "definition", name="pair",
+        .eq(sp.ImmutableMatrix([sp.sin(0 * omega, evaluate=False), sp.cos(0 * omega, evaluate=False)]), "definition",
+            name="pair",
             note="PE(0)_(2m) = sin(0), PE(0)_(2m+1) = cos(0)")
         .eq(sp.ImmutableMatrix([0, 1]), "algebra", note="sin 0 = 0, cos 0 = 1")
     )
@@ -220,7 +222,8 @@ def _at_zero_numeric(seed: int) -> NumericResult:
         row = sinusoidal_numeric(1, d)[0]
         worst = max(worst, _max_abs(row - np.tile([0.0, 1.0], d // 2)))
         samples += 1
-    return NumericResult(worst == 0.0, samples, seed, worst, 0.0, "numeric.rope.sinusoidal_encoding(1, d)[0] == (0, 1, ..., 0, 1) for every even d <= 512")
+    return NumericResult(worst == 0.0, samples, seed, worst, 0.0,
+                         "numeric.rope.sinusoidal_encoding(1, d)[0] == (0, 1, ..., 0, 1) for every even d <= 512")
 
 
 sinusoidal_at_zero = register(

@@ -75,7 +75,8 @@ k = sp.MatrixSymbol("k", 2 * B, 1)
 
 _DIMENSION = Assumption("d_even", condition=sp.Q.integer(B) & sp.Q.positive(B), text="d = 2B, B a positive integer")
 _POSITIONS = Assumption("positions_real", text="p, p' are real positions (not necessarily integers)")
-_BASE = Assumption("base_positive", condition=sp.Q.positive(base), text=r"$\theta_m = b^{-2m/d}$ with base $b > 0$ ($b = 10000$ in RoFormer)")
+_BASE = Assumption("base_positive", condition=sp.Q.positive(base),
+                   text=r"$\theta_m = b^{-2m/d}$ with base $b > 0$ ($b = 10000$ in RoFormer)")
 _BLOCK = IndexRange("m_range", index=m, lower=0, upper=B - 1)
 
 
@@ -137,7 +138,8 @@ rotation_compose = register(
         hypotheses=(Assumption("angles_real", condition=sp.Q.real(alpha) & sp.Q.real(beta),
                                text="alpha, beta are real angles"),),
         derivation=_rotation_compose_derivation,
-        instances=Instances(_rotation_compose_instance, tuple(range(0, 8)), label="n (alpha = n pi/4, beta = (2n+1) pi/6)"),
+        instances=Instances(_rotation_compose_instance, tuple(range(0, 8)),
+                            label="n (alpha = n pi/4, beta = (2n+1) pi/6)"),
         numeric=_rotation_compose_numeric,
         plain=(
             "Rotating the plane back by an angle a and then forward by b is the same as rotating by b - a. "
@@ -282,7 +284,8 @@ def _rope_orthogonal_numeric(seed: int) -> NumericResult:
             worst = max(worst, float(np.abs(R.T @ R - np.eye(d)).max()))
             samples += 1
     tol = 1e-12
-    return NumericResult(worst <= tol, samples, seed, worst, tol, "max |R_p^T R_p - I| (rope_matrix lambdified, base 10000)")
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "max |R_p^T R_p - I| (rope_matrix lambdified, base 10000)")
 
 
 rope_orthogonal = register(
@@ -331,11 +334,13 @@ def _rope_norm_numeric(seed: int) -> NumericResult:
         for convention in ("interleaved", "half"):
             x = rng.standard_normal((16, d))
             pos = rng.uniform(-1000, 1000, size=16)
-            rel = np.abs(np.linalg.norm(rope_numeric(x, pos, convention=convention), axis=-1) / np.linalg.norm(x, axis=-1) - 1)
+            rel = np.abs(np.linalg.norm(rope_numeric(x, pos, convention=convention), axis=-1) / np.linalg.norm(x,
+                                                                                                               axis=-1) - 1)
             worst = max(worst, float(rel.max()))
             samples += 16
     tol = 1e-12
-    return NumericResult(worst <= tol, samples, seed, worst, tol, "| |rope(x, p)| / |x| - 1 | with numeric.rope, both layouts")
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "| |rope(x, p)| / |x| - 1 | with numeric.rope, both layouts")
 
 
 rope_norm_preserving = register(

@@ -486,7 +486,8 @@ def _mha_scaled_derivation(scale: sp.Expr, result: sp.Expr) -> Callable[[], Deri
     def build() -> Derivation:
         return (
             Derivation(Variance(scale * _logit(d_h)))
-            .eq(scale**2 * Variance(_logit(d_h)), "variance_scaling", note=r"$\operatorname{Var}(cX) = c^2 \operatorname{Var} X$")
+            .eq(scale**2 * Variance(_logit(d_h)), "variance_scaling",
+                note=r"$\operatorname{Var}(cX) = c^2 \operatorname{Var} X$")
             .eq(scale**2 * d * sigma**4 / h, "apply_theorem", theorem="mha_head_logit_variance",
                 note=r"the head's logit variance is $(d/h) \sigma^4$")
             .eq(result, "algebra", note="cancel")

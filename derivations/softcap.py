@@ -90,7 +90,8 @@ register(Theorem(
         .step(sp.S.Zero, "positivity", ">", note="a positive number over a square of a sum of exponentials")
     ),
     dimensions=(c, s_),
-    numeric=_grid_numeric(lambda xs, cap: float(-np.min(np.diff(cap * np.tanh(np.sort(xs[np.abs(xs) < 15 * cap]) / cap)))),
+    numeric=_grid_numeric(lambda xs,
+                          cap: float(-np.min(np.diff(cap * np.tanh(np.sort(xs[np.abs(xs) < 15 * cap]) / cap)))),
                           "c tanh(s/c) on sorted samples with |s| < 15c never decreases"),
     plain=(
         "The derivative of $c\\tanh(s/c)$ in $s$ is $1 - \\tanh^2(s/c) = 1/\\cosh^2(s/c) > 0$, so soft-capping "

@@ -433,7 +433,8 @@ def _trace_numeric(seed: int) -> NumericResult:
         p = _softmax_np(x)
         worst, samples = max(worst, abs(np.trace(jac) - (1 - p @ p))), samples + 1
     tol = 1e-8
-    return NumericResult(worst <= tol, samples, seed, worst, tol, "trace of the finite-difference Jacobian vs 1 - |a|^2")
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "trace of the finite-difference Jacobian vs 1 - |a|^2")
 
 
 register(
@@ -629,7 +630,8 @@ def _frobenius_bound_steps(d: Derivation, weight, *, first_note: str) -> Derivat
 
 
 def _frobenius_le_derivation() -> Derivation:
-    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$")
+    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1),
+                                  first_note=r"the closed form of $\lVert J\rVert_F^2$")
 
 
 def _scaled_jacobian(size: int):

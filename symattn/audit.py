@@ -411,7 +411,8 @@ def _seed000() -> list[AuditEntry]:
         "with $d_k = d_v = d/h$ so that the total parameter count matches a single head of full width",
         "$h$ heads of width $d/h$ have as many parameters as one head of width $d$",
         f"h heads: 3h d (d/h) + d^2 = {mha}; one full-width head: {full}",
-        "holds" if sp.simplify(mha - full) == 0 else "does-not-hold", "Weights only; with biases both are $4d^2 + 4d$."))
+        "holds" if sp.simplify(mha - full) == 0 else "does-not-hold",
+                          "Weights only; with biases both are $4d^2 + 4d$."))
     out.append(AuditEntry(
         "s000_multi_head_same_param_count", S000, "The total parameter count is the same",
         "same count for $h$ heads of rank $d/h$ as for one of rank $d$", f"{mha} = {full}",
@@ -431,7 +432,8 @@ def _seed000() -> list[AuditEntry]:
     out.append(AuditEntry(
         "s000_mlp_shapes_cost", S000, r"$W_1\in\R^{4d\times d}$ , $W_2\in\R^{d\times4d}$",
         "MLP row of the table: $8nd^2$", f"n tokens through W_1 and W_2: {mlp_macs} MACs; layer_costs: {t['mlp']}",
-        "holds" if mlp_macs == t["mlp"] else "does-not-hold", "Consistent with the table's MLP row ($8d^2$ parameters)."))
+        "holds" if mlp_macs == t["mlp"] else "does-not-hold",
+                          "Consistent with the table's MLP row ($8d^2$ parameters)."))
     rows = [
         ("qkv", "$Q,K,V$ projections\t$3nd^2$\t$3nd$", "qkv_projections", 3 * n * d**2, 3 * n * d),
         ("logits", "Logits $QK^\\top$\t$n^2d$\t$n^2$ (per head, $hn^2$ total)", "logits", n**2 * d, h * n**2),

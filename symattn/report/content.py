@@ -854,7 +854,9 @@ def parse_text(text: str, where: str = "", refs: Iterable[str] = ()) -> list:
                 break
             j += 1
         if j < 0:
-            what = {"$": "unbalanced $ (a maths span", "`": "unclosed ` (a code span"}.get(tok, f"unclosed {tok} (a maths span")
+            what = {"$": "unbalanced $ (a maths span", "`": "unclosed ` (a code span"}.get(tok,
+                                                                                           f"unclosed {tok} (a maths "
+                                                                                           f"span")
             raise TextError(f"{where + ': ' if where else ''}{what} opened at character {m.start()} is never closed): "
                             f"{text[:120]!r}")
         if buf:

@@ -28,7 +28,8 @@ import io
 from dataclasses import dataclass, field
 from html import escape as _esc
 
-__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf", "to_tex",
+__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf",
+           "to_tex",
            "KIND_SHAPES", "VERDICT_COLOURS"]
 
 #: topic boxes per row of the grid, and nodes per row inside a box

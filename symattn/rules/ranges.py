@@ -365,7 +365,10 @@ def _floor_with(values):
 def check_floor_by_range(lhs, rhs, relation, ctx, value=None):
     if value is None:
         raise RuleError("floor_by_range needs value=<the integer k> (or a list of candidates)")
-    values = [sp.sympify(v, strict=True) if isinstance(v, int) else v for v in (value if isinstance(value, (list, tuple)) else [value])]
+    values = [sp.sympify(v, strict=True) if isinstance(v,
+                                                       int) else v for v in (value if isinstance(value,
+                                                                                                 (list,
+                                                                                                  tuple)) else [value])]
     for v in values:
         if not isinstance(v, sp.Expr) or v.is_integer is not True:
             raise RuleError(f"floor_by_range: the value {v!r} is not known to be an integer")

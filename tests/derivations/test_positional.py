@@ -39,7 +39,8 @@ def _counter_clockwise_shift() -> Theorem:
     def instance(d):
         b = d // 2
         blocks = [rotation(sp.expand(SinusoidalEncoding(P.p, b).frequency(j) * P.delta)) for j in range(b)]
-        return Statement(sinusoidal_vector(d, P.p + P.delta), sp.ImmutableMatrix(sp.diag(*blocks)) * sinusoidal_vector(d, P.p))
+        return Statement(sinusoidal_vector(d, P.p + P.delta),
+                         sp.ImmutableMatrix(sp.diag(*blocks)) * sinusoidal_vector(d, P.p))
 
     return Theorem(
         id="test_sinusoidal_shift_counter_clockwise",

@@ -31,7 +31,8 @@ def test_symbolic_block_state_and_matrix_values():
     j = sp.Symbol("j", integer=True)
     s, v = sp.IndexedBase("s"), sp.IndexedBase("v")
     st = state(s, v, r, index=(j, 1, t))
-    assert st.as_matrix() == sp.ImmutableMatrix([sp.Sum(sp.exp(s[j] - r), (j, 1, t)), sp.Sum(sp.exp(s[j] - r) * v[j], (j, 1, t))])
+    assert st.as_matrix() == sp.ImmutableMatrix([sp.Sum(sp.exp(s[j] - r), (j, 1, t)),
+                                                 sp.Sum(sp.exp(s[j] - r) * v[j], (j, 1, t))])
     vec = state([x1], [sp.Matrix([y1, y2])], x1)
     assert vec.o == sp.Matrix([y1, y2])
     with pytest.raises(TypeError):

@@ -55,7 +55,8 @@ def test_theorems() -> list[Theorem]:
         Theorem(
             "script_title_is_escaped", "<script>alert('x')</script> & "
                                        "friends", Statement((x + 1) ** 2, x**2 + 2 * x + 1),
-            source="extension <b>bold</b>", derivation=_square, plain="Plain text with <i>tags</i> & the maths $x^{2}$.",
+            source="extension <b>bold</b>", derivation=_square,
+                plain="Plain text with <i>tags</i> & the maths $x^{2}$.",
             notes="Escapes: 50% of {a_b} ~ ^ # \\$ \\ ≈ ⟨q,k⟩ σ ∘ ≤ — “quoted”.", topic="zz_custom_topic",
         ),
         Theorem(

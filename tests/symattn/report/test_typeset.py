@@ -153,7 +153,8 @@ def test_figure_titles_and_captions_are_typeset():
     findings = []
     for name, spec in sorted(FIGURES.items()):
         for field in ("title", "caption"):
-            prose = "".join(s for kind, s in parse_text(getattr(spec, field), f"figure {name}, {field}") if kind == "text")
+            prose = "".join(s for kind,
+                            s in parse_text(getattr(spec, field), f"figure {name}, {field}") if kind == "text")
             findings += _findings(prose, f"figure {name}, {field}")
     assert not findings, "\n".join(findings)
 

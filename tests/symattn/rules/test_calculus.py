@@ -73,7 +73,8 @@ def test_nonnegative_terms_uses_index_ranges_for_possibly_empty_sums():
     # sum_{j=m+1}^{n} is a genuine (possibly empty) range because m <= n by hypothesis
     assert _ok(a[m], a[m] + sp.Sum(a[j] ** 2, (j, m + 1, n)), "nonnegative_terms", relation="<=")
     no_range = ProofContext()
-    assert check_step(a[m], a[m] + sp.Sum(a[j] ** 2, (j, m + 1, n)), "<=", "nonnegative_terms", {}, no_range).status is Level.FAIL
+    assert check_step(a[m], a[m] + sp.Sum(a[j] ** 2, (j, m + 1, n)), "<=", "nonnegative_terms", {},
+                      no_range).status is Level.FAIL
 
 
 def test_nonnegative_terms_checks_the_witness():
