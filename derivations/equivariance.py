@@ -93,7 +93,8 @@ W_2, b_2 = sp.MatrixSymbol("W_2", r, d), sp.MatrixSymbol("b_2", 1, d)
 s_ = sp.IndexedBase("S")
 
 _EQUIVARIANCE = f"{SEED_000}, Proposition 'Attention is permutation equivariant'"
-_POSITIONWISE = f"{SEED_000}, paragraph after 'Attention is permutation equivariant' (MLP and normalisation act position-wise)"
+_POSITIONWISE = (f"{SEED_000}, paragraph after 'Attention is permutation equivariant' "
+                 "(MLP and normalisation act position-wise)")
 
 
 # ------------------------------------------------------------------------------------------ exact instances
@@ -393,8 +394,8 @@ def _mha_derivation() -> Derivation:
 
 def _mha_instance(size: int) -> Statement:
     Xs = _sym("x", size, 2)
-    wq, wk, wv = (_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"), (_sym(f"v{c}", 2,
-                                                                                                 1) for c in "ab")
+    wq, wk, wv = ((_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"),
+                  (_sym(f"v{c}", 2, 1) for c in "ab"))
     wq, wk, wv = list(wq), list(wk), list(wv)
     wo = _sym("o", 2, 2)
 

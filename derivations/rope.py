@@ -334,8 +334,8 @@ def _rope_norm_numeric(seed: int) -> NumericResult:
         for convention in ("interleaved", "half"):
             x = rng.standard_normal((16, d))
             pos = rng.uniform(-1000, 1000, size=16)
-            rel = np.abs(np.linalg.norm(rope_numeric(x, pos, convention=convention), axis=-1) / np.linalg.norm(x,
-                                                                                                               axis=-1) - 1)
+            rel = np.abs(np.linalg.norm(rope_numeric(x, pos, convention=convention), axis=-1)
+                         / np.linalg.norm(x, axis=-1) - 1)
             worst = max(worst, float(rel.max()))
             samples += 16
     tol = 1e-12

@@ -573,7 +573,8 @@ def pre_norm_layer(x, params: TransformerLayerParams, *, heads, mask=None, causa
 
 def post_norm_layer(x, params: TransformerLayerParams, *, heads, mask=None, causal=False,
                     activation="gelu", eps: float = 1e-5) -> np.ndarray:  # fmt: skip
-    r"""Post-norm transformer layer (Vaswani et al.): :math:`X \leftarrow \operatorname{LN}_1(X + \operatorname{MHA}(X))`,
+    r"""Post-norm transformer layer (Vaswani et al.):
+    :math:`X \leftarrow \operatorname{LN}_1(X + \operatorname{MHA}(X))`,
     then :math:`X \leftarrow \operatorname{LN}_2(X + \operatorname{MLP}(X))`.
 
     >>> p = TransformerLayerParams.random(4, 8, np.random.default_rng(0))

@@ -115,7 +115,8 @@ PARTS = ("out", "lse", "grads")
 
 
 def _gqa(runner, spec: Spec) -> PropertyResult:
-    name, basis = "gqa_agrees_with_reference", "grouped-query attention (Ainslie et al. 2023): head m uses kv head m // (h / h_kv)"
+    name, basis = ("gqa_agrees_with_reference",
+                   "grouped-query attention (Ainslie et al. 2023): head m uses kv head m // (h / h_kv)")
     if spec.kv_heads is None:
         return skipped(name, basis, "declare kv_heads=True (or a group size)")
     space = runner.space.restrict(kv_heads=spec.kv_heads)

@@ -26,7 +26,7 @@ bound variables are canonical dummies). An infinite limit is refused with a mess
 Traceback (most recent call last):
 ...
 symattn.kernel.terms.KernelError: cannot contract KroneckerDelta(_k0, m/2) in a sum over _k0 = 0..m: the solution _k0 = m/2 is not known to be an integer
-"""
+"""  # noqa: E501 -- a doctest traceback line (must match the message exactly)
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 r"""Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors.
 
 Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b`` -- when the range is known not to be
-reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus sign); an :class:`~symattn.statement.IndexRange`
-hypothesis places a free index the same way, and an :class:`~symattn.statement.Assumption` whose
+reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus
+sign); an :class:`~symattn.statement.IndexRange` hypothesis places a free index the same way, and an
+:class:`~symattn.statement.Assumption` whose
 condition is ``x <= y`` (or ``x >= y``) with one side a symbol bounds that symbol. From these,
 :func:`range_sign` decides the sign of an expression that is *linear* in the ranged indices:
 for each index (innermost first) whose coefficient has a known sign, the expression is smallest
@@ -365,10 +366,8 @@ def _floor_with(values):
 def check_floor_by_range(lhs, rhs, relation, ctx, value=None):
     if value is None:
         raise RuleError("floor_by_range needs value=<the integer k> (or a list of candidates)")
-    values = [sp.sympify(v, strict=True) if isinstance(v,
-                                                       int) else v for v in (value if isinstance(value,
-                                                                                                 (list,
-                                                                                                  tuple)) else [value])]
+    values = [sp.sympify(v, strict=True) if isinstance(v, int) else v
+              for v in (value if isinstance(value, (list, tuple)) else [value])]
     for v in values:
         if not isinstance(v, sp.Expr) or v.is_integer is not True:
             raise RuleError(f"floor_by_range: the value {v!r} is not known to be an integer")

@@ -62,8 +62,9 @@ def test_positive_weight_claimed_for_negative_scores_direction_is_checked():
     )
     thm = dataclasses.replace(REGISTRY.get("attention_weights_positive"), id="false_negative_weight",
                               statement=Statement(_weight(attn.i), 0, "<"), derivation=proof,
-                              instances=dataclasses.replace(REGISTRY.get("attention_weights_positive").instances,
-                                                            build=lambda size: Statement(attn._positive_instance(size).lhs, 0, "<")))
+                              instances=dataclasses.replace(
+                                  REGISTRY.get("attention_weights_positive").instances,
+                                  build=lambda size: Statement(attn._positive_instance(size).lhs, 0, "<")))
     outcome = Checker().check(thm)
     assert refuted(outcome)
 

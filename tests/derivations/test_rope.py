@@ -98,8 +98,8 @@ def test_reversed_conjugation_is_not_proved():
         dimensions=(R.B,),
         instances=Instances(
             lambda d: Statement(rope_matrix(d, R.p, convention="half"),
-                                PairPermutation(d // 2).explicit().T * rope_matrix(d,
-                                                                                   R.p) * PairPermutation(d // 2).explicit()),
+                                PairPermutation(d // 2).explicit().T * rope_matrix(d, R.p)
+                                * PairPermutation(d // 2).explicit()),
             (2, 4, 6), label="d"),
     )
     outcome = Checker().check(thm)
