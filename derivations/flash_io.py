@@ -36,7 +36,7 @@ import sympy as sp
 from derivations._beyond import TOPIC, statement_at
 from symattn.complexity import MatMulMACs
 from symattn.derivation import Derivation
-from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, flash_hbm_accesses
+from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, TiledWorkspace, flash_hbm_accesses
 from symattn.statement import Assumption, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
@@ -315,8 +315,6 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ the tiled kernel's memory
-from symattn.flash_io import TiledWorkspace
-
 n_, b_q, b_k = sp.symbols("n b_q b_k", integer=True, positive=True)
 _ws_statement = Statement(TiledWorkspace(n_, d, b_q, b_k), 2 * b_q * b_k + 18 * n_ * d, "<=")
 

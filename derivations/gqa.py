@@ -45,8 +45,10 @@ from symattn.complexity import (
     kv_cache_bytes,
 )
 from symattn.derivation import Derivation
+from symattn.masks import causal_mask
 from symattn.rules.definitions import define
-from symattn.statement import Assumption, IndexRange, Statement
+from symattn.rules.induction import labelled
+from symattn.statement import Assumption, Equation, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
 GQA_SOURCE = "extension; Ainslie et al. (2023), 'GQA', section 2.2"
@@ -385,10 +387,6 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ decoding = causal row
-from symattn.masks import causal_mask
-from symattn.rules.induction import labelled
-from symattn.statement import Equation
-
 Tq = sp.Symbol("T", integer=True, positive=True)  # the decoding step (query position)
 tt = sp.Symbol("t", integer=True, positive=True)  # keys absorbed so far (induction variable)
 jk = sp.Symbol("j", integer=True)

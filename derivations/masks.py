@@ -90,7 +90,7 @@ def _pairs_numeric(seed: int) -> NumericResult:
         for nk in range(nq, 11):
             top_left = _count_mask(nq, nq, lambda a, b: np.tril(np.ones_like(a, bool)))
             # bottom-right: torch's tril with diagonal n_k - n_q
-            bottom_right = _count_mask(nq, nk, lambda a, b: np.tril(np.ones_like(a, bool), k=nk - nq))
+            bottom_right = _count_mask(nq, nk, lambda a, b, nk=nk, nq=nq: np.tril(np.ones_like(a, bool), k=nk - nq))
             if (top_left, bottom_right) != (score_pairs(nq, causal=True), score_pairs(nq, nk, causal=True)):
                 bad = f"n_q = {nq}, n_k = {nk}: counted {(top_left, bottom_right)}"
             samples += 1
@@ -146,7 +146,7 @@ def _window_numeric(seed: int) -> NumericResult:
     bad, samples = None, 0
     for nn in range(1, 13):
         for ww in range(1, nn + 1):
-            counted = _count_mask(nn, nn, lambda a, b: (b <= a) & (b >= a - ww + 1))
+            counted = _count_mask(nn, nn, lambda a, b, ww=ww: (b <= a) & (b >= a - ww + 1))
             if counted != score_pairs(nn, window=ww):
                 bad = f"n = {nn}, w = {ww}: counted {counted}"
             samples += 1
@@ -245,7 +245,7 @@ def _window_causal_numeric(seed: int) -> NumericResult:
         scores, vals = rng.normal(size=(nn, nn)), rng.normal(size=nn)
         a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")
 
-        def attend(keep):
+        def attend(keep, scores=scores, vals=vals):
             x = np.where(keep, scores, -np.inf)
             p = np.exp(x - x.max(1, keepdims=True))
             return (p @ vals) / p.sum(1)
@@ -319,7 +319,7 @@ def _alibi_numeric(seed: int) -> NumericResult:
         a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")  # (n, n) query, key positions
         causal = b <= a
 
-        def attend(bias):
+        def attend(bias, causal=causal, scores=scores, vals=vals):
             x = np.where(causal, scores + bias, -np.inf)
             p = np.exp(x - x.max(1, keepdims=True))
             return (p / p.sum(1, keepdims=True)) @ vals

@@ -89,7 +89,7 @@ _MEANING = {
 }
 
 
-class Level(str, enum.Enum):
+class Level(str, enum.Enum):  # noqa: UP042 -- enum.StrEnum would change str() and format() of a Level
     """Outcome of one level of checking."""
 
     PASS = "pass"

@@ -368,7 +368,8 @@ def _measure_memory(sizes) -> tuple[list[dict], str]:
     for n in sizes:
         q, k, v = (rng.standard_normal((n, 64)).astype(np.float32) for _ in range(3))
         row = {"n": n}
-        for name, fn in (("tiled", lambda: tiled_attention(q, k, v)), ("naive", lambda: attention(q, k, v))):
+        for name, fn in (("tiled", lambda q=q, k=k, v=v: tiled_attention(q, k, v)),
+                         ("naive", lambda q=q, k=k, v=v: attention(q, k, v))):
             fn()
             gc.collect()
             tracemalloc.start()

@@ -54,7 +54,7 @@ def test_merge_without_rescaling_is_not_proved():
 def test_tiling_with_an_unrescaled_running_state_fails_the_induction_step():
     # the classic bug: absorbing a tile without rescaling the old state by e^{M_{t-1} - M_t}
     hyps = online.tiling_hypotheses(online.w)
-    t, M, L, O, mu = online.t, online.M, online.L, online.O, online.mu
+    t, M = online.t, online.M
     broken = []
     for h in hyps:
         if getattr(h, "name", "").startswith("recurrence_"):

@@ -67,7 +67,8 @@ def _strip_group(tex: str, command: str) -> str:
         if tex[m] == "[":
             m = tex.index("]", m) + 1
         depth = 0
-        for m in range(m, len(tex)):
+        start = m
+        for m in range(start, len(tex)):
             depth += {"{": 1, "}": -1}.get(tex[m], 0)
             if depth == 0:
                 break
