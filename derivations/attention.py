@@ -198,7 +198,8 @@ def _positive_derivation() -> Derivation:
     return (
         Derivation(_weight(i))
         .eq(sp.exp(s[i]) / sp.Sum(sp.exp(s[k]), (k, 1, n)), "definition", name="softmax", note="unfold the softmax")
-        .step(sp.S.Zero, "positivity", ">", note=r"$e^x > 0$ for real $x$, and a nonempty sum of positive terms is positive")
+        .step(sp.S.Zero, "positivity", ">", note=r"$e^x > 0$ for real $x$, and a nonempty sum of positive terms is "
+                                                 r"positive")
     )
 
 

@@ -59,7 +59,7 @@ _HEADS_DIVIDE = Assumption("h_divides_d", condition=sp.Eq(sp.Mod(d, h), 0), text
 
 
 # --------------------------------------------------------------------- an independent MAC count
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def counted_macs(a: int, b: int, c: int) -> int:
     """Multiplications in the product of generic ``a x b`` and ``b x c`` matrices, counted from
     the expanded entries (each entry is a sum of distinct monomials, one per multiply-accumulate).
@@ -158,7 +158,8 @@ def _layer_cost_total_derivation() -> Derivation:
             + MatMulMACs(n, d, d) + MatMulMACs(n, d, 4 * d) + MatMulMACs(n, 4 * d, d),
             "definition", name="layer_cost", note="each component is a set of matrix products, head by head")
         .eq(table, "definition", name="matmul_macs",
-            note=r"an $(a \times b)(b \times c)$ product costs $abc$ MACs: the table's rows $3nd^2$, $n^2 d$, $n^2 d$, $nd^2$, $8nd^2$")
+            note=r"an $(a \times b)(b \times c)$ product costs $abc$ MACs: the table's rows $3nd^2$, $n^2 d$, $n^2 d$, "
+                 r"$nd^2$, $8nd^2$")
         .eq(12 * n * d**2 + 2 * n**2 * d, "algebra", note="collect")
     )
 
@@ -208,7 +209,8 @@ def _ratio_derivation(attn, rhs, unfolded, note) -> Derivation:
             note="unfold attention and MLP into their matrix products")
         .eq(sp.Mul(unfolded.replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()),
                    sp.Pow(2 * r * n * d**2, -1, evaluate=False), evaluate=False),
-            "definition", name="matmul_macs", note=r"an $(a \times b)(b \times c)$ product costs $abc$ MACs; the MLP costs $2r n d^2$")
+            "definition", name="matmul_macs", note=r"an $(a \times b)(b \times c)$ product costs $abc$ MACs; the MLP "
+                                                   r"costs $2r n d^2$")
         .eq(rhs, "algebra", note=note)
     )
 
@@ -315,7 +317,8 @@ def _mha_params_derivation() -> Derivation:
     return (
         Derivation(MHAParamCount(d, h))
         .eq(3 * h * (d * (d / h) + d / h) + (d * d + d), "definition", name="mha_param_count",
-            note=r"$h$ heads with $W_Q^m, W_K^m, W_V^m$ ($d \times d/h$) and biases ($d/h$); $W_O$ ($d \times d$) and its bias")
+            note=r"$h$ heads with $W_Q^m, W_K^m, W_V^m$ ($d \times d/h$) and biases ($d/h$); $W_O$ ($d \times d$) and "
+                 r"its bias")
         .eq(4 * d**2 + 4 * d, "algebra", note=r"the $h$ cancels: $3d^2 + 3d + d^2 + d$")
     )
 
@@ -352,7 +355,8 @@ mha_param_count_with_bias = register(Theorem(
     id="mha_param_count_with_bias",
     title=r"A multi-head attention block has $4 d^2 + 4 d$ parameters, whatever the number of heads",
     statement=Statement(MHAParamCount(d, h), 4 * d**2 + 4 * d),
-    source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: $1{{,}}050{{,}}624$ for $d = 512$); "
+    source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: $1{{,}}050{{,}}624$ for $d = "
+           f"512$); "
     f"{SEED000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches one full-width head)",
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_mha_params_derivation,
@@ -362,8 +366,8 @@ mha_param_count_with_bias = register(Theorem(
     plain=(
         "Each of h heads has query, key and value matrices of size d x d/h and biases of length d/h; "
         r"the output matrix is $d \times d$ with a bias of length $d$. In total "
-        r"$3h(d^2/h + d/h) + d^2 + d = 4d^2 + 4d$ parameters: the same as one head of full width, which is why $d_k = d/h$ is chosen. "
-        "For $d = 512$ that is $1{,}050{,}624$ ($1{,}048{,}576$ weights and $2048$ biases)."
+        r"$3h(d^2/h + d/h) + d^2 + d = 4d^2 + 4d$ parameters: the same as one head of full width, which is why $d_k = "
+        "d/h$ is chosen. For $d = 512$ that is $1{,}050{,}624$ ($1{,}048{,}576$ weights and $2048$ biases)."
     ),
     notes="Seed 004's figure $1{,}050{,}624$ holds for $d = 512$, including the four bias vectors.",
 ))

@@ -42,8 +42,6 @@ Tags: permutation equivariance, symmetry, positional encoding, softmax, layer no
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import sympy as sp
 
@@ -95,7 +93,8 @@ W_2, b_2 = sp.MatrixSymbol("W_2", r, d), sp.MatrixSymbol("b_2", 1, d)
 s_ = sp.IndexedBase("S")
 
 _EQUIVARIANCE = f"{SEED_000}, Proposition 'Attention is permutation equivariant'"
-_POSITIONWISE = f"{SEED_000}, paragraph after 'Attention is permutation equivariant' (MLP and normalisation act position-wise)"
+_POSITIONWISE = (f"{SEED_000}, paragraph after 'Attention is permutation equivariant' "
+                 "(MLP and normalisation act position-wise)")
 
 
 # ------------------------------------------------------------------------------------------ exact instances
@@ -163,7 +162,8 @@ register(Theorem(
     id="softmax_rows_permutation_conjugate",
     title="Row-wise softmax commutes with simultaneous permutation of rows and columns",
     statement=Statement(SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T),
-    source=f"{_EQUIVARIANCE} " r"(the step $\operatorname{softmax}(P S P^\top) = P \operatorname{softmax}(S) P^\top$ of its proof)",
+    source=f"{_EQUIVARIANCE} " r"(the step $\operatorname{softmax}(P S P^\top) = P \operatorname{softmax}(S) P^\top$ "
+                               r"of its proof)",
     hypotheses=(PERM,),
     derivation=_softmax_conjugate_derivation,
     dimensions=(n,),
@@ -172,12 +172,14 @@ register(Theorem(
         _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size))) @ Pm.T) - Pm @ _np_softmax_rows(s) @ Pm.T).max(),
         "softmax_rows(P S P^T) vs P softmax_rows(S) P^T, random S and permutations, n in {1,2,3,5,8}"),
     plain=(
-        r"Entry $(i, j)$ of $\operatorname{softmax}_{\mathrm{rows}}(P S P^\top)$ is $\exp(S_{\sigma(i) \sigma(j)})$ divided by the sum over $l$ of "
-        r"$\exp(S_{\sigma(i) \sigma(l)})$. Because $\sigma$ is a bijection of $1, \dots, n$, that sum runs over the same terms "
-        r"as the sum over $l$ of $\exp(S_{\sigma(i) l})$, so the entry is entry $(\sigma(i), \sigma(j))$ of "
-        r"$\operatorname{softmax}_{\mathrm{rows}}(S)$, which is entry $(i, j)$ of $P \operatorname{softmax}_{\mathrm{rows}}(S) P^\top$."
+        r"Entry $(i, j)$ of $\operatorname{softmax}_{\mathrm{rows}}(P S P^\top)$ is $\exp(S_{\sigma(i) \sigma(j)})$ "
+        r"divided by the sum over $l$ of $\exp(S_{\sigma(i) \sigma(l)})$. Because $\sigma$ is a bijection of $1, "
+        r"\dots, n$, that sum runs over the same terms as the sum over $l$ of $\exp(S_{\sigma(i) l})$, so the entry is "
+        r"entry $(\sigma(i), \sigma(j))$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$, which is entry $(i, j)$ of $P "
+        r"\operatorname{softmax}_{\mathrm{rows}}(S) P^\top$."
     ),
-    notes=r"The only non-trivial step is re-indexing the normalising sum; it needs $\sigma$ to be a bijection of exactly $1, \dots, n$.",
+    notes=r"The only non-trivial step is re-indexing the normalising sum; it needs $\sigma$ to be a bijection of "
+          r"exactly $1, \dots, n$.",
 ))
 
 
@@ -187,7 +189,8 @@ def _softmax_rows_derivation() -> Derivation:
         Derivation(entry(lhs, i, j))
         .eq(sp.exp(s_[sigma(i), j]) / sp.Sum(sp.exp(s_[sigma(i), k1]), (k1, 1, n)), "definition", name="softmax",
             note=r"row $i$ of $P S$ is row $\sigma(i)$ of $S$")
-        .eq(entry(rhs, i, j), "definition", name="softmax", note=r"entry $(\sigma(i), j)$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
+        .eq(entry(rhs, i, j), "definition", name="softmax",
+            note=r"entry $(\sigma(i), j)$ of $\operatorname{softmax}_{\mathrm{rows}}(S)$")
     )
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
@@ -208,7 +211,8 @@ register(Theorem(
         "softmax_rows(P S) vs P softmax_rows(S)"),
     plain=(
         "The softmax is taken in each row separately, so permuting the rows before or after it gives the "
-        r"same matrix: row $i$ of $\operatorname{softmax}_{\mathrm{rows}}(P S)$ is the softmax of row $\sigma(i)$ of $S$."
+        r"same matrix: row $i$ of $\operatorname{softmax}_{\mathrm{rows}}(P S)$ is the softmax of row $\sigma(i)$ of "
+        r"$S$."
     ),
     notes=r"Holds for any row-wise map; bijectivity of $\sigma$ is not even needed here (any map of the row index).",
 ))
@@ -220,9 +224,11 @@ def _attention_derivation() -> Derivation:
     return (
         Derivation(Attention(P * X * W_Q, P * X * W_K, P * X * W_V))
         .eq(sp.MatMul(SoftmaxRows((P * X * W_Q) * (P * X * W_K).T / sp.sqrt(d_k)), P * X * W_V), "definition",
-            name="attention", note=r"$\operatorname{softmax}_{\mathrm{rows}}(Q K^\top / \sqrt{d_k})\, V$ with $Q = P X W_Q, \dots$")
+            name="attention", note=r"$\operatorname{softmax}_{\mathrm{rows}}(Q K^\top / \sqrt{d_k})\, V$ with $Q = P X "
+                                   r"W_Q, \dots$")
         .eq(sp.MatMul(SoftmaxRows(sp.MatMul(P, logits, P.T)), P, X, W_V), "transpose_product",
-            note=r"$(P X W_K)^\top = W_K^\top X^\top P^\top$: the logits are $P (X W_Q W_K^\top X^\top / \sqrt{d_k}) P^\top$")
+            note=r"$(P X W_K)^\top = W_K^\top X^\top P^\top$: the logits are $P (X W_Q W_K^\top X^\top / \sqrt{d_k}) "
+                 r"P^\top$")
         .eq(sp.MatMul(P, SoftmaxRows(logits), P.T, P, X, W_V), "apply_theorem",
             theorem="softmax_rows_permutation_conjugate", mapping={S: logits})
         .eq(sp.MatMul(P, SoftmaxRows(logits), X, W_V), "permutation_matrix_orthogonal", note=r"$P^\top P = I$")
@@ -247,7 +253,8 @@ register(Theorem(
     id="attention_permutation_equivariant",
     title="Self-attention is permutation equivariant",
     statement=Statement(Attention(P * X * W_Q, P * X * W_K, P * X * W_V), P * Attention(X * W_Q, X * W_K, X * W_V)),
-    source=f"{_EQUIVARIANCE}; {SEED_004}, 'Positional Encoding' (shuffle the tokens and each output is shuffled the same way)",
+    source=f"{_EQUIVARIANCE}; {SEED_004}, 'Positional Encoding' (shuffle the tokens and each output is shuffled the "
+           f"same way)",
     hypotheses=(PERM,),
     derivation=_attention_derivation,
     dimensions=(n, d, d_k, d_v),
@@ -255,8 +262,8 @@ register(Theorem(
     numeric=_numeric(_attention_numeric, "numeric.reference.attention on P X vs P times it on X"),
     plain=(
         r"Permuting the tokens permutes the queries, keys and values. The logit matrix becomes $P L P^\top$, "
-        r"its row-wise softmax $P A P^\top$, and the columns of $A$ meet the permuted values through $P^\top P = I$: the "
-        "output is P times the original output. Self-attention cannot tell where in the sequence a token "
+        r"its row-wise softmax $P A P^\top$, and the columns of $A$ meet the permuted values through $P^\top P = I$: "
+        "the output is P times the original output. Self-attention cannot tell where in the sequence a token "
         "is; it only moves each token's output along with the token."
     ),
     notes=(
@@ -275,7 +282,8 @@ register(Theorem(
 # ------------------------------------------------------------------------------------------ position-wise maps
 def _layernorm_derivation() -> Derivation:
     lhs, rhs = LayerNorm(P * X, gamma, beta, eps), P * LayerNorm(X, gamma, beta, eps)
-    proof = Derivation(entry(lhs, i, j), note=r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ of row $\sigma(i)$ of $X$: the entries coincide")
+    proof = Derivation(entry(lhs, i, j), note=r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ of row "
+                                              r"$\sigma(i)$ of $X$: the entries coincide")
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
 
@@ -303,7 +311,8 @@ register(Theorem(
     numeric=_numeric(_layernorm_numeric, "numeric.reference.layer_norm on P X vs P times it on X"),
     plain=(
         "Layer normalisation standardises each token's vector using that token's own mean and variance; "
-        r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ applied to row $\sigma(i)$ of $X$, which is row $i$ of $P \operatorname{LN}(X)$."
+        r"row $i$ of $\operatorname{LN}(P X)$ is $\operatorname{LN}$ applied to row $\sigma(i)$ of $X$, which is row "
+        r"$i$ of $P \operatorname{LN}(X)$."
     ),
     notes="Batch normalisation, which pools statistics over tokens, would also commute with P (the pooled "
           "statistics are symmetric), but the seeds use layer norm.",
@@ -347,11 +356,13 @@ register(Theorem(
     numeric=_numeric(_mlp_numeric, "numeric.reference.mlp (GELU) on P X vs P times it on X"),
     plain=(
         r"The MLP is applied to each token separately, with the same weights: $\rho(x W_1 + b_1) W_2 + b_2$ for "
-        r"each row $x$. Row $i$ of $\operatorname{MLP}(P X)$ is the MLP of row $\sigma(i)$ of $X$, for any activation $\rho$."
+        r"each row $x$. Row $i$ of $\operatorname{MLP}(P X)$ is the MLP of row $\sigma(i)$ of $X$, for any activation "
+        r"$\rho$."
     ),
     notes=(
-        r"Seed 000 writes $\operatorname{MLP}(x) = W_2 \rho(W_1 x)$ on column vectors ($W_1 \in \mathbb{R}^{4d \times d}$); on the rows of $X$ that "
-        r"is $X W_1^\top$, i.e. our $W_1$ ($d \times r$) is the seed's $W_1$ transposed, $r = 4d$. Biases included here."
+        r"Seed 000 writes $\operatorname{MLP}(x) = W_2 \rho(W_1 x)$ on column vectors ($W_1 \in \mathbb{R}^{4d \times "
+        r"d}$); on the rows of $X$ that is $X W_1^\top$, i.e. our $W_1$ ($d \times r$) is the seed's $W_1$ transposed, "
+        r"$r = 4d$. Biases included here."
     ),
 ))
 
@@ -383,7 +394,8 @@ def _mha_derivation() -> Derivation:
 
 def _mha_instance(size: int) -> Statement:
     Xs = _sym("x", size, 2)
-    wq, wk, wv = (_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"), (_sym(f"v{c}", 2, 1) for c in "ab")
+    wq, wk, wv = ((_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"),
+                  (_sym(f"v{c}", 2, 1) for c in "ab"))
     wq, wk, wv = list(wq), list(wk), list(wv)
     wo = _sym("o", 2, 2)
 
@@ -412,8 +424,9 @@ register(Theorem(
     instances=Instances(_mha_instance, (1, 2, 3), label="n (h = 2 heads, d = 2, all n! permutations)"),
     numeric=_numeric(_mha_numeric, "numeric.reference.multi_head_attention (3 heads) on P X vs P times it on X"),
     plain=(
-        r"Every head is an attention map, hence equivariant; concatenating $P \mathrm{head}_1, \dots, P \mathrm{head}_h$ gives "
-        r"$P$ times the concatenation, and $W_O$ acts on the right. So $\operatorname{MHA}(P X) = P \operatorname{MHA}(X)$ for any number of heads."
+        r"Every head is an attention map, hence equivariant; concatenating $P \mathrm{head}_1, \dots, P "
+        r"\mathrm{head}_h$ gives $P$ times the concatenation, and $W_O$ acts on the right. So $\operatorname{MHA}(P X) "
+        r"= P \operatorname{MHA}(X)$ for any number of heads."
     ),
 ))
 
@@ -464,7 +477,9 @@ def _prenorm_derivation() -> Derivation:
         .eq(sp.MatAdd(step3_Y, sp.MatMul(P, _mlp(_ln(Y, gamma_2, beta_2)))), "apply_theorem",
             theorem="mlp_permutation_equivariant", mapping={X: _ln(Y, gamma_2, beta_2)},
             note=r"$\operatorname{MLP}(P Z) = P \operatorname{MLP}(Z)$ with $Z = \operatorname{LN}_2(Y)$")
-        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity", note=r"$P Y + P \operatorname{MLP}(\operatorname{LN}_2 Y) = P (Y + \operatorname{MLP}(\operatorname{LN}_2 Y))$")
+        .eq(sp.MatMul(P, prenorm_layer(X)), "matrix_distributivity",
+            note=r"$P Y + P \operatorname{MLP}(\operatorname{LN}_2 Y) = P (Y + \operatorname{MLP}(\operatorname{LN}_2 "
+                 r"Y))$")
     )
 
 
@@ -499,11 +514,13 @@ register(Theorem(
     derivation=_prenorm_derivation,
     dimensions=(n, d, d_k, d_v, h, r),
     instances=Instances(_prenorm_instance, (1, 2), label="n (one head, d = 2, all n! permutations)"),
-    numeric=_numeric(_prenorm_numeric, "numeric.reference.pre_norm_layer (2 heads, biases, GELU) on P X vs P times it on X",
+    numeric=_numeric(_prenorm_numeric, "numeric.reference.pre_norm_layer (2 heads, biases, GELU) on P X vs P times it "
+                                       "on X",
                      tol=1e-10),
     plain=(
         "Each sublayer commutes with the permutation and the residual additions are linear, so the whole "
-        r"pre-norm layer $X + \operatorname{MHA}(\operatorname{LN}_1 X)$, then $Y + \operatorname{MLP}(\operatorname{LN}_2 Y)$, commutes with it: permuting the input tokens "
+        r"pre-norm layer $X + \operatorname{MHA}(\operatorname{LN}_1 X)$, then $Y + "
+        r"\operatorname{MLP}(\operatorname{LN}_2 Y)$, commutes with it: permuting the input tokens "
         "permutes the output tokens. Stacking layers keeps this, so without positional information the "
         "whole (unmasked) transformer is equivariant."
     ),

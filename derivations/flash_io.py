@@ -36,7 +36,7 @@ import sympy as sp
 from derivations._beyond import TOPIC, statement_at
 from symattn.complexity import MatMulMACs
 from symattn.derivation import Derivation
-from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, flash_hbm_accesses
+from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, TiledWorkspace, flash_hbm_accesses
 from symattn.statement import Assumption, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
@@ -46,7 +46,8 @@ N, d, M, B_r, B_c = sp.symbols("N d M B_r B_c", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
 
 _DIV = (
-    Assumption("blocks_divide", text="$B_r$ and $B_c$ divide $N$ (the paper rounds up; edge blocks then move fewer rows)"),
+    Assumption("blocks_divide", text="$B_r$ and $B_c$ divide $N$ (the paper rounds up; edge blocks then move fewer "
+                                     "rows)"),
 )
 _M_RANGE = (Assumption("sram_at_least_d", condition=sp.Le(d, M), text=r"$d \le M$"),
             Assumption("sram_at_most_nd", condition=sp.Le(M, N * d), text=r"$M \le N d$"))
@@ -179,7 +180,8 @@ def _hbm_derivation() -> Derivation:
         Derivation(_hbm_statement.lhs)
         .eq((N * d + 2 * N) + sp.Sum(2 * _BC * d + sp.Sum(inner, (i, 1, N / B_r)), (j, 1, N / _BC)),
             "definition", name="flash_hbm",
-            note=r"line 2 initialises $O, \ell, m$; line 6 loads $K_j, V_j$; line 8 loads $Q_i, O_i, \ell_i, m_i$; lines 12-13 write $O_i, \ell_i, m_i$")
+            note=r"line 2 initialises $O, \ell, m$; line 6 loads $K_j, V_j$; line 8 loads $Q_i, O_i, \ell_i, m_i$; "
+                 r"lines 12-13 write $O_i, \ell_i, m_i$")
         .eq(_EXACT, "sum_evaluate", note="$4Nd/M$ outer iterations, $N/B_r$ inner ones")
     )
 
@@ -201,7 +203,8 @@ register(Theorem(
         "queries that reads $Q_i, O_i, \\ell_i, m_i$ and writes $O_i, \\ell_i, m_i$: $3Nd + 4N$. In all "
         "$3Nd + 2N + 12N^2d^2/M + 16N^2d/M$, independent of $B_r$."
     ),
-    notes=r"With $B_c = \lceil M/(4d) \rceil$ and partial edge blocks the count differs only by rounding (`symattn.flash_io.flash_hbm_accesses`).",
+    notes=r"With $B_c = \lceil M/(4d) \rceil$ and partial edge blocks the count differs only by rounding "
+          r"(`symattn.flash_io.flash_hbm_accesses`).",
     topic=TOPIC,
 ))
 
@@ -312,8 +315,6 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ the tiled kernel's memory
-from symattn.flash_io import TiledWorkspace
-
 n_, b_q, b_k = sp.symbols("n b_q b_k", integer=True, positive=True)
 _ws_statement = Statement(TiledWorkspace(n_, d, b_q, b_k), 2 * b_q * b_k + 18 * n_ * d, "<=")
 
@@ -350,7 +351,8 @@ register(Theorem(
     statement=_ws_statement,
     source="extension; the memory claim of seed 000 (Key idea: 'reducing memory to $O(n)$') and seed 002 "
     "('$O(n)$ memory') made precise for `numeric.tiled_attention`",
-    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_), text=r"$b_q \le n$ (the kernel clips blocks to $n$)"),),
+    hypotheses=(Assumption("block_fits", condition=sp.Le(b_q, n_),
+                           text=r"$b_q \le n$ (the kernel clips blocks to $n$)"),),
     derivation=lambda: (
         Derivation(_ws_statement.lhs)
         .eq(3 * n_ * d + 3 * n_ + 2 * b_q * b_k + 4 * b_q * d + 8 * b_q, "definition", name="tiled_workspace",

@@ -45,8 +45,10 @@ from symattn.complexity import (
     kv_cache_bytes,
 )
 from symattn.derivation import Derivation
+from symattn.masks import causal_mask
 from symattn.rules.definitions import define
-from symattn.statement import Assumption, IndexRange, Statement
+from symattn.rules.induction import labelled
+from symattn.statement import Assumption, Equation, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
 GQA_SOURCE = "extension; Ainslie et al. (2023), 'GQA', section 2.2"
@@ -111,7 +113,8 @@ _GQA_HYPS = (
     IndexRange("member", index=r, lower=1, upper=g),
     IndexRange("query", index=i, lower=1, upper=n),
     IndexRange("value_column", index=e, lower=1, upper=D),
-    Assumption("heads", text="$h = g h_{kv}$ query heads of width $d_{head}$; query head $(c-1)g + r$ is member $r$ of group $c$"),
+    Assumption("heads", text="$h = g h_{kv}$ query heads of width $d_{head}$; query head $(c-1)g + r$ is member $r$ of "
+                             "group $c$"),
 )
 
 
@@ -120,7 +123,8 @@ def _gqa_derivation() -> Derivation:
         Derivation(_GQA)
         .eq(_FLOORED, "floor_by_range", value=[c - 1, sp.S.Zero],
             note=r"$\lfloor ((c-1)g + r - 1)/g \rfloor = c - 1$ because $0 \le r - 1 < g$: the repeated head is $c$")
-        .eq(_REPEATED, "definition", name="repeat_kv", note=r"fold: head $m$ of $\operatorname{rep}_g(K)$ is head $\lfloor (m-1)/g \rfloor + 1$ of $K$")
+        .eq(_REPEATED, "definition", name="repeat_kv", note=r"fold: head $m$ of $\operatorname{rep}_g(K)$ is head "
+                                                            r"$\lfloor (m-1)/g \rfloor + 1$ of $K$")
     )
 
 
@@ -179,9 +183,9 @@ register(Theorem(
     ),
     notes=(
         "The identity is about the layout: it holds for the interleaved repetition (head $m$ reads "
-        r"key/value head $\lfloor (m-1)/g \rfloor + 1$). Tiling the key/value heads instead (`np.tile`, head $m$ reads key/value head "
-        r"$((m-1) \bmod h_{kv}) + 1$) pairs the query heads with other key/value heads and is a different "
-        "model unless the checkpoint was trained that way."
+        r"key/value head $\lfloor (m-1)/g \rfloor + 1$). Tiling the key/value heads instead (`np.tile`, head $m$ reads "
+        r"key/value head $((m-1) \bmod h_{kv}) + 1$) pairs the query heads with other key/value heads and is a "
+        "different model unless the checkpoint was trained that way."
     ),
     topic=TOPIC,
 ))
@@ -208,7 +212,8 @@ def _params_derivation() -> Derivation:
     return (
         Derivation(_params_statement.lhs)
         .eq(sp.ImmutableMatrix(unfolded), "definition", name="gqa_param_count",
-            note=r"$W_Q, W_O$ are $d \times d$; $W_K, W_V$ are $d \times h_{kv} d/h$; biases of widths $d$, $h_{kv} d/h$, $h_{kv} d/h$, $d$")
+            note=r"$W_Q, W_O$ are $d \times d$; $W_K, W_V$ are $d \times h_{kv} d/h$; biases of widths $d$, $h_{kv} "
+                 r"d/h$, $h_{kv} d/h$, $d$")
         .eq(_params_statement.rhs, "definition", name="matrix_entries", note=r"an $a \times b$ matrix has $ab$ entries")
     )
 
@@ -258,7 +263,8 @@ register(Theorem(
 # ------------------------------------------------------------------------ KV cache size
 L, T, B = sp.symbols("L T B", integer=True, positive=True)
 _cache_statement = Statement(
-    sp.ImmutableMatrix([KVCacheEntries(L, h_kv, D, T, B), KVCacheEntries(L, h, D, T, B) / KVCacheEntries(L, h_kv, D, T, B)]),
+    sp.ImmutableMatrix([KVCacheEntries(L, h_kv, D, T, B),
+                        KVCacheEntries(L, h, D, T, B) / KVCacheEntries(L, h_kv, D, T, B)]),
     sp.ImmutableMatrix([2 * L * h_kv * D * T * B, h / h_kv]),
 )
 
@@ -272,7 +278,8 @@ def _cache_derivation() -> Derivation:
                                 NumHeadEntries(h, D) / NumHeadEntries(h_kv, D)]),
             "definition", name="kv_cache_entries",
             note="keys and values (2) for every layer, sequence and token; the common factors cancel in the ratio")
-        .eq(_cache_statement.rhs, "definition", name="head_entries", note="$h_{kv}$ heads of width $d_{head}$ per token")
+        .eq(_cache_statement.rhs, "definition", name="head_entries",
+            note="$h_{kv}$ heads of width $d_{head}$ per token")
     )
 
 
@@ -325,9 +332,11 @@ def _cost_derivation() -> Derivation:
     return (
         Derivation(_cost_statement.lhs)
         .eq(sp.ImmutableMatrix([sp.Sum(MatMulMACs(1, D, _t), (_t, 1, n)), RecomputeScoreMACs(n, D)]),
-            "definition", name="decode_macs", note=r"step $t$: the new query ($1 \times d$) against the $t$ cached keys ($d \times t$)")
+            "definition", name="decode_macs", note=r"step $t$: the new query ($1 \times d$) against the $t$ cached "
+                                                   r"keys ($d \times t$)")
         .eq(sp.ImmutableMatrix([sp.Sum(MatMulMACs(1, D, _t), (_t, 1, n)), sp.Sum(MatMulMACs(_t, D, _t), (_t, 1, n))]),
-            "definition", name="recompute_macs", note="without a cache, step $t$ recomputes $t$ queries against $t$ keys")
+            "definition", name="recompute_macs", note="without a cache, step $t$ recomputes $t$ queries against $t$ "
+                                                      "keys")
         .eq(sp.ImmutableMatrix([sp.Sum(_t * D, (_t, 1, n)), sp.Sum(_t**2 * D, (_t, 1, n))]),
             "definition", name="matmul_macs", note=r"$(a \times b)(b \times c)$ costs $abc$")
         .eq(_cost_statement.rhs, "sum_evaluate", note=r"$\sum_t t = n(n+1)/2$, $\sum_t t^2 = n(n+1)(2n+1)/6$")
@@ -378,10 +387,6 @@ register(Theorem(
 
 
 # ------------------------------------------------------------------------ decoding = causal row
-from symattn.masks import causal_mask
-from symattn.rules.induction import labelled
-from symattn.statement import Equation
-
 Tq = sp.Symbol("T", integer=True, positive=True)  # the decoding step (query position)
 tt = sp.Symbol("t", integer=True, positive=True)  # keys absorbed so far (induction variable)
 jk = sp.Symbol("j", integer=True)
@@ -397,9 +402,11 @@ _DECODE_HYPS = (
     Equation("empty_output", lhs=Or[0], rhs=sp.S.Zero),
     Equation("absorb_normaliser", lhs=Lr[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Lr[tt - 1] + sp.exp(sc[tt] - Mr[tt]),
              forall=(tt,)),
-    Equation("absorb_output", lhs=Or[tt], rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt],
+    Equation("absorb_output", lhs=Or[tt],
+             rhs=sp.exp(Mr[tt - 1] - Mr[tt]) * Or[tt - 1] + sp.exp(sc[tt] - Mr[tt]) * vc[tt],
              forall=(tt,)),
-    Assumption("references_real", text="the running references $M_t$ are arbitrary reals (the kernel uses running maxima)"),
+    Assumption("references_real", text="the running references $M_t$ are arbitrary reals (the kernel uses running "
+                                       "maxima)"),
 )
 
 
@@ -427,10 +434,12 @@ def _decode_proof() -> dict:
             "substitute", using=["induction_hypothesis_0", "induction_hypothesis_1"],
             note=r"the state after $t - 1$ keys is that of the keys $1, \dots, t-1$")
         .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]),
-                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk],
+                                       (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
             "sum_linearity", note="$e^{M_{t-1} - M_t} e^{s_j - M_{t-1}} = e^{s_j - M_t}$")
         .eq(sp.ImmutableMatrix([sp.Sum(sp.exp(sc[jk] - Mr[tt]), (jk, 1, tt)),
-                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk], (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
+                                sp.Sum(sp.exp(sc[jk] - Mr[tt]) * vc[jk],
+                                       (jk, 1, tt - 1)) + sp.exp(sc[tt] - Mr[tt]) * vc[tt]]),
             "range_join", at=tt - 1, note=r"key $t$ joins the keys $1, \dots, t-1$")
         .eq(_cached_state(tt, Mr[tt]), "range_join", at=tt - 1, note="the same for the output")
     )
@@ -455,7 +464,8 @@ def _decode_derivation() -> Derivation:
             note="induction on the number $t$ of cached keys absorbed")
         .eq(sp.Sum(sp.exp(sc[jk]) * vc[jk], (jk, 1, Tq)) / sp.Sum(sp.exp(sc[jk]), (jk, 1, Tq)), "sum_linearity",
             note="the factor $e^{-M_T}$ cancels")
-        .eq(_decode_statement.rhs, "mask_restrict", note=r"row $T$ of causal attention keeps exactly the keys $1, \dots, T$")
+        .eq(_decode_statement.rhs, "mask_restrict", note=r"row $T$ of causal attention keeps exactly the keys $1, "
+                                                         r"\dots, T$")
     )
 
 
@@ -499,7 +509,8 @@ register(Theorem(
     id="kv_cache_decode_eq_causal_row",
     title="Decoding with a KV cache gives row $t$ of causal attention, for every $t$",
     statement=_decode_statement,
-    source="extension; Shazeer (2019), section 2.4 (incremental decoding); the online-softmax recurrence of Dao et al. (2022)",
+    source="extension; Shazeer (2019), section 2.4 (incremental decoding); the online-softmax recurrence of Dao et al. "
+           "(2022)",
     hypotheses=_DECODE_HYPS,
     derivation=_decode_derivation,
     dimensions=(n, Tq),

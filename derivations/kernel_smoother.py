@@ -58,7 +58,8 @@ F = sp.IndexedBase("F", real=True)  # phi(k_j)_c
 _SOURCE_NW = "000_ccf06b253f58a07c.txt, Heuristic 'Attention as a kernel smoother'"
 _SOURCE_LINEAR = (
     "000_ccf06b253f58a07c.txt, Heuristic 'Attention as a kernel smoother', 'What this does not say' "
-    r"(linear attention replaces $\kappa$ by a factorisable $\langle \phi(q), \phi(k)\rangle$, cost $O(n^2 d) \to O(n d^2)$)"
+    r"(linear attention replaces $\kappa$ by a factorisable $\langle \phi(q), \phi(k)\rangle$, cost $O(n^2 d) \to O(n "
+    r"d^2)$)"
 )
 
 
@@ -198,7 +199,8 @@ register(
             "so it is not the symmetric, distance-based kernel on one space that kernel smoothing "
             r"assumes. (2) Seed 000 says $\kappa$ 'is positive definite as a function of $(q,k)$ pairs "
             "via the exponential of a linear kernel'. Positive definiteness is a property of a "
-            r"kernel on ONE space $\mathcal{X} \times \mathcal{X}$: for $q$ and $k$ ranging over the same space, $\exp(\langle q, k\rangle/\sqrt{d})$ "
+            r"kernel on ONE space $\mathcal{X} \times \mathcal{X}$: for $q$ and $k$ ranging over the same space, "
+            r"$\exp(\langle q, k\rangle/\sqrt{d})$ "
             "is positive definite (the exponential of the positive-definite linear kernel, by the "
             "Schur product theorem and the power series). For q and k drawn from two different "
             r"spaces (or the same token seen through $W_Q$ versus $W_K$) 'positive definite' is not "
@@ -292,7 +294,8 @@ register(
         title=r"Linear attention: $\phi(Q)(\phi(K)^\top V)$ equals $(\phi(Q) \phi(K)^\top) V$, normalised, row by row",
         statement=Statement(_quadratic(n), _linear(n)),
         source=_SOURCE_LINEAR,
-        hypotheses=(Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top \sum_j \phi(k_j)$ is nonzero"),),
+        hypotheses=(Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top \sum_j "
+                                                   r"\phi(k_j)$ is nonzero"),),
         derivation=lambda: _associativity_derivation(n),
         dimensions=(n, d),
         instances=Instances(lambda size: _explicit_rows(size, False), tuple(range(1, 7)), label="n (d = 2)"),
@@ -381,7 +384,8 @@ def _costs_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="linear_attention_costs",
-        title=r"Multiply-accumulates: $n^2 (d + d_v + 1)$ in the quadratic order, $2 n d (d_v + 1)$ in the linear order",
+        title=r"Multiply-accumulates: $n^2 (d + d_v + 1)$ in the quadratic order, $2 n d (d_v + 1)$ in the linear "
+              r"order",
         statement=Statement(_costs(), _CLOSED),
         source=_SOURCE_LINEAR,
         hypotheses=(Assumption("cost_model", text="a product of p x q and q x r matrices costs p q r "
@@ -394,8 +398,8 @@ register(
         plain=(
             r"Counting multiply-accumulates: the quadratic order forms $n^2$ query-key products of "
             r"length $d$, then $n^2 d_v$ value updates and $n^2$ normaliser additions, $n^2 (d + d_v + 1)$ in "
-            r"all. The linear order forms $\phi(K)^\top V$ and $\phi(K)^\top \mathbf{1}$ once ($n d d_v + n d$) and then "
-            r"applies them to every query ($n d d_v + n d$), $2 n d (d_v + 1)$ in all: linear in $n$, "
+            r"all. The linear order forms $\phi(K)^\top V$ and $\phi(K)^\top \mathbf{1}$ once ($n d d_v + n d$) and "
+            r"then applies them to every query ($n d d_v + n d$), $2 n d (d_v + 1)$ in all: linear in $n$, "
             "quadratic in the width."
         ),
         notes=(
@@ -421,7 +425,8 @@ register(
         source=_SOURCE_LINEAR + "; causal masking from 004_b987b516506401e6.txt, 'The Complete Transformer Block'",
         hypotheses=(
             IndexRange("i_range", index=i, lower=1, upper=n),
-            Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top z_i$ is nonzero"),
+            Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top z_i$ is "
+                                           r"nonzero"),
         ),
         derivation=lambda: _associativity_derivation(i),
         dimensions=(i, d),
@@ -429,8 +434,9 @@ register(
         numeric=_linear_numeric(True),
         plain=(
             r"With a causal mask query $i$ sees keys $1, \dots, i$. In the linear order the only quantities "
-            r"needed are the prefix sums $S_i = \sum_{j \le i} \phi(k_j) v_j^\top$ and $z_i = \sum_{j \le i} \phi(k_j)$: "
-            r"the output is $\phi(q_i)^\top S_i / \phi(q_i)^\top z_i$, the same as masking the $n \times n$ matrix."
+            r"needed are the prefix sums $S_i = \sum_{j \le i} \phi(k_j) v_j^\top$ and $z_i = \sum_{j \le i} "
+            r"\phi(k_j)$: the output is $\phi(q_i)^\top S_i / \phi(q_i)^\top z_i$, the same as masking the $n \times "
+            r"n$ matrix."
         ),
         notes="Query i's row is the non-causal identity with the key range cut at i.",
     )
@@ -480,7 +486,8 @@ def _recurrence_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="causal_linear_attention_state_recurrence",
-        title=r"The prefix sums of causal linear attention obey $S_i = S_{i-1} + \phi(k_i) v_i^\top$, $z_i = z_{i-1} + \phi(k_i)$",
+        title=r"The prefix sums of causal linear attention obey $S_i = S_{i-1} + \phi(k_i) v_i^\top$, $z_i = z_{i-1} + "
+              r"\phi(k_i)$",
         statement=_recurrence_statement(),
         source=_SOURCE_LINEAR,
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),),

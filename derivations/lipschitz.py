@@ -60,7 +60,8 @@ def _abs_sum_derivation(free, bound, total) -> Derivation:
     simplex = f"simplex_{bound}"
     return (
         Derivation(total)
-        .eq(S(1, free - 1, absJ) + S(free, n, absJ), "range_split", at=free - 1, note="before the diagonal, and from it on")
+        .eq(S(1, free - 1, absJ) + S(free, n, absJ), "range_split", at=free - 1,
+            note="before the diagonal, and from it on")
         .eq(S(1, free - 1, absJ) + diag + S(free + 1, n, absJ), "range_split", at=free,
             note="the diagonal term $a(1 - a)$")
         .eq(S(1, free - 1, off) + diag + S(free + 1, n, off), "delta_by_range",
@@ -141,7 +142,8 @@ register(Theorem(
 # ------------------------------------------------------------------------ columns
 kc = sp.Symbol("k", integer=True, positive=True)  # the column
 lc = sp.Symbol("l", integer=True)  # the row, summed
-_col_statement = Statement(sp.Sum(sp.Abs(a[lc] * (sp.KroneckerDelta(lc, kc) - a[kc])), (lc, 1, n)), sp.Rational(1, 2), "<=")
+_col_statement = Statement(sp.Sum(sp.Abs(a[lc] * (sp.KroneckerDelta(lc, kc) - a[kc])), (lc, 1, n)), sp.Rational(1, 2),
+                           "<=")
 
 
 def _col_numeric(seed: int) -> NumericResult:
@@ -165,7 +167,8 @@ register(Theorem(
     derivation=lambda: _abs_sum_derivation(kc, lc, _col_statement.lhs),
     dimensions=(n,),
     numeric=_col_numeric,
-    plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k) \\le 1/2$ ($J$ is symmetric).",
+    plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k) \\le 1/2$ ($J$ is "
+          "symmetric).",
     topic=TOPIC,
 ))
 
@@ -206,7 +209,8 @@ register(Theorem(
     id="dot_product_self_attention_not_lipschitz",
     title=r"Dot-product self-attention is not Lipschitz: at $X = (t, 0)$, $\partial f_2 / \partial x_2 = t^2/4 + 1/2$",
     statement=_notlip_statement,
-    source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and its proof",
+    source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and "
+           "its proof",
     derivation=lambda: (
         Derivation(_notlip_statement.lhs)
         .eq(sp.Subs(sp.diff(_f(2), x2), (x1, x2), (t, 0)), "differentiate", note="quotient and chain rules")
@@ -257,11 +261,13 @@ def _op_derivation() -> Derivation:
     weighted = sp.Sum(absJ * vv[jp] ** 2, (jp, 1, n))
     summand = (
         Derivation(sp.Sum(_Jp * vv[jp], (jp, 1, n)) ** 2)
-        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality", note=r"$|\sum| \le \sum |\cdot|$, squared")
+        .le(sp.Sum(absJ * sp.Abs(vv[jp]), (jp, 1, n)) ** 2, "triangle_inequality",
+            note=r"$|\sum| \le \sum |\cdot|$, squared")
         .le(row_abs * weighted, "weighted_cauchy_schwarz", weight=absJ, values=sp.Abs(vv[jp]),
             note=r"Cauchy-Schwarz with $\sqrt{|J_{ij}|}$ and $\sqrt{|J_{ij}|}\, |v_j|$")
         .le(sp.Rational(1, 2) * weighted, "monotone_step", at=row_abs,
-            proof=Derivation(row_abs).le(sp.Rational(1, 2), "apply_theorem", theorem="softmax_jacobian_inf_norm_le_half"),
+            proof=Derivation(row_abs).le(sp.Rational(1, 2), "apply_theorem",
+                                         theorem="softmax_jacobian_inf_norm_le_half"),
             note="the row sums of $|J|$ are at most $1/2$")
     )
     col_abs = sp.Sum(sp.Abs(a[i] * (sp.KroneckerDelta(i, jp) - a[jp])), (i, 1, n))
@@ -280,7 +286,8 @@ def _op_derivation() -> Derivation:
             note="$1/2$ leaves the sum")
         .eq(sp.Rational(1, 2) * sp.Sum(sp.Sum(absJ * vv[jp] ** 2, (i, 1, n)), (jp, 1, n)), "sum_interchange",
             note="sum over the columns outside")
-        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity", note="$v_j^2$ leaves the inner sum")
+        .eq(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), "sum_linearity",
+            note="$v_j^2$ leaves the inner sum")
         .le(sp.Rational(1, 2) * sp.Sum(vv[jp] ** 2 * sp.Rational(1, 2), (jp, 1, n)), "monotone_step",
             at=sp.Sum(vv[jp] ** 2 * col_abs, (jp, 1, n)), proof=column, note="column by column")
         .eq(_op_statement.rhs, "sum_linearity", note="collect")
@@ -298,10 +305,10 @@ register(Theorem(
     dimensions=(n,),
     numeric=_op_numeric,
     plain=(
-        "Row by row, $(\\sum_j J_{ij} v_j)^2 \\le (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) \\le \\frac12 \\sum_j |J_{ij}| v_j^2$ "
-        "(Cauchy-Schwarz with the weights $|J_{ij}|$, then the row sums of $|J|$). Summing over $i$ and using the "
-        "column sums, $\\|Jv\\|^2 \\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean norm (the Schur "
-        "test), and $1/2$ is attained at $a = (1/2, 1/2)$, $v = (1, -1)$."
+        "Row by row, $(\\sum_j J_{ij} v_j)^2 \\le (\\sum_j |J_{ij}|)(\\sum_j |J_{ij}| v_j^2) \\le \\frac12 \\sum_j "
+        "|J_{ij}| v_j^2$ (Cauchy-Schwarz with the weights $|J_{ij}|$, then the row sums of $|J|$). Summing over $i$ "
+        "and using the column sums, $\\|Jv\\|^2 \\le \\frac14 \\|v\\|^2$: softmax is $1/2$-Lipschitz in the Euclidean "
+        "norm (the Schur test), and $1/2$ is attained at $a = (1/2, 1/2)$, $v = (1, -1)$."
     ),
     topic=TOPIC,
 ))

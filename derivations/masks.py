@@ -71,9 +71,11 @@ def _causal_derivation() -> Derivation:
         Derivation(_causal_statement.lhs)
         .eq(sp.ImmutableMatrix([sp.Sum(sp.Sum(1, (j, 1, i)), (i, 1, n)),
                                 sp.Sum(sp.Sum(1, (j, 1, i + n_k - n_q)), (i, 1, n_q))]),
-            "mask_restrict", note=r"query $i$ keeps the keys $1, \dots, i$ (top-left), $1, \dots, i + n_k - n_q$ (bottom-right); "
+            "mask_restrict", note=r"query $i$ keeps the keys $1, \dots, i$ (top-left), $1, \dots, i + n_k - n_q$ "
+                                  r"(bottom-right); "
             r"$i \le n_q$ and $n_q \le n_k$ make these ends the binding ones")
-        .eq(_causal_statement.rhs, "sum_evaluate", note=r"$\sum_i i = n(n+1)/2$; $\sum_i (i + n_k - n_q) = n_q n_k - n_q(n_q-1)/2$")
+        .eq(_causal_statement.rhs, "sum_evaluate", note=r"$\sum_i i = n(n+1)/2$; $\sum_i (i + n_k - n_q) = n_q n_k - "
+                                                        r"n_q(n_q-1)/2$")
     )
 
 
@@ -88,7 +90,7 @@ def _pairs_numeric(seed: int) -> NumericResult:
         for nk in range(nq, 11):
             top_left = _count_mask(nq, nq, lambda a, b: np.tril(np.ones_like(a, bool)))
             # bottom-right: torch's tril with diagonal n_k - n_q
-            bottom_right = _count_mask(nq, nk, lambda a, b: np.tril(np.ones_like(a, bool), k=nk - nq))
+            bottom_right = _count_mask(nq, nk, lambda a, b, nk=nk, nq=nq: np.tril(np.ones_like(a, bool), k=nk - nq))
             if (top_left, bottom_right) != (score_pairs(nq, causal=True), score_pairs(nq, nk, causal=True)):
                 bad = f"n_q = {nq}, n_k = {nk}: counted {(top_left, bottom_right)}"
             samples += 1
@@ -144,7 +146,7 @@ def _window_numeric(seed: int) -> NumericResult:
     bad, samples = None, 0
     for nn in range(1, 13):
         for ww in range(1, nn + 1):
-            counted = _count_mask(nn, nn, lambda a, b: (b <= a) & (b >= a - ww + 1))
+            counted = _count_mask(nn, nn, lambda a, b, ww=ww: (b <= a) & (b >= a - ww + 1))
             if counted != score_pairs(nn, window=ww):
                 bad = f"n = {nn}, w = {ww}: counted {counted}"
             samples += 1
@@ -217,7 +219,8 @@ register(Theorem(
     hypotheses=(_I_RANGE, IndexRange("window_length", index=w, lower=1, upper=n)),
     derivation=lambda: Derivation(_band_statement.lhs).eq(
         _band_statement.rhs, "mask_restrict",
-        note=r"masked terms contribute nothing to either sum; the band ends at key $i \le n$ and starts at $\max(1, i-w+1)$"),
+        note=r"masked terms contribute nothing to either sum; the band ends at key $i \le n$ and starts at $\max(1, "
+             r"i-w+1)$"),
     dimensions=(n, w),
     instances=Instances(statement_at(_band_statement, lambda z: {n: 4, w: 2, i: z}), (1, 2, 3, 4),
                         label="i (n = 4, w = 2)"),
@@ -242,7 +245,7 @@ def _window_causal_numeric(seed: int) -> NumericResult:
         scores, vals = rng.normal(size=(nn, nn)), rng.normal(size=nn)
         a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")
 
-        def attend(keep):
+        def attend(keep, scores=scores, vals=vals):
             x = np.where(keep, scores, -np.inf)
             p = np.exp(x - x.max(1, keepdims=True))
             return (p @ vals) / p.sum(1)
@@ -264,11 +267,13 @@ register(Theorem(
     hypotheses=(_I_RANGE, Assumption("window_covers", condition=sp.Le(n, w), text=r"$w \ge n$")),
     derivation=lambda: (
         Derivation(_unbounded_statement.lhs)
-        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict", note=r"$i - w + 1 \le 1$ when $w \ge n \ge i$: the window starts at key $1$")
+        .eq(_row(lambda jj: s[i, jj], 1, i), "mask_restrict",
+            note=r"$i - w + 1 \le 1$ when $w \ge n \ge i$: the window starts at key $1$")
         .eq(_unbounded_statement.rhs, "mask_restrict", note=r"the causal mask keeps the same keys $1, \dots, i$")
     ),
     dimensions=(n, w),
-    instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}), (0, 1, 2, 3, 4),
+    instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}),
+                        (0, 1, 2, 3, 4),
                         label="(i, w) in {1, 2, 3} x {3, 4}, n = 3"),
     numeric=lambda seed: _window_causal_numeric(seed),
     plain=(
@@ -314,7 +319,7 @@ def _alibi_numeric(seed: int) -> NumericResult:
         a, b = np.meshgrid(np.arange(nn), np.arange(nn), indexing="ij")  # (n, n) query, key positions
         causal = b <= a
 
-        def attend(bias):
+        def attend(bias, causal=causal, scores=scores, vals=vals):
             x = np.where(causal, scores + bias, -np.inf)
             p = np.exp(x - x.max(1, keepdims=True))
             return (p / p.sum(1, keepdims=True)) @ vals
@@ -402,7 +407,8 @@ register(Theorem(
     id="alibi_slopes_geometric",
     title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence of ratio $2^{-8/h}$ starting at $2^{-8/h}$",
     statement=_slopes_statement,
-    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at $2^{-8/n}$')",
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at "
+           "$2^{-8/n}$')",
     hypotheses=(IndexRange("head", index=kk, lower=1, upper=h - 1),),
     derivation=lambda: (
         Derivation(_slopes_statement.lhs)
@@ -418,6 +424,7 @@ register(Theorem(
         "ALiBi gives head $k$ of $h$ the slope $m_k = 2^{-8k/h}$. Consecutive slopes have the ratio "
         "$2^{-8/h}$ and the first is $2^{-8/h}$: for 8 heads, $1/2, 1/4, \\dots, 1/256$."
     ),
-    notes="For $h$ not a power of $2$ the reference code interleaves two such sequences; the statement is for the formula $2^{-8k/h}$.",
+    notes="For $h$ not a power of $2$ the reference code interleaves two such sequences; the statement is for the "
+          "formula $2^{-8k/h}$.",
     topic=TOPIC,
 ))

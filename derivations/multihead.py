@@ -77,7 +77,8 @@ def _concat_eq_sum_base(F, G) -> Derivation:
     one = sp.S.One
     return (
         Derivation(Concat(F, one) * Stack(G, one))
-        .eq(F(one) * G(one), "peel_last_block", note=r"one block: $\operatorname{Concat}(F_1) = F_1$ and $\operatorname{Stack}(G_1) = G_1$")
+        .eq(F(one) * G(one), "peel_last_block", note=r"one block: $\operatorname{Concat}(F_1) = F_1$ and "
+                                                     r"$\operatorname{Stack}(G_1) = G_1$")
         .eq(MatSum(F(m) * G(m), (m, 1, 1)), "peel_last_block", note="a sum with one term")
     )
 
@@ -89,7 +90,8 @@ def _concat_eq_sum_step(F, G) -> Derivation:
         .eq(sp.MatMul(HConcat(Concat(F, h), F(k)), VStack(Stack(G, h), G(k))), "peel_last_block",
             note=r"split off the last head and the last row block of $W_O$")
         .eq(sp.MatAdd(sp.MatMul(Concat(F, h), Stack(G, h)), sp.MatMul(F(k), G(k))), "block_matrix_product",
-            note=r"$[A_1 \ A_2] \begin{bmatrix} B_1 \\ B_2 \end{bmatrix} = A_1 B_1 + A_2 B_2$: inner dimensions $h d_v$ and $d_v$ match")
+            note=r"$[A_1 \ A_2] \begin{bmatrix} B_1 \\ B_2 \end{bmatrix} = A_1 B_1 + A_2 B_2$: inner dimensions $h "
+                 r"d_v$ and $d_v$ match")
         .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k), G(k))), "substitute",
             using="induction_hypothesis", note="the statement for h heads")
         .eq(MatSum(F(m) * G(m), (m, 1, k)), "peel_last_block", note="the last term joins the sum")
@@ -101,7 +103,8 @@ def _mha_sum_of_heads_derivation() -> Derivation:
     per_head = MatSum(sp.MatMul(HEAD(m), OUT(m)), (m, 1, h))
     return (
         Derivation(MHA_X)
-        .eq(concat, "definition", name="mha", note=r"$\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$")
+        .eq(concat, "definition", name="mha", note=r"$\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, "
+                                                   r"\dots, \mathrm{head}_h) W_O$")
         .eq(per_head, "induction", on=h, base=_concat_eq_sum_base(HEAD, OUT), step=_concat_eq_sum_step(HEAD, OUT),
             note="block product, for every number of heads h")
         .eq(MatSum(sp.MatMul(Attention(X * WQ(m), X * WK(m), X * WV(m)).expanded(), WO(m)), (m, 1, h)),
@@ -174,8 +177,8 @@ register(Theorem(
     notes=(
         r"Proved for any width $d$, head widths $d_k$ and $d_v$ and any number of heads $h$ (no relation between "
         r"them is needed); the texts' choice $d_k = d_v = d/h$ is a special case. Biases are omitted, as in "
-        r"seed 000; with a value bias $b_V^m$ the term becomes $A^m (X W_V^m + \mathbf{1} b_V^m) W_O^m$ and $b_O$ is added once "
-        "(numeric.reference.mha_sum_of_heads)."
+        r"seed 000; with a value bias $b_V^m$ the term becomes $A^m (X W_V^m + \mathbf{1} b_V^m) W_O^m$ and $b_O$ is "
+        "added once (numeric.reference.mha_sum_of_heads)."
     ),
 ))
 
@@ -261,8 +264,8 @@ register(Theorem(
     instances=Instances(_rank_instance("vo", "<="), (1, 2, 3, 4, 5, 6), label="h"),
     numeric=_rank_numeric("vo"),
     plain=(
-        r"$W_V^m$ is $d \times d/h$ and $W_O^m$ is $d/h \times d$, so their $d \times d$ product maps through a space of dimension "
-        "d/h and its rank is at most d/h. Each head therefore writes into the output through a "
+        r"$W_V^m$ is $d \times d/h$ and $W_O^m$ is $d/h \times d$, so their $d \times d$ product maps through a space "
+        "of dimension d/h and its rank is at most d/h. Each head therefore writes into the output through a "
         "low-rank channel, however large d is."
     ),
     notes="The bound is attained for generic weights: see mha_head_rank_attained.",
@@ -296,19 +299,23 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
         id=thm_id,
         title=title,
         statement=Statement(Rank(product), w, "="),
-        source=f"{SEED_000}, Key idea after 'Multi-head attention is a sum of low-rank attention maps' (extension: tightness)",
+        source=f"{SEED_000}, Key idea after 'Multi-head attention is a sum of low-rank attention maps' (extension: "
+               f"tightness)",
         target="proved-for-instances",
-        hypotheses=(_DIVIDES, Assumption("generic", text="the weights are generic (outside a proper algebraic subset)")),
+        hypotheses=(_DIVIDES, Assumption("generic", text="the weights are generic (outside a proper algebraic "
+                                                         "subset)")),
         instances=Instances(_rank_instance(kind, "="), (1, 2, 3, 4, 5, 6), label="h (head width 2)",
                             at=_rank_witness(kind)),
         numeric=_rank_numeric(kind),
         plain=(
             f"The bound of {bound_id} cannot be improved: for generic weights the rank is exactly d/h. "
             "At each concrete size one integer instance of full rank d/h is exhibited and its rank computed "
-            r"exactly; since '$\operatorname{rank} \ge r$' means some $r \times r$ minor, a polynomial in the weights, is non-zero, one "
-            "such instance shows the minor is a non-zero polynomial, hence non-zero for generic weights."
+            r"exactly; since '$\operatorname{rank} \ge r$' means some $r \times r$ minor, a polynomial in the weights, "
+            "is non-zero, one such instance shows the minor is a non-zero polynomial, hence non-zero for generic "
+            "weights."
         ),
-        notes=r"Shown at concrete sizes only ($h = 1, \dots, 6$ heads of width $2$); no symbolic proof for every $d$, $h$.",
+        notes=r"Shown at concrete sizes only ($h = 1, \dots, 6$ heads of width $2$); no symbolic proof for every $d$, "
+              r"$h$.",
     ))
 
 
@@ -376,8 +383,8 @@ register(Theorem(
     ),
     notes=(
         "Weights only. With biases both sides gain 4d (3h d/h + d), as seed 004's Worked Example 2 counts: "
-        r"$4 \cdot 512^2 + 4 \cdot 512 = 1{,}050{,}624$ (see mha_param_count_with_bias). Seed 000's 'the total parameter "
-        "count is the same' is right for the projections; the heads do differ in what they can express "
+        r"$4 \cdot 512^2 + 4 \cdot 512 = 1{,}050{,}624$ (see mha_param_count_with_bias). Seed 000's 'the total "
+        "parameter count is the same' is right for the projections; the heads do differ in what they can express "
         "(h bilinear forms of rank d/h instead of one of rank d)."
     ),
 ))

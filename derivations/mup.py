@@ -98,14 +98,16 @@ _mean_statement = Statement(Expectation(_logit), d * rho * sigma**2)
 
 register(Theorem(
     id="correlated_logit_mean",
-    title=r"If each $(q_i, k_i)$ has covariance $\rho \sigma^2$, the logit has mean $d \rho \sigma^2$: it grows like $d$",
+    title=r"If each $(q_i, k_i)$ has covariance $\rho \sigma^2$, the logit has mean $d \rho \sigma^2$: it grows like "
+          r"$d$",
     statement=_mean_statement,
     source=SOURCE,
     hypotheses=_hyps(False),
     derivation=lambda: (
         Derivation(_mean_statement.lhs)
         .eq(sp.Sum(Expectation(q[i] * k[i]), (i, 1, d)), "linearity_of_expectation", note="a finite sum")
-        .eq(sp.Sum(rho * sigma**2, (i, 1, d)), "pair_moment", note=r"$\mathbb{E}[q_i k_i] = \operatorname{Cov}(q_i, k_i) = \rho \sigma^2$ (means $0$)")
+        .eq(sp.Sum(rho * sigma**2, (i, 1, d)), "pair_moment",
+            note=r"$\mathbb{E}[q_i k_i] = \operatorname{Cov}(q_i, k_i) = \rho \sigma^2$ (means $0$)")
         .eq(d * rho * sigma**2, "sum_evaluate", note="$d$ equal terms")
     ),
     dimensions=(d,),
@@ -113,10 +115,10 @@ register(Theorem(
     numeric=_monte_carlo("mean"),
     plain=(
         "If the entries of $q$ and $k$ have mean 0 and variance $\\sigma^2$ and each pair $(q_i, k_i)$ has "
-        "covariance $\\rho\\sigma^2$, independently across $i$, then $\\mathbb{E}\\langle q, k\\rangle = d\\rho\\sigma^2$. "
-        "Its fluctuations grow like $\\sqrt d$ (`correlated_logit_variance`), so once queries and keys align "
-        "the mean dominates: $\\langle q, k\\rangle/\\sqrt d$ has mean $\\sqrt d \\rho\\sigma^2$, unbounded in the "
-        "width, while $\\langle q, k\\rangle/d$ stays $O(1)$. That is why muP scales attention by $1/d$."
+        "covariance $\\rho\\sigma^2$, independently across $i$, then $\\mathbb{E}\\langle q, k\\rangle = "
+        "d\\rho\\sigma^2$. Its fluctuations grow like $\\sqrt d$ (`correlated_logit_variance`), so once queries and "
+        "keys align the mean dominates: $\\langle q, k\\rangle/\\sqrt d$ has mean $\\sqrt d \\rho\\sigma^2$, unbounded "
+        "in the width, while $\\langle q, k\\rangle/d$ stays $O(1)$. That is why muP scales attention by $1/d$."
     ),
     notes="Only the covariance of each pair and linearity are used; no independence between $q$ and $k$ is assumed.",
     topic=TOPIC,
@@ -132,11 +134,13 @@ register(Theorem(
     hypotheses=_hyps(True),
     derivation=lambda: (
         Derivation(_var_statement.lhs)
-        .eq(sp.Sum(Variance(q[i] * k[i]), (i, 1, d)), "variance_of_pair_sum", note="the pairs are independent across $i$")
+        .eq(sp.Sum(Variance(q[i] * k[i]), (i, 1, d)), "variance_of_pair_sum",
+            note="the pairs are independent across $i$")
         .eq(sp.Sum(Expectation((q[i] * k[i]) ** 2) - Expectation(q[i] * k[i]) ** 2, (i, 1, d)), "variance_definition",
             note=r"$\operatorname{Var} X = \mathbb{E}[X^2] - \mathbb{E}[X]^2$")
         .eq(sp.Sum(_M22 - rho**2 * sigma**4, (i, 1, d)), "pair_moment",
-            note=r"$\mathbb{E}[q_i^2 k_i^2] = \sigma^4 (1 + 2 \rho^2)$ (Isserlis), $\mathbb{E}[q_i k_i] = \rho \sigma^2$")
+            note=r"$\mathbb{E}[q_i^2 k_i^2] = \sigma^4 (1 + 2 \rho^2)$ (Isserlis), $\mathbb{E}[q_i k_i] = \rho "
+                 r"\sigma^2$")
         .eq(d * sigma**4 * (1 + rho**2), "sum_evaluate", note="$d$ equal terms")
     ),
     dimensions=(d,),
@@ -147,6 +151,7 @@ register(Theorem(
         "has variance $\\sigma^4(1 + \\rho^2)$ and the logit $d\\sigma^4(1 + \\rho^2)$: the standard deviation "
         "grows like $\\sqrt d$ while the mean grows like $d$."
     ),
-    notes=r"The Gaussian mixed moment enters as a declared moment of the hypothesis; for other laws the variance is $d(\mathbb{E}[q_i^2 k_i^2] - \rho^2 \sigma^4)$.",
+    notes=r"The Gaussian mixed moment enters as a declared moment of the hypothesis; for other laws the variance is "
+          r"$d(\mathbb{E}[q_i^2 k_i^2] - \rho^2 \sigma^4)$.",
     topic=TOPIC,
 ))

@@ -47,8 +47,8 @@ import numpy as np
 import sympy as sp
 
 from symattn.derivation import Derivation
-from symattn.rules.induction import labelled
 from symattn.online_softmax import SoftmaxState, TileEnd, merge, state
+from symattn.rules.induction import labelled
 from symattn.softmax import Softmax
 from symattn.statement import Assumption, Equation, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
@@ -287,7 +287,8 @@ def tiling_hypotheses(widths: sp.IndexedBase) -> tuple:
         Equation("recurrence_normaliser", lhs=L[t], rhs=step.l, forall=(t,)),
         Equation("recurrence_output", lhs=O[t], rhs=step.o, forall=(t,)),
         Assumption("references_real", text=r"the references $M_t, \mu_t$ are arbitrary real numbers"),
-        Assumption("tile_widths", text=r"tile widths $w_t$ are nonnegative integers; $\operatorname{end}(t) = w_1 + \dots + w_t$"),
+        Assumption("tile_widths", text=r"tile widths $w_t$ are nonnegative integers; $\operatorname{end}(t) = w_1 + "
+                                       r"\dots + w_t$"),
     )
 
 
@@ -403,8 +404,9 @@ register(
         plain=(
             r"Cut the keys $1, \dots, N$, in order, into $T$ tiles of any widths (empty tiles allowed). Start "
             "with $l = o = 0$ and absorb the tiles one by one: rescale the running sums by "
-            r"$e^{M_{\mathrm{old}} - M_{\mathrm{new}}}$ and add the tile's own sums rescaled by $e^{\mu_t - M_{\mathrm{new}}}$. After "
-            r"the last tile, $(l, o)$ is exactly $(\sum_j e^{s_j - M_T}, \sum_j e^{s_j - M_T} v_j)$ over "
+            r"$e^{M_{\mathrm{old}} - M_{\mathrm{new}}}$ and add the tile's own sums rescaled by $e^{\mu_t - "
+            r"M_{\mathrm{new}}}$. After the last tile, $(l, o)$ is exactly $(\sum_j e^{s_j - M_T}, \sum_j e^{s_j - "
+            r"M_T} v_j)$ over "
             "all keys. The proof is an induction on the number of tiles whose step is the merge "
             "theorem."
         ),

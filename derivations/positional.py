@@ -80,7 +80,8 @@ def _shift_derivation() -> Derivation:
     return (
         Derivation(PairOf(PE(p + delta), m))
         .eq(sp.ImmutableMatrix([sp.sin(wp + wd), sp.cos(wp + wd)]), "definition", name="pair",
-            note=r"$PE(p + \Delta)_{2m} = \sin(\omega_m (p + \Delta))$, $PE(p + \Delta)_{2m+1} = \cos(\omega_m (p + \Delta))$")
+            note=r"$PE(p + \Delta)_{2m} = \sin(\omega_m (p + \Delta))$, $PE(p + \Delta)_{2m+1} = \cos(\omega_m (p + "
+                 r"\Delta))$")
         .eq(sp.ImmutableMatrix([sp.sin(wp) * sp.cos(wd) + sp.cos(wp) * sp.sin(wd),
                                 sp.cos(wp) * sp.cos(wd) - sp.sin(wp) * sp.sin(wd)]), "trig_identity",
             note="sin(a + b) = sin a cos b + cos a sin b, cos(a + b) = cos a cos b - sin a sin b")
@@ -110,7 +111,8 @@ def _shift_numeric(seed: int) -> NumericResult:
             c, s = np.cos(w * shift), np.sin(w * shift)  # (d/2,)
             pred_sin = c * table[pos, 0::2] + s * table[pos, 1::2]
             pred_cos = -s * table[pos, 0::2] + c * table[pos, 1::2]
-            worst = max(worst, _max_abs(pred_sin - table[pos + shift, 0::2]), _max_abs(pred_cos - table[pos + shift, 1::2]))
+            worst = max(worst, _max_abs(pred_sin - table[pos + shift, 0::2]),
+                        _max_abs(pred_cos - table[pos + shift, 1::2]))
             samples += 1
     # real positions: the symbolic statement lambdified at d = 6
     st = _shift_instance(6)
@@ -140,7 +142,8 @@ sinusoidal_shift_is_rotation = register(
         plain=(
             r"Take the two coordinates of the positional encoding that share a frequency $\omega_m$: "
             r"$(\sin \omega_m p, \cos \omega_m p)$. Moving to position $p + \Delta$ multiplies this pair by the matrix "
-            r"$\begin{pmatrix} \cos \omega_m \Delta & \sin \omega_m \Delta \\ -\sin \omega_m \Delta & \cos \omega_m \Delta \end{pmatrix}$, which depends "
+            r"$\begin{pmatrix} \cos \omega_m \Delta & \sin \omega_m \Delta \\ -\sin \omega_m \Delta & \cos \omega_m "
+            r"\Delta \end{pmatrix}$, which depends "
             "on the shift Delta but not on p. So a fixed linear map can move any encoding by Delta positions."
         ),
         notes=(
@@ -179,7 +182,8 @@ def _shift_matrix_numeric(seed: int) -> NumericResult:
 shift_matrix_eq_rotation_neg = register(
     Theorem(
         id="shift_matrix_eq_rotation_neg",
-        title=r"The seed's shift matrix is the clockwise rotation: $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x \end{pmatrix} = R(-x)$",
+        title=r"The seed's shift matrix is the clockwise rotation: $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos "
+              r"x \end{pmatrix} = R(-x)$",
         statement=Statement(_seed_matrix(x), Rotation(-x)),
         source=f"{SEED0} (orientation of the displayed matrix)",
         kind="theorem",
@@ -189,7 +193,8 @@ shift_matrix_eq_rotation_neg = register(
                             tuple(range(0, 8)), label="n (x = n pi/6)"),
         numeric=_shift_matrix_numeric,
         plain=(
-            r"The matrix in the seed's shift identity, $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x \end{pmatrix}$, is a rotation by $-x$: "
+            r"The matrix in the seed's shift identity, $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x "
+            r"\end{pmatrix}$, is a rotation by $-x$: "
             "it turns the plane clockwise. With $R(t)$ the counter-clockwise rotation used for RoPE, it is $R(-x)$."
         ),
     )
@@ -200,7 +205,8 @@ shift_matrix_eq_rotation_neg = register(
 def _at_zero_derivation() -> Derivation:
     return (
         Derivation(PairOf(PE(0), m))
-        .eq(sp.ImmutableMatrix([sp.sin(0 * omega, evaluate=False), sp.cos(0 * omega, evaluate=False)]), "definition", name="pair",
+        .eq(sp.ImmutableMatrix([sp.sin(0 * omega, evaluate=False), sp.cos(0 * omega, evaluate=False)]), "definition",
+            name="pair",
             note="PE(0)_(2m) = sin(0), PE(0)_(2m+1) = cos(0)")
         .eq(sp.ImmutableMatrix([0, 1]), "algebra", note="sin 0 = 0, cos 0 = 1")
     )
@@ -216,7 +222,8 @@ def _at_zero_numeric(seed: int) -> NumericResult:
         row = sinusoidal_numeric(1, d)[0]
         worst = max(worst, _max_abs(row - np.tile([0.0, 1.0], d // 2)))
         samples += 1
-    return NumericResult(worst == 0.0, samples, seed, worst, 0.0, "numeric.rope.sinusoidal_encoding(1, d)[0] == (0, 1, ..., 0, 1) for every even d <= 512")
+    return NumericResult(worst == 0.0, samples, seed, worst, 0.0,
+                         "numeric.rope.sinusoidal_encoding(1, d)[0] == (0, 1, ..., 0, 1) for every even d <= 512")
 
 
 sinusoidal_at_zero = register(
@@ -231,7 +238,8 @@ sinusoidal_at_zero = register(
         dimensions=(B,),
         instances=Instances(_at_zero_instance, (2, 4, 6, 8), label="d"),
         numeric=_at_zero_numeric,
-        plain=r"The encoding of the first position is $(0, 1, 0, 1, \dots)$: $\sin 0 = 0$ in the even slots, $\cos 0 = 1$ in the odd ones.",
+        plain=r"The encoding of the first position is $(0, 1, 0, 1, \dots)$: $\sin 0 = 0$ in the even slots, $\cos 0 = "
+              r"1$ in the odd ones.",
         notes=(
             "Seed 004's formula is indexed by position 'pos' starting at 0; with 1-based positions the first "
             "token would get sin(1), cos(1), ... instead. PE(0) is not the zero vector: the first token's "
@@ -283,7 +291,8 @@ def _dot_numeric(seed: int) -> NumericResult:
 sinusoidal_dot_depends_on_offset = register(
     Theorem(
         id="sinusoidal_dot_depends_on_offset",
-        title=r"$\langle PE(p), PE(p + \Delta)\rangle = \sum_m \cos(\omega_m \Delta)$: the similarity of two encodings depends only on their offset",
+        title=r"$\langle PE(p), PE(p + \Delta)\rangle = \sum_m \cos(\omega_m \Delta)$: the similarity of two encodings "
+              r"depends only on their offset",
         statement=Statement(Inner(PE(p), PE(p + delta)), sp.Sum(sp.cos(sp.expand(omega * delta)), (m, 0, B - 1))),
         source=f"extension (a classical consequence of {SEED0})",
         kind="theorem",

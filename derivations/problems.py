@@ -230,7 +230,8 @@ def _grad_numeric(seed: int) -> NumericResult:
         samples += 1
     tol = 1e-6
     return NumericResult(ok=worst <= tol, samples=samples, seed=seed, max_error=worst, tolerance=tol,
-                         detail="central finite differences (step 1e-6) and numeric.attention_backward vs the chain formula")
+                         detail="central finite differences (step 1e-6) and numeric.attention_backward vs the chain "
+                                "formula")
 
 
 # -- the general derivation, entry by entry, for symbolic n, d_k, d_v --------------------------------
@@ -324,32 +325,39 @@ def _grad_derivation() -> Derivation:
         .eq(sp.Derivative(_loss(_weight_explicit), _Qi[_p, _q]), "definition", name="attention_score",
             note=r"unfold $S_{ij} = \sum_t Q_{it} K_{jt} / \sqrt{d_k}$")
         .eq(quotient, "differentiate",
-            note=r"quotient rule; $\partial S_{ir} / \partial Q_{pq} = \sum_t \delta_{ip} \delta_{qt} K_{rt} / \sqrt{d_k}$ (SymPy's derivative)")
+            note=r"quotient rule; $\partial S_{ir} / \partial Q_{pq} = \sum_t \delta_{ip} \delta_{qt} K_{rt} / "
+                 r"\sqrt{d_k}$ (SymPy's derivative)")
         .eq(_chain(_weight_explicit), "sum_linearity", note=r"$1/Z_i$ and $1/\sqrt{d_k}$ move into the sum over $r$")
         .eq(_chain(_weight_scores), "definition", name="attention_score",
             note=r"fold the scores back (the derivatives $\partial S_{ir} / \partial Q_{pq}$ stay written out)")
         .eq(_chain(_weight), "definition", name="softmax",
-            note=r"fold $\exp(S_{ij})/Z_i$ back to $A_{ij}$: the softmax Jacobian $A_{ij} (\delta_{jl} - A_{il})$ appears")
+            note=r"fold $\exp(S_{ij})/Z_i$ back to $A_{ij}$: the softmax Jacobian $A_{ij} (\delta_{jl} - A_{il})$ "
+                 r"appears")
         .eq(contracted_t, "kronecker_delta_contraction", note=r"the sum over $t$: $q$ lies in $1, \dots, d_k$")
         .eq(delta_out, "sum_linearity", note=r"$\delta_{ip}$ and $1/\sqrt{d_k}$ leave the sums over $c, j, l$")
-        .eq(row_p, "kronecker_delta_contraction", note=r"the sum over $i$: $p$ lies in $1, \dots, n$; only row $p$ of $Q$ matters")
+        .eq(row_p, "kronecker_delta_contraction", note=r"the sum over $i$: $p$ lies in $1, \dots, n$; only row $p$ of "
+                                                       r"$Q$ matters")
         .eq(distributed, "sum_linearity", note="(A K)_pq leaves the sums over c and j")
         .eq(first_swapped, "sum_interchange", note=r"$\sum_c \sum_j = \sum_j \sum_c$: $(G V^\top)_{pj}$ appears")
-        .eq(both_swapped, "sum_interchange", note=r"the same in the second term: $\operatorname{rowsum}(A \circ G V^\top)_p$ appears")
-        .eq(_grad_rhs, "sum_linearity", note=r"collect: $\sum_l A_{pl} ((G V^\top)_{pl} - \operatorname{rowsum}_p) K_{lq}$")
+        .eq(both_swapped, "sum_interchange", note=r"the same in the second term: $\operatorname{rowsum}(A \circ G "
+                                                  r"V^\top)_p$ appears")
+        .eq(_grad_rhs, "sum_linearity", note=r"collect: $\sum_l A_{pl} ((G V^\top)_{pl} - \operatorname{rowsum}_p) "
+                                             r"K_{lq}$")
     )
 
 
 attention_grad_q_chain = register(Theorem(
     id="attention_grad_q_chain",
-    title=r"The gradient of attention with respect to $Q$ is the softmax Jacobian composed with matrix-product gradients",
+    title=r"The gradient of attention with respect to $Q$ is the softmax Jacobian composed with matrix-product "
+          r"gradients",
     statement=Statement(_grad_lhs, _grad_rhs),
     source=f"{SEED002}, Exercise 3 (derive d(Attention output)/dQ by naming the chain: softmax Jacobian, "
     "matrix-multiplication gradients)",
     hypotheses=(
         IndexRange("p_range", index=_p, lower=1, upper=_n),
         IndexRange("q_range", index=_q, lower=1, upper=_dk),
-        Assumption("A_softmax", text=r"$A = \operatorname{softmax}(S)$ row-wise, $S_{ir} = \sum_t Q_{it} K_{rt} / \sqrt{d_k}$ (the definitions "
+        Assumption("A_softmax", text=r"$A = \operatorname{softmax}(S)$ row-wise, $S_{ir} = \sum_t Q_{it} K_{rt} / "
+                                     r"\sqrt{d_k}$ (the definitions "
                    r"`softmax` and `attention_score`)"),
         Assumption("G_upstream", text="G is the upstream gradient dL/dO of a loss L = <G, O>, O = A V"),
     ),
@@ -359,19 +367,22 @@ attention_grad_q_chain = register(Theorem(
                         label="case (n, d_k, d_v) = (1,1,1), (2,2,2), (2,3,1), (3,2,2), (3,1,3), (3,3,3); case"),
     numeric=_grad_numeric,
     plain=(
-        r"Write $O = A V$ with $A = \operatorname{softmax}(S)$, $S = Q K^\top / \sqrt{d_k}$, and let $G = \partial L/\partial O$. The chain is: "
-        r"through the product $A V$, $\partial L/\partial A = G V^\top$; through the row-wise softmax, whose Jacobian is "
-        r"$\operatorname{diag}(a) - a a^\top$ for each row $a$, $\partial L/\partial S = A \circ (\partial L/\partial A - \operatorname{rowsum}(A \circ \partial L/\partial A))$; through the product "
-        r"$Q K^\top / \sqrt{d_k}$, $\partial L/\partial Q = (\partial L/\partial S) K / \sqrt{d_k}$. Entry $(p, q)$: "
-        r"$\partial L/\partial Q_{pq} = \frac{1}{\sqrt{d_k}} \sum_l A_{pl} ((G V^\top)_{pl} - \sum_j A_{pj} (G V^\top)_{pj}) K_{lq}$."
+        r"Write $O = A V$ with $A = \operatorname{softmax}(S)$, $S = Q K^\top / \sqrt{d_k}$, and let $G = \partial "
+        r"L/\partial O$. The chain is: through the product $A V$, $\partial L/\partial A = G V^\top$; through the "
+        r"row-wise softmax, whose Jacobian is $\operatorname{diag}(a) - a a^\top$ for each row $a$, $\partial "
+        r"L/\partial S = A \circ (\partial L/\partial A - \operatorname{rowsum}(A \circ \partial L/\partial A))$; "
+        r"through the product $Q K^\top / \sqrt{d_k}$, $\partial L/\partial Q = (\partial L/\partial S) K / "
+        r"\sqrt{d_k}$. Entry $(p, q)$: $\partial L/\partial Q_{pq} = \frac{1}{\sqrt{d_k}} \sum_l A_{pl} ((G "
+        r"V^\top)_{pl} - \sum_j A_{pj} (G V^\top)_{pj}) K_{lq}$."
     ),
     notes=(
         r"Proved entry by entry for symbolic $n, d_k, d_v$: SymPy differentiates the explicit loss "
-        r"$\sum_i \sum_c G_{ic} \sum_j A_{ij} V_{jc}$ with respect to the indexed entry $Q_{pq}$ (quotient rule under finite "
-        r"sums), the softmax is folded back, and the Kronecker deltas of $\partial Q_{it} / \partial Q_{pq}$ are contracted "
-        r"($q \in \{1, \dots, d_k\}$, $p \in \{1, \dots, n\}$); the rest is linearity and interchange of finite sums. The instance "
-        r"level checks the matrix form, $(A \circ (G V^\top - \operatorname{rowsum}(A \circ G V^\top))) K / \sqrt{d_k}$, against SymPy's "
-        r"derivative for every $n, d_k, d_v$ up to $3$, with $\exp(S_{ij})$ replaced by independent positive "
+        r"$\sum_i \sum_c G_{ic} \sum_j A_{ij} V_{jc}$ with respect to the indexed entry $Q_{pq}$ (quotient rule under "
+        r"finite sums), the softmax is folded back, and the Kronecker deltas of $\partial Q_{it} / \partial Q_{pq}$ "
+        r"are contracted ($q \in \{1, \dots, d_k\}$, $p \in \{1, \dots, n\}$); the rest is linearity and interchange "
+        r"of finite sums. The instance level checks the matrix form, $(A \circ (G V^\top - \operatorname{rowsum}(A "
+        r"\circ G V^\top))) K / \sqrt{d_k}$, against SymPy's derivative for every $n, d_k, d_v$ up to $3$, with "
+        r"$\exp(S_{ij})$ replaced by independent positive "
         "symbols after differentiation (an identity of rational functions in them implies the identity "
         "for the exponentials)."
     ),
@@ -412,12 +423,15 @@ _P = [
         id="scaling_by_sqrt_dk", title=r"Why attention divides by the square root of $d_k$",
         source=f"{SEED000}, problem 'Why attention divides by the square root of $d_k$' (Proof, Intermediate)",
         kind="proof",
-        statement=r"Show that for independent entries with mean $0$ and variance $\sigma^2$ the logit $\langle q, k\rangle$ has mean $0$ "
+        statement=r"Show that for independent entries with mean $0$ and variance $\sigma^2$ the logit $\langle q, "
+                  r"k\rangle$ has mean $0$ "
         r"and variance $d_k \sigma^4$, so that dividing by $\sqrt{d_k}$ makes its scale independent of $d_k$.",
         theorem_ids=("dot_product_variance",),
-        solution=r"Each product $q_i k_i$ has mean $0$ and variance $\mathbb{E}[q_i^2] \mathbb{E}[k_i^2] = \sigma^4$ by independence; the "
-        r"$d_k$ products are uncorrelated, so the variances add: $\operatorname{Var}\langle q, k\rangle = d_k \sigma^4$ and the standard deviation "
-        r"is $\sigma^2 \sqrt{d_k}$. Dividing by $\sqrt{d_k}$ divides the variance by $d_k$, leaving $\sigma^4$ (standard deviation $\sigma^2$).",
+        solution=r"Each product $q_i k_i$ has mean $0$ and variance $\mathbb{E}[q_i^2] \mathbb{E}[k_i^2] = \sigma^4$ "
+                 r"by independence; the "
+        r"$d_k$ products are uncorrelated, so the variances add: $\operatorname{Var}\langle q, k\rangle = d_k "
+        r"\sigma^4$ and the standard deviation is $\sigma^2 \sqrt{d_k}$. Dividing by $\sqrt{d_k}$ divides the variance "
+        r"by $d_k$, leaving $\sigma^4$ (standard deviation $\sigma^2$).",
     ),
     Problem(
         id="softmax_jacobian_as_variance", title="The softmax Jacobian as a variance, and saturation",
@@ -442,19 +456,25 @@ _P = [
         id="attention_permutation_equivariance", title="Attention is permutation equivariant",
         source=f"{SEED000}, problem 'Attention is permutation equivariant' (Proof, Intermediate)",
         kind="proof",
-        statement=r"For a permutation matrix $P$, show $\operatorname{Attention}(PXW_Q, PXW_K, PXW_V) = P \operatorname{Attention}(XW_Q, XW_K, XW_V)$.",
+        statement=r"For a permutation matrix $P$, show $\operatorname{Attention}(PXW_Q, PXW_K, PXW_V) = P "
+                  r"\operatorname{Attention}(XW_Q, XW_K, XW_V)$.",
         theorem_ids=("attention_permutation_equivariant",),
-        solution=r"The logits become $P S P^\top$; a row-wise softmax commutes with permuting rows and, within each row, "
-        r"with permuting columns, so $\operatorname{softmax}(P S P^\top) = P A P^\top$; then $P A P^\top P V = P A V$ since $P^\top P = I$.",
+        solution=r"The logits become $P S P^\top$; a row-wise softmax commutes with permuting rows and, within each "
+                 r"row, "
+        r"with permuting columns, so $\operatorname{softmax}(P S P^\top) = P A P^\top$; then $P A P^\top P V = P A V$ "
+        r"since $P^\top P = I$.",
     ),
     Problem(
         id="mha_sum_of_low_rank_maps", title="Multi-head attention is a sum of low-rank maps",
         source=f"{SEED000}, problem 'Multi-head attention is a sum of low-rank maps' (Proof, Advanced)",
         kind="proof",
-        statement=r"Show $\operatorname{MHA}(X) = \sum_m A^m X W_V^m W_O^m$ and that each $W_V^m W_O^m$ has rank at most $d/h$.",
+        statement=r"Show $\operatorname{MHA}(X) = \sum_m A^m X W_V^m W_O^m$ and that each $W_V^m W_O^m$ has rank at "
+                  r"most $d/h$.",
         theorem_ids=("mha_sum_of_heads", "mha_head_rank_le"),
-        solution=r"$\operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$ is a block row times a block column, so it equals "
-        r"$\sum_m \mathrm{head}_m W_O^m = \sum_m A^m X W_V^m W_O^m$. $W_V^m$ has $d/h$ columns, so $\operatorname{rank}(W_V^m W_O^m) \le d/h$.",
+        solution=r"$\operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$ is a block row times a block "
+                 r"column, so it equals "
+        r"$\sum_m \mathrm{head}_m W_O^m = \sum_m A^m X W_V^m W_O^m$. $W_V^m$ has $d/h$ columns, so "
+        r"$\operatorname{rank}(W_V^m W_O^m) \le d/h$.",
     ),
     Problem(
         id="rope_relative_position", title="Rotary embeddings encode relative position exactly",
@@ -477,18 +497,20 @@ _P = [
         "and evaluate the ratio for $d = 4096$ at $n = 2048$ and $n = 128{,}000$.",
         theorem_ids=("layer_cost_total", "attention_mlp_crossover", "attention_block_mlp_crossover",
                      "mlp_dominates_attention_at_n2048_d4096", "attention_mlp_ratio_at_n128000_d4096"),
-        solution=r"The $n^2 d$ products (logits and $AV$) cost $2n^2 d$ MACs and the MLP $8nd^2$: their ratio is $n/(4d)$, so "
+        solution=r"The $n^2 d$ products (logits and $AV$) cost $2n^2 d$ MACs and the MLP $8nd^2$: their ratio is "
+                 r"$n/(4d)$, so "
         r"the crossover is $n = 4d$ ($16{,}384$ for $d = 4096$). Counting the projections ($4nd^2$) with attention the "
-        "ratio is $1/2 + n/(4d)$ and the crossover $n = 2d$ ($8{,}192$). At $d = 4096$, $n = 2048$ the ratios are $1/8$ and "
-        "$5/8$: the MLP dominates. At $n = 128{,}000$ they are $7.8$ and $8.3$: attention dominates, but by about $8$, not "
-        "the text's 30 (which is n/d = 31.25, the ratio with the constants 2 and 8 dropped).",
+        "ratio is $1/2 + n/(4d)$ and the crossover $n = 2d$ ($8{,}192$). At $d = 4096$, $n = 2048$ the ratios are "
+        "$1/8$ and $5/8$: the MLP dominates. At $n = 128{,}000$ they are $7.8$ and $8.3$: attention dominates, but by "
+        "about $8$, not the text's 30 (which is n/d = 31.25, the ratio with the constants 2 and 8 dropped).",
         computed=_crossover_computed(),
     ),
     Problem(
         id="mha_from_scratch", title="Implement multi-head attention from scratch",
         source=f"{SEED000}, problem 'Implement multi-head attention from scratch' (Coding, Intermediate)",
         kind="coding",
-        statement=r"Implement $\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) W_O$ with $\mathrm{head}_m = \operatorname{Attention}(XW_Q^m, XW_K^m, XW_V^m)$.",
+        statement=r"Implement $\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h) "
+                  r"W_O$ with $\mathrm{head}_m = \operatorname{Attention}(XW_Q^m, XW_K^m, XW_V^m)$.",
         theorem_ids=("mha_sum_of_heads",),
         solution="numeric.multi_head_attention projects once, splits the features into h consecutive slices "
         "(shape (..., h, n, d/h)), runs scaled dot-product attention per head, concatenates the heads in order and "
@@ -506,7 +528,8 @@ _P = [
         statement="Add k3 = (1,0,1,0) (identical to q) with value v3 = (1,1) to the worked example; recompute the "
         "attention weights and output, and confirm the identical key dominates the softmax distribution.",
         theorem_ids=("three_key_attention_output", "identical_key_weight_lt_half"),
-        solution=r"Scores $q \cdot k = (1, 1, 2)$, scaled $(1/2, 1/2, 1)$. Weights $(e^{1/2}, e^{1/2}, e)/(2e^{1/2} + e) = "
+        solution=r"Scores $q \cdot k = (1, 1, 2)$, scaled $(1/2, 1/2, 1)$. Weights $(e^{1/2}, e^{1/2}, e)/(2e^{1/2} + "
+                 r"e) = "
         r"(1, 1, e^{1/2})/(2 + e^{1/2}) = (0.2741, 0.2741, 0.4519)$; output $(w_1 + w_3, w_2 + w_3) = "
         r"(1 + e^{1/2})/(2 + e^{1/2})\,(1, 1) = (0.7259, 0.7259)$. The identical key has the largest weight, by a "
         r"factor $e^{1/2} = 1.65$ over each other key, but less than one half: it does not dominate in the sense of "
@@ -517,10 +540,12 @@ _P = [
         id="exercise_per_head_scale", title="Multi-head attention and the per-head scale",
         source=f"{SEED002}, Exercise 2",
         kind="exercise",
-        statement="Split Q, K, V into h chunks along the features, attend per chunk, concatenate; explain why each head "
+        statement="Split Q, K, V into h chunks along the features, attend per chunk, concatenate; explain why each "
+                  "head "
         r"uses a smaller $d_k$ and so a different scaling factor.",
         theorem_ids=("mha_head_scale",),
-        solution=r"Head $m$ sees queries and keys of width $d_k = d/h$, so its logits are sums of $d/h$ products with variance "
+        solution=r"Head $m$ sees queries and keys of width $d_k = d/h$, so its logits are sums of $d/h$ products with "
+                 r"variance "
         r"$(d/h) \sigma^4$; the scale that normalises them is $1/\sqrt{d/h} = \sqrt{h/d}$, not $1/\sqrt{d}$.",
     ),
     Problem(
@@ -530,8 +555,10 @@ _P = [
         statement="Derive d(Attention output)/dQ by naming the chain of upstream pieces (softmax Jacobian, "
         "matrix-multiplication gradients).",
         theorem_ids=("attention_grad_q_chain",),
-        solution=r"$O = A V$: $dA = G V^\top$. $A = \operatorname{softmax}(S)$ row-wise: $dS = A \circ (dA - \operatorname{rowsum}(A \circ dA))$, the softmax Jacobian "
-        r"$\operatorname{diag}(a) - a a^\top$ applied to each row. $S = Q K^\top / \sqrt{d_k}$: $dQ = dS\, K / \sqrt{d_k}$.",
+        solution=r"$O = A V$: $dA = G V^\top$. $A = \operatorname{softmax}(S)$ row-wise: $dS = A \circ (dA - "
+                 r"\operatorname{rowsum}(A \circ dA))$, the softmax Jacobian "
+        r"$\operatorname{diag}(a) - a a^\top$ applied to each row. $S = Q K^\top / \sqrt{d_k}$: $dQ = dS\, K / "
+        r"\sqrt{d_k}$.",
     ),
 ]
 

@@ -75,7 +75,8 @@ k = sp.MatrixSymbol("k", 2 * B, 1)
 
 _DIMENSION = Assumption("d_even", condition=sp.Q.integer(B) & sp.Q.positive(B), text="d = 2B, B a positive integer")
 _POSITIONS = Assumption("positions_real", text="p, p' are real positions (not necessarily integers)")
-_BASE = Assumption("base_positive", condition=sp.Q.positive(base), text=r"$\theta_m = b^{-2m/d}$ with base $b > 0$ ($b = 10000$ in RoFormer)")
+_BASE = Assumption("base_positive", condition=sp.Q.positive(base),
+                   text=r"$\theta_m = b^{-2m/d}$ with base $b > 0$ ($b = 10000$ in RoFormer)")
 _BLOCK = IndexRange("m_range", index=m, lower=0, upper=B - 1)
 
 
@@ -137,18 +138,20 @@ rotation_compose = register(
         hypotheses=(Assumption("angles_real", condition=sp.Q.real(alpha) & sp.Q.real(beta),
                                text="alpha, beta are real angles"),),
         derivation=_rotation_compose_derivation,
-        instances=Instances(_rotation_compose_instance, tuple(range(0, 8)), label="n (alpha = n pi/4, beta = (2n+1) pi/6)"),
+        instances=Instances(_rotation_compose_instance, tuple(range(0, 8)),
+                            label="n (alpha = n pi/4, beta = (2n+1) pi/6)"),
         numeric=_rotation_compose_numeric,
         plain=(
             "Rotating the plane back by an angle a and then forward by b is the same as rotating by b - a. "
-            r"Here $R(t)$ turns vectors counter-clockwise: $R(t) = \begin{pmatrix} \cos t & -\sin t \\ \sin t & \cos t \end{pmatrix}$, so "
+            r"Here $R(t)$ turns vectors counter-clockwise: $R(t) = \begin{pmatrix} \cos t & -\sin t \\ \sin t & \cos t "
+            r"\end{pmatrix}$, so "
             "R(pi/2) sends (1, 0) to (0, 1). The transpose of a rotation is the rotation by the opposite angle."
         ),
         notes=(
             r"The seed uses $R_p$ without fixing its orientation; with the clockwise convention "
-            r"$R(t) = \begin{pmatrix} \cos t & \sin t \\ -\sin t & \cos t \end{pmatrix}$ the same identity holds (both are rotation groups), "
-            "so the proposition does not depend on the choice, but the sign of p' - p does depend on "
-            r"which vector is rotated back: $R_p^\top R_{p'} = R_{p'-p}$, not $R_{p-p'}$."
+            r"$R(t) = \begin{pmatrix} \cos t & \sin t \\ -\sin t & \cos t \end{pmatrix}$ the same identity holds (both "
+            "are rotation groups), so the proposition does not depend on the choice, but the sign of p' - p does "
+            r"depend on which vector is rotated back: $R_p^\top R_{p'} = R_{p'-p}$, not $R_{p-p'}$."
         ),
     )
 )
@@ -167,7 +170,8 @@ def _rope_relative_logit_derivation() -> Derivation:
     return (
         Derivation(Inner(_mm(Rp, q), _mm(Rp2, k)))
         .eq(sp.Sum(per_block, (m, 0, B - 1)), "block_diagonal_product",
-            note=r"$R_p$ and $R_{p'}$ are block diagonal on the pairs $(2m, 2m+1)$: the inner product is a sum over blocks")
+            note=r"$R_p$ and $R_{p'}$ are block diagonal on the pairs $(2m, 2m+1)$: the inner product is a sum over "
+                 r"blocks")
         .eq(sp.Sum(composed, (m, 0, B - 1)), "apply_theorem", theorem="rotation_compose",
             mapping={alpha: a, beta: b_},
             note=r"in each block $R(\theta_m p)^\top R(\theta_m p') = R(\theta_m (p' - p))$")
@@ -214,7 +218,8 @@ def _rope_relative_logit_numeric(seed: int) -> NumericResult:
 rope_relative_logit = register(
     Theorem(
         id="rope_relative_logit",
-        title=r"RoPE makes the logit a function of the offset: $\langle R_p q, R_{p'} k\rangle = \langle q, R_{p'-p} k\rangle$",
+        title=r"RoPE makes the logit a function of the offset: $\langle R_p q, R_{p'} k\rangle = \langle q, R_{p'-p} "
+              r"k\rangle$",
         statement=Statement(Inner(_mm(_rope(p), q), _mm(_rope(p2), k)), Inner(q, _mm(_rope(p2 - p), k))),
         source=f"{PROPOSITION}; RoFormer (Su et al. 2021) eq. (16)",
         kind="theorem",
@@ -239,8 +244,8 @@ rope_relative_logit = register(
             "The seed's 'the construction extends to unseen positions' is a statement that the formula is "
             r"defined for any $p$ (the angles $\theta_m p$ exist for every real $p$); it is not a claim -- and nothing "
             "here shows -- that a model trained on short contexts generalises to longer ones. The seed does "
-            r"not define $\theta_m$; we use RoFormer's $\theta_m = b^{-2m/d}$, $m = 0, \dots, d/2-1$, though the identity holds "
-            "for any real frequencies. The seed's pairs $(2m, 2m+1)$ are the interleaved layout; see "
+            r"not define $\theta_m$; we use RoFormer's $\theta_m = b^{-2m/d}$, $m = 0, \dots, d/2-1$, though the "
+            "identity holds for any real frequencies. The seed's pairs $(2m, 2m+1)$ are the interleaved layout; see "
             r"rope_convention_permutation for the `rotate_half` layout."
         ),
         figures=("rope_logit_diagonals",),
@@ -279,7 +284,8 @@ def _rope_orthogonal_numeric(seed: int) -> NumericResult:
             worst = max(worst, float(np.abs(R.T @ R - np.eye(d)).max()))
             samples += 1
     tol = 1e-12
-    return NumericResult(worst <= tol, samples, seed, worst, tol, "max |R_p^T R_p - I| (rope_matrix lambdified, base 10000)")
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "max |R_p^T R_p - I| (rope_matrix lambdified, base 10000)")
 
 
 rope_orthogonal = register(
@@ -328,11 +334,13 @@ def _rope_norm_numeric(seed: int) -> NumericResult:
         for convention in ("interleaved", "half"):
             x = rng.standard_normal((16, d))
             pos = rng.uniform(-1000, 1000, size=16)
-            rel = np.abs(np.linalg.norm(rope_numeric(x, pos, convention=convention), axis=-1) / np.linalg.norm(x, axis=-1) - 1)
+            rel = np.abs(np.linalg.norm(rope_numeric(x, pos, convention=convention), axis=-1)
+                         / np.linalg.norm(x, axis=-1) - 1)
             worst = max(worst, float(rel.max()))
             samples += 16
     tol = 1e-12
-    return NumericResult(worst <= tol, samples, seed, worst, tol, "| |rope(x, p)| / |x| - 1 | with numeric.rope, both layouts")
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "| |rope(x, p)| / |x| - 1 | with numeric.rope, both layouts")
 
 
 rope_norm_preserving = register(
@@ -437,9 +445,11 @@ def _rope_permutation_numeric(seed: int) -> NumericResult:
 rope_convention_permutation = register(
     Theorem(
         id="rope_convention_permutation",
-        title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p \Pi^\top$",
+        title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p "
+              r"\Pi^\top$",
         statement=Statement(_rope(p, "half"), _mm(PairPermutation(B), _rope(p), sp.Transpose(PairPermutation(B)))),
-        source=f"extension (two layouts of {PROPOSITION}: the seed's pairs $(2m, 2m+1)$ and `rotate_half`'s $(m, m + d/2)$)",
+        source=f"extension (two layouts of {PROPOSITION}: the seed's pairs $(2m, 2m+1)$ and `rotate_half`'s $(m, m + "
+               f"d/2)$)",
         kind="theorem",
         hypotheses=(_DIMENSION, _POSITIONS, _BASE, _BLOCK),
         derivation=_rope_permutation_derivation,
@@ -454,9 +464,11 @@ rope_convention_permutation = register(
             "with one layout must have their query and key columns permuted to be used with the other."
         ),
         notes=(
-            r"$\Pi$ is explicit: $(\Pi x)_i = x_{c(i)}$ with $c(i) = 2i$ for $i < B$ and $c(i) = 2(i - B) + 1$ for $i \ge B$, "
+            r"$\Pi$ is explicit: $(\Pi x)_i = x_{c(i)}$ with $c(i) = 2i$ for $i < B$ and $c(i) = 2(i - B) + 1$ for $i "
+            r"\ge B$, "
             "the index array numeric.rope.rope_permutation(d) = (0, 2, ..., d-2, 1, 3, ..., d-1). The symbolic "
-            r"proof checks from these entries that $\Pi$ sends pair $(2m, 2m+1)$ to $(m, m + B)$ for every $m \in \{0, \dots, B-1\}$."
+            r"proof checks from these entries that $\Pi$ sends pair $(2m, 2m+1)$ to $(m, m + B)$ for every $m \in \{0, "
+            r"\dots, B-1\}$."
         ),
     )
 )

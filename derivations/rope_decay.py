@@ -130,9 +130,9 @@ register(Theorem(
     numeric=_identity_numeric,
     plain=(
         "With $S_0 = 0$, $S_{j+1} = S_j + E_j$ and $h_{d/2} = 0$, write $E_i = S_{i+1} - S_i$, split the sum in two "
-        "and shift the index of the second: $\\sum_{i=0}^{d/2-1} h_i E_i = \\sum_{i=0}^{d/2-1}(h_i - h_{i+1}) S_{i+1}$. "
-        "For RoPE, $E_i = e^{i(m-n)\\theta_i}$ and $h_i = (q_{2i} + i q_{2i+1})(k_{2i} - i k_{2i+1})$, whose sum has "
-        "the logit as its real part."
+        "and shift the index of the second: $\\sum_{i=0}^{d/2-1} h_i E_i = \\sum_{i=0}^{d/2-1}(h_i - h_{i+1}) "
+        "S_{i+1}$. For RoPE, $E_i = e^{i(m-n)\\theta_i}$ and $h_i = (q_{2i} + i q_{2i+1})(k_{2i} - i k_{2i+1})$, whose "
+        "sum has the logit as its real part."
     ),
     topic=TOPIC,
 ))

@@ -33,8 +33,8 @@ Tags: scaled dot-product attention, variance, initialisation, multi-head attenti
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import sympy as sp
@@ -86,7 +86,8 @@ _INIT_ONLY = (
     r"$k = W_K^\top x$ are neither independent nor of fixed variance, and nothing here applies. Even at "
     "initialisation $q$ and $k$ are computed from the same input $x$: given $x$, with independent weight "
     "matrices of i.i.d. entries, they are independent with i.i.d. entries of variance "
-    r"$\sigma_w^2 \lVert x\rVert^2$, so the result holds conditionally on $x$ with $\sigma^2 = \sigma_w^2 \lVert x\rVert^2$. "
+    r"$\sigma_w^2 \lVert x\rVert^2$, so the result holds conditionally on $x$ with $\sigma^2 = \sigma_w^2 \lVert "
+    r"x\rVert^2$. "
     "Only the first two moments of the entries enter: the result is not specific to Gaussians."
 )
 
@@ -280,11 +281,12 @@ dot_product_mean = register(
         **evidence("dot_product_mean", _mean_statement),
         plain=(
             "If the entries of a query q and a key k are independent with mean zero, their dot product "
-            r"$\langle q, k\rangle = q_1 k_1 + \dots + q_{d_k} k_{d_k}$ has mean zero, whatever the dimension $d_k$: each term "
-            r"$q_i k_i$ has mean $\mathbb{E}[q_i] \mathbb{E}[k_i] = 0$."
+            r"$\langle q, k\rangle = q_1 k_1 + \dots + q_{d_k} k_{d_k}$ has mean zero, whatever the dimension $d_k$: "
+            r"each term $q_i k_i$ has mean $\mathbb{E}[q_i] \mathbb{E}[k_i] = 0$."
         ),
         notes=(
-            r"Only $\mathbb{E}[q_i k_i] = \mathbb{E}[q_i] \mathbb{E}[k_i] = 0$ is used: independence of $q_i$ from $k_i$ and a zero mean. "
+            r"Only $\mathbb{E}[q_i k_i] = \mathbb{E}[q_i] \mathbb{E}[k_i] = 0$ is used: independence of $q_i$ from "
+            r"$k_i$ and a zero mean. "
             + _INIT_ONLY
         ),
     )
@@ -304,7 +306,8 @@ def _variance_chain(dim, mean_q, mean_k, var_q, var_k, closed_term) -> Derivatio
         .eq(sp.Sum(Variance(q[i] * k[i]), (i, 1, dim)), "variance_of_independent_sum",
             note=r"the terms $q_i k_i$ for different $i$ involve disjoint independent entries")
         .eq(sp.Sum(product_formula, (i, 1, dim)), "variance_of_independent_product",
-            note=r"$\operatorname{Var}(XY) = (\operatorname{Var} X + \mathbb{E}[X]^2)(\operatorname{Var} Y + \mathbb{E}[Y]^2) - \mathbb{E}[X]^2 \mathbb{E}[Y]^2$ for independent $X, Y$")
+            note=r"$\operatorname{Var}(XY) = (\operatorname{Var} X + \mathbb{E}[X]^2)(\operatorname{Var} Y + "
+                 r"\mathbb{E}[Y]^2) - \mathbb{E}[X]^2 \mathbb{E}[Y]^2$ for independent $X, Y$")
         .eq(sp.Sum(moments, (i, 1, dim)), "moment",
             note="substitute the means and variances of the entries")
     )
@@ -332,10 +335,11 @@ dot_product_variance = register(
         dimensions=(d_k,),
         **evidence("dot_product_variance", _variance_statement),
         plain=(
-            r"If the entries of $q$ and $k$ in $\mathbb{R}^{d_k}$ are independent with mean $0$ and variance $\sigma^2$, the "
-            r"dot product $\langle q, k\rangle$ has variance $d_k \sigma^4$: it is a sum of $d_k$ independent terms $q_i k_i$, "
-            r"each of variance $\mathbb{E}[q_i^2] \mathbb{E}[k_i^2] = \sigma^4$. Its typical size therefore grows like "
-            r"$\sqrt{d_k}$. Any distribution with these two moments will do; the fourth moment never enters."
+            r"If the entries of $q$ and $k$ in $\mathbb{R}^{d_k}$ are independent with mean $0$ and variance "
+            r"$\sigma^2$, the dot product $\langle q, k\rangle$ has variance $d_k \sigma^4$: it is a sum of $d_k$ "
+            r"independent terms $q_i k_i$, each of variance $\mathbb{E}[q_i^2] \mathbb{E}[k_i^2] = \sigma^4$. Its "
+            r"typical size therefore grows like $\sqrt{d_k}$. Any distribution with these two moments will do; the "
+            r"fourth moment never enters."
         ),
         notes=(
             r"Seed 000's summary line says 'At random initialisation the logits have variance $d_k$'; the "
@@ -373,7 +377,8 @@ _EVIDENCE["scaled_logit_std"] = _Evidence(
 scaled_logit_std = register(
     Theorem(
         id="scaled_logit_std",
-        title=r"The scaled logit $\langle q, k\rangle/\sqrt{d_k}$ has standard deviation $\sigma^2$, independent of $d_k$",
+        title=r"The scaled logit $\langle q, k\rangle/\sqrt{d_k}$ has standard deviation $\sigma^2$, independent of "
+              r"$d_k$",
         statement=_std_statement,
         source=f"{SOURCE_000}; {SOURCE_002}; {SOURCE_004}",
         hypotheses=_hypotheses(d_k),
@@ -382,8 +387,8 @@ scaled_logit_std = register(
         **evidence("scaled_logit_std", _std_statement),
         plain=(
             r"Dividing the logit by $\sqrt{d_k}$ divides its variance by $d_k$, so the scaled logit "
-            r"$\langle q, k\rangle/\sqrt{d_k}$ has variance $\sigma^4$ and standard deviation $\sigma^2$, the same for every head "
-            r"dimension. Without the factor the standard deviation would be $\sigma^2 \sqrt{d_k}$ ($8$ for "
+            r"$\langle q, k\rangle/\sqrt{d_k}$ has variance $\sigma^4$ and standard deviation $\sigma^2$, the same for "
+            r"every head dimension. Without the factor the standard deviation would be $\sigma^2 \sqrt{d_k}$ ($8$ for "
             r"$d_k = 64$, $\sigma = 1$), large enough to push the softmax towards one-hot outputs."
         ),
         notes=(
@@ -481,7 +486,8 @@ def _mha_scaled_derivation(scale: sp.Expr, result: sp.Expr) -> Callable[[], Deri
     def build() -> Derivation:
         return (
             Derivation(Variance(scale * _logit(d_h)))
-            .eq(scale**2 * Variance(_logit(d_h)), "variance_scaling", note=r"$\operatorname{Var}(cX) = c^2 \operatorname{Var} X$")
+            .eq(scale**2 * Variance(_logit(d_h)), "variance_scaling",
+                note=r"$\operatorname{Var}(cX) = c^2 \operatorname{Var} X$")
             .eq(scale**2 * d * sigma**4 / h, "apply_theorem", theorem="mha_head_logit_variance",
                 note=r"the head's logit variance is $(d/h) \sigma^4$")
             .eq(result, "algebra", note="cancel")
@@ -512,10 +518,10 @@ mha_head_scale = register(
         ),
         notes=(
             r"Precisely: with $q, k \in \mathbb{R}^{d/h}$ independent, entries independent of mean $0$ and variance "
-            r"$\sigma^2$, $\operatorname{Var}(\langle q, k\rangle/\sqrt{d/h}) = \sigma^4$. Together with mha_full_width_scale_variance "
-            r"(dividing by $\sqrt{d}$ gives $\sigma^4/h$) this answers seed 002's Exercise 2: each head has "
-            r"$d_k = d/h$, so the right factor is $1/\sqrt{d/h}$. 'Right' means: the one that makes the "
-            "logit variance at initialisation independent of the head width; that this is the "
+            r"$\sigma^2$, $\operatorname{Var}(\langle q, k\rangle/\sqrt{d/h}) = \sigma^4$. Together with "
+            r"mha_full_width_scale_variance (dividing by $\sqrt{d}$ gives $\sigma^4/h$) this answers seed 002's "
+            r"Exercise 2: each head has $d_k = d/h$, so the right factor is $1/\sqrt{d/h}$. 'Right' means: the one "
+            "that makes the logit variance at initialisation independent of the head width; that this is the "
             "desirable normalisation is the texts' heuristic, not part of the theorem. " + _INIT_ONLY
         ),
     )
@@ -566,7 +572,8 @@ _EVIDENCE["dot_product_variance_nonzero_mean"] = _Evidence(
 dot_product_variance_nonzero_mean = register(
     Theorem(
         id="dot_product_variance_nonzero_mean",
-        title=r"Logit variance with non-zero means: $d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2)$",
+        title=r"Logit variance with non-zero means: $d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 "
+              r"\sigma_k^2)$",
         statement=_nonzero_statement,
         source=r"extension (of 000_ccf06b253f58a07c.txt, Proposition 'Why the scaling is $1/\sqrt{d_k}$')",
         hypotheses=_hypotheses(d_k, mu_q, mu_k, sigma_q**2, sigma_k**2, positive=(sigma_q, sigma_k)),
@@ -574,11 +581,11 @@ dot_product_variance_nonzero_mean = register(
         dimensions=(d_k,),
         **evidence("dot_product_variance_nonzero_mean", _nonzero_statement),
         plain=(
-            r"If the entries of $q$ have mean $\mu_q$ and variance $\sigma_q^2$, those of $k$ mean $\mu_k$ and variance "
-            r"$\sigma_k^2$, all independent, then $\langle q, k\rangle$ has variance "
-            r"$d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2)$. It still grows linearly in $d_k$, so dividing by "
-            r"$\sqrt{d_k}$ still removes the dependence on the dimension; but non-zero means add to the "
-            r"variance, and the mean $d_k \mu_q \mu_k$ grows linearly too."
+            r"If the entries of $q$ have mean $\mu_q$ and variance $\sigma_q^2$, those of $k$ mean $\mu_k$ and "
+            r"variance $\sigma_k^2$, all independent, then $\langle q, k\rangle$ has variance "
+            r"$d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 \sigma_k^2)$. It still grows linearly in "
+            r"$d_k$, so dividing by $\sqrt{d_k}$ still removes the dependence on the dimension; but non-zero means add "
+            r"to the variance, and the mean $d_k \mu_q \mu_k$ grows linearly too."
         ),
         notes=(
             "Not in the seeds, which assume mean 0. The same rules prove it; only the first two moments "

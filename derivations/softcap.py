@@ -70,7 +70,8 @@ register(Theorem(
                           "max |c tanh(s/c)| - c over normal samples and s = 0, +-1000c, c in {0.5, 1, 30, 50} "
                           "(float64 tanh rounds to exactly +-1 for large s, so the check is <= 0, not < 0)"),
     plain="For every real logit $s$ and cap $c > 0$, $|c\\tanh(s/c)| < c$: the capped logit never reaches $\\pm c$.",
-    notes=r"In floating point $\tanh(x)$ rounds to $1$ for $x$ above about $19$, so the capped logit can equal $c$; the strict bound is exact-arithmetic.",
+    notes=r"In floating point $\tanh(x)$ rounds to $1$ for $x$ above about $19$, so the capped logit can equal $c$; "
+          r"the strict bound is exact-arithmetic.",
     topic=TOPIC,
 ))
 
@@ -89,7 +90,8 @@ register(Theorem(
         .step(sp.S.Zero, "positivity", ">", note="a positive number over a square of a sum of exponentials")
     ),
     dimensions=(c, s_),
-    numeric=_grid_numeric(lambda xs, cap: float(-np.min(np.diff(cap * np.tanh(np.sort(xs[np.abs(xs) < 15 * cap]) / cap)))),
+    numeric=_grid_numeric(lambda xs,
+                          cap: float(-np.min(np.diff(cap * np.tanh(np.sort(xs[np.abs(xs) < 15 * cap]) / cap)))),
                           "c tanh(s/c) on sorted samples with |s| < 15c never decreases"),
     plain=(
         "The derivative of $c\\tanh(s/c)$ in $s$ is $1 - \\tanh^2(s/c) = 1/\\cosh^2(s/c) > 0$, so soft-capping "

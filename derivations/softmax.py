@@ -130,7 +130,8 @@ def _softmax_jacobian_derivation() -> Derivation:
             note=r"unfold $a_i = e^{s_i} / \sum_k e^{s_k}$")
         .eq(sp.exp(s[i]) * KD(i, j) / _Z - sp.exp(s[i]) * _sum(sp.exp(s[k]) * KD(j, k), k) / _Z**2,
             "differentiate",
-            note=r"quotient rule; $\partial e^{s_i} / \partial s_j = e^{s_i} \delta_{ij}$, and $\partial / \partial s_j$ passes under the finite sum")
+            note=r"quotient rule; $\partial e^{s_i} / \partial s_j = e^{s_i} \delta_{ij}$, and $\partial / \partial "
+                 r"s_j$ passes under the finite sum")
         .eq(sp.exp(s[i]) * KD(i, j) / _Z - sp.exp(s[i]) * sp.exp(s[j]) / _Z**2, "kronecker_delta_contraction",
             note=r"$\sum_k e^{s_k} \delta_{jk} = e^{s_j}$, since $j$ lies in $1, \dots, n$")
         .eq((sp.exp(s[i]) / _Z) * (KD(i, j) - sp.exp(s[j]) / _Z), "algebra", note=r"factor out $e^{s_i}/Z$")
@@ -171,8 +172,8 @@ softmax_jacobian_theorem = register(
         instances=Instances(_softmax_jacobian_instance, tuple(range(1, 7)), label="n"),
         numeric=_softmax_jacobian_numeric,
         plain=(
-            r"Nudging logit $j$ changes attention weight $i$ by $a_i (\delta_{ij} - a_j)$: weight $i$ grows with its own "
-            r"logit in proportion to $a_i (1 - a_i)$ and shrinks as any other logit grows, in proportion to "
+            r"Nudging logit $j$ changes attention weight $i$ by $a_i (\delta_{ij} - a_j)$: weight $i$ grows with its "
+            r"own logit in proportion to $a_i (1 - a_i)$ and shrinks as any other logit grows, in proportion to "
             r"$a_i a_j$. As a matrix, $\partial a / \partial s = \operatorname{diag}(a) - a a^\top$."
         ),
         notes=(
@@ -248,15 +249,16 @@ register(
         numeric=_quadratic_form_numeric,
         plain=(
             "Draw a position J at random with the attention weights as probabilities, and read off the "
-            r"value $v_J$. Then $v^\top J v$ is exactly the variance of $v_J$: $\sum_j a_j v_j^2 - (\sum_j a_j v_j)^2$. "
-            "A direction v gets a large response from the softmax only if the attention spreads its weight "
+            r"value $v_J$. Then $v^\top J v$ is exactly the variance of $v_J$: $\sum_j a_j v_j^2 - (\sum_j a_j "
+            "v_j)^2$. A direction v gets a large response from the softmax only if the attention spreads its weight "
             "over positions where v differs."
         ),
         notes=(
-            r"$\operatorname{Var}_{J \sim a}(v_J)$ is defined (`CategoricalVariance`) as $\sum_j a_j (v_j - \sum_k a_k v_k)^2$; it is the "
-            r"variance of $v_J$ only because $a$ is a probability vector ($a_j \ge 0$, $\sum_j a_j = 1$), which is a "
-            r"hypothesis here and holds for every softmax output. The seed writes $\operatorname{Var}_{j \sim a}(v_j)$ without "
-            r"defining it. The derivation passes through the form $\sum_j a_j v_j^2 - (\sum_j a_j v_j)^2$."
+            r"$\operatorname{Var}_{J \sim a}(v_J)$ is defined (`CategoricalVariance`) as $\sum_j a_j (v_j - \sum_k a_k "
+            r"v_k)^2$; it is the variance of $v_J$ only because $a$ is a probability vector ($a_j \ge 0$, $\sum_j a_j "
+            r"= 1$), which is a hypothesis here and holds for every softmax output. The seed writes "
+            r"$\operatorname{Var}_{j \sim a}(v_j)$ without defining it. The derivation passes through the form $\sum_j "
+            r"a_j v_j^2 - (\sum_j a_j v_j)^2$."
         ),
     )
 )
@@ -313,9 +315,11 @@ register(
         numeric=_symmetric_numeric,
         plain=(
             "The effect of logit j on weight i equals the effect of logit i on weight j: the Jacobian is a "
-            r"symmetric matrix. Stated here as $u^\top J v = v^\top J u$ for all vectors $u$ and $v$, which is the same thing."
+            r"symmetric matrix. Stated here as $u^\top J v = v^\top J u$ for all vectors $u$ and $v$, which is the "
+            r"same thing."
         ),
-        notes=r"$J = J^\top$ is stated as the bilinear identity $u^\top J v = v^\top J u$ for symbolic $n$ (equivalent).",
+        notes=r"$J = J^\top$ is stated as the bilinear identity $u^\top J v = v^\top J u$ for symbolic $n$ "
+              r"(equivalent).",
     )
 )
 
@@ -388,13 +392,14 @@ register(
         dimensions=(n,),
         numeric=_psd_numeric,
         plain=(
-            r"Because $v^\top J v$ is a variance, it is never negative. With the symmetry and $J \mathbf{1} = 0$, this says the "
-            "softmax Jacobian is a symmetric positive semidefinite matrix with the all-ones vector in its kernel."
+            r"Because $v^\top J v$ is a variance, it is never negative. With the symmetry and $J \mathbf{1} = 0$, this "
+            "says the softmax Jacobian is a symmetric positive semidefinite matrix with the all-ones vector in its "
+            "kernel."
         ),
         notes=(
             "No instance level: the checker reads the sign of an explicit polynomial only when SymPy can, and "
-            r"for $n \ge 3$ $v^\top J v$ is a sum of squares SymPy does not recognise; the symbolic proof covers all $n$. "
-            "Symmetry and J 1 = 0 are the separate theorems softmax_jacobian_symmetric and "
+            r"for $n \ge 3$ $v^\top J v$ is a sum of squares SymPy does not recognise; the symbolic proof covers all "
+            "$n$. Symmetry and J 1 = 0 are the separate theorems softmax_jacobian_symmetric and "
             "softmax_jacobian_mul_ones_eq_zero."
         ),
     )
@@ -428,7 +433,8 @@ def _trace_numeric(seed: int) -> NumericResult:
         p = _softmax_np(x)
         worst, samples = max(worst, abs(np.trace(jac) - (1 - p @ p))), samples + 1
     tol = 1e-8
-    return NumericResult(worst <= tol, samples, seed, worst, tol, "trace of the finite-difference Jacobian vs 1 - |a|^2")
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "trace of the finite-difference Jacobian vs 1 - |a|^2")
 
 
 register(
@@ -488,14 +494,14 @@ register(
         numeric=_trace_le_numeric,
         plain=(
             r"Whatever position $m$ we single out, $1 - \sum_j a_j^2$ is at most $1 - a_m^2$, which is at most "
-            r"$2 (1 - a_m)$. Taking $m$ to be the position with the largest weight: if that weight is $1 - \varepsilon$, "
-            r"the trace of the Jacobian is at most $2 \varepsilon$."
+            r"$2 (1 - a_m)$. Taking $m$ to be the position with the largest weight: if that weight is $1 - "
+            r"\varepsilon$, the trace of the Jacobian is at most $2 \varepsilon$."
         ),
         notes=(
-            r"Holds for every real vector $a$ and every $m \in \{1, \dots, n\}$ ($a_j \ge 0$ and $\sum_j a_j = 1$ are not needed for "
-            r"this inequality); the tightest choice is $m = \operatorname{argmax}_j a_j$. The intermediate bound $1 - a_m^2$ is "
-            r"sharper than $2(1 - a_m)$. No instance level: SymPy cannot read the sign of the explicit polynomial "
-            r"gap $(1 - a_m)^2 + \sum_{j \ne m} a_j^2$ once expanded."
+            r"Holds for every real vector $a$ and every $m \in \{1, \dots, n\}$ ($a_j \ge 0$ and $\sum_j a_j = 1$ are "
+            r"not needed for this inequality); the tightest choice is $m = \operatorname{argmax}_j a_j$. The "
+            r"intermediate bound $1 - a_m^2$ is sharper than $2(1 - a_m)$. No instance level: SymPy cannot read the "
+            r"sign of the explicit polynomial gap $(1 - a_m)^2 + \sum_{j \ne m} a_j^2$ once expanded."
         ),
     )
 )
@@ -530,7 +536,8 @@ def _frobenius_sq_derivation() -> Derivation:
         .eq(_sum(a[i] ** 2 * _sum((KD(i, j) - a[j]) ** 2, j), i), "sum_interchange",
             note=r"sum over rows outside; $a_i^2$ leaves the inner sum")
         .eq(_sum(a[i] ** 2 * (1 - 2 * a[i] + _S2), i), "kronecker_delta_contraction",
-            note=r"$(\delta_{ij} - a_j)^2 = \delta_{ij} (1 - 2 a_j) + a_j^2$; $i$ ranges over $1, \dots, n$ in the outer sum")
+            note=r"$(\delta_{ij} - a_j)^2 = \delta_{ij} (1 - 2 a_j) + a_j^2$; $i$ ranges over $1, \dots, n$ in the "
+                 r"outer sum")
         .eq(_sum(a[i] ** 2, i) - 2 * _sum(a[i] ** 3, i) + _sum(a[i] ** 2, i) * _S2, "sum_linearity")
         .eq(_frobenius_closed_form, "rename_bound", note="rename i to j")
     )
@@ -561,7 +568,8 @@ def _frobenius_sq_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_sq",
-        title=r"The squared Frobenius norm of the softmax Jacobian is $\lVert a\rVert^2 - 2 \sum_j a_j^3 + \lVert a\rVert^4$",
+        title=r"The squared Frobenius norm of the softmax Jacobian is $\lVert a\rVert^2 - 2 \sum_j a_j^3 + \lVert "
+              r"a\rVert^4$",
         statement=Statement(_col_frobenius_sq, _frobenius_closed_form),
         source=f"extension of {_SEED_000}",
         hypotheses=(I_RANGE,),
@@ -571,7 +579,8 @@ register(
         numeric=_frobenius_sq_numeric,
         plain=(
             r"Adding up the squares of all entries of the Jacobian gives "
-            r"$\sum_j a_j^2 - 2 \sum_j a_j^3 + (\sum_j a_j^2)^2$: row $i$ contributes $a_i^2 ((1 - a_i)^2 + \sum_{j \ne i} a_j^2)$."
+            r"$\sum_j a_j^2 - 2 \sum_j a_j^3 + (\sum_j a_j^2)^2$: row $i$ contributes $a_i^2 ((1 - a_i)^2 + \sum_{j "
+            r"\ne i} a_j^2)$."
         ),
         notes=(
             r"An identity for every vector $a$ (neither $a_j \ge 0$ nor $\sum_j a_j = 1$ is used). The double sum is "
@@ -606,11 +615,13 @@ def _frobenius_bound_steps(d: Derivation, weight, *, first_note: str) -> Derivat
             note=r"add $2 e^3 (2 a_m + 1) \ge 0$, $e = \sum_{j \ne m} a_j \ge 0$")
         .eq(w * (x ** 2 + _Q2 + _pairs_split - 2 * x ** 3 + (x ** 2 + _Q2 + _pairs_split) ** 2
                  + 2 * _Q1 ** 3 * (2 * x + 1)),
-            "sum_linearity", note=r"$C = (\sum_{j \ne m} a_j)^2$ minus its diagonal $j = k$: the factor $1 - \delta_{jk}$ split")
+            "sum_linearity", note=r"$C = (\sum_{j \ne m} a_j)^2$ minus its diagonal $j = k$: the factor $1 - "
+                                  r"\delta_{jk}$ split")
         .eq(w * (x ** 2 + e_sum ** 2 - 2 * x ** 3 + (x ** 2 + e_sum ** 2) ** 2 + 2 * e_sum ** 3 * (2 * x + 1)),
             "kronecker_delta_contraction",
             note=r"contract every delta: $\sum_{j \ne m} a_j = \sum_j a_j - a_m$, $Q_2 + C = (\sum_j a_j - a_m)^2$ "
-                 r"($\delta_{jk}$: $j$ ranges over $1, \dots, n$ in the outer sum; $\delta_{jm}, \delta_{km}$: $m \in \{1, \dots, n\}$)")
+                 r"($\delta_{jk}$: $j$ ranges over $1, \dots, n$ in the outer sum; $\delta_{jm}, \delta_{km}$: $m \in "
+                 r"\{1, \dots, n\}$)")
         .eq(w * (x ** 2 + (1 - x) ** 2 - 2 * x ** 3 + (x ** 2 + (1 - x) ** 2) ** 2 + 2 * (1 - x) ** 3 * (2 * x + 1)),
             "substitute", using="a_sums_to_one")
         .eq(4 * (1 - x) ** 2 * w, "algebra",
@@ -619,7 +630,8 @@ def _frobenius_bound_steps(d: Derivation, weight, *, first_note: str) -> Derivat
 
 
 def _frobenius_le_derivation() -> Derivation:
-    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$")
+    return _frobenius_bound_steps(Derivation(_col_frobenius_sq), sp.Integer(1),
+                                  first_note=r"the closed form of $\lVert J\rVert_F^2$")
 
 
 def _scaled_jacobian(size: int):
@@ -672,17 +684,18 @@ register(
         plain=(
             "Every entry of the Jacobian, and the whole matrix, is small when the attention is concentrated: "
             r"the squares of all entries add up to at most $4 (1 - a_m)^2$, whatever position $m$ is singled out. "
-            r"So $\lVert J\rVert_F \le 2 (1 - a_m)$; with $m$ the most-attended position and $a_m = 1 - \varepsilon$, every entry "
-            r"of $J$ is at most $2 \varepsilon$ in size."
+            r"So $\lVert J\rVert_F \le 2 (1 - a_m)$; with $m$ the most-attended position and $a_m = 1 - \varepsilon$, "
+            r"every entry of $J$ is at most $2 \varepsilon$ in size."
         ),
         notes=(
-            r"Holds for every $m \in \{1, \dots, n\}$, not only the argmax (the bound is weakest elsewhere). Uses $a_j \ge 0$ "
-            r"and $\sum_j a_j = 1$. The proof never needs $a_j \le a_m$: the key inequality is "
-            r"$\sum_{j \ne m} a_j^2 \le (\sum_{j \ne m} a_j)^2$ (the difference is the sum of $a_j a_k$ over pairs $j \ne k$, both $\ne m$, written as a double sum with factors $1 - \delta$), and the "
-            r"slack of the final step is exactly $2 (1 - a_m)^3 (2 a_m + 1)$, so the constant $4$ is sharp as "
-            r"$a_m \to 1$ ($n = 2$: $\lVert J\rVert_F^2 = 4 a_m^2 (1 - a_m)^2$). The instance level checks the bound exactly "
-            r"for $n \le 4$ on the interior of the simplex ($a = b / \sum b$, $b > 0$), for $m = 1$ (every $m$ by "
-            r"symmetry), as a polynomial with nonnegative coefficients after multiplying by $(\sum b)^4$."
+            r"Holds for every $m \in \{1, \dots, n\}$, not only the argmax (the bound is weakest elsewhere). Uses $a_j "
+            r"\ge 0$ and $\sum_j a_j = 1$. The proof never needs $a_j \le a_m$: the key inequality is "
+            r"$\sum_{j \ne m} a_j^2 \le (\sum_{j \ne m} a_j)^2$ (the difference is the sum of $a_j a_k$ over pairs $j "
+            r"\ne k$, both $\ne m$, written as a double sum with factors $1 - \delta$), and the slack of the final "
+            r"step is exactly $2 (1 - a_m)^3 (2 a_m + 1)$, so the constant $4$ is sharp as $a_m \to 1$ ($n = 2$: "
+            r"$\lVert J\rVert_F^2 = 4 a_m^2 (1 - a_m)^2$). The instance level checks the bound exactly for $n \le 4$ "
+            r"on the interior of the simplex ($a = b / \sum b$, $b > 0$), for $m = 1$ (every $m$ by symmetry), as a "
+            r"polynomial with nonnegative coefficients after multiplying by $(\sum b)^4$."
         ),
     )
 )
@@ -723,8 +736,10 @@ def _sos_derivation() -> Derivation:
                                  - _sum(2 * a[_r] ** 2 * _v_sq_t, _r)), "sum_linearity",
             note=r"$\sum_r \sum_c a_r a_c (v_r - v_c)^2 = 2 S_1 \sum a v^2 - 2 (\sum a v)^2$")
         .eq(_pair_sum((1 - KD(_r, _c)) * (2 * _v_sq_t - (v[_r] - v[_c]) ** 2)), "kronecker_delta_contraction",
-            note=r"the diagonal $r = c$ of the double sum is $\sum_r a_r^2 (2\lVert v\rVert^2 - 0)$ (read right to left)")
-        .eq(_sos_rhs, "algebra", note=r"$2\lVert v\rVert^2 - (v_r - v_c)^2 = (v_r + v_c)^2 + 2 (\lVert v\rVert^2 - v_r^2 - v_c^2)$")
+            note=r"the diagonal $r = c$ of the double sum is $\sum_r a_r^2 (2\lVert v\rVert^2 - 0)$ (read right to "
+                 r"left)")
+        .eq(_sos_rhs, "algebra", note=r"$2\lVert v\rVert^2 - (v_r - v_c)^2 = (v_r + v_c)^2 + 2 (\lVert v\rVert^2 - "
+                                      r"v_r^2 - v_c^2)$")
     )
 
 
@@ -770,15 +785,16 @@ register(
         instances=Instances(_sos_instance, tuple(range(1, 7)), label="n"),
         numeric=_sos_numeric,
         plain=(
-            r"The difference between $\operatorname{tr}(J) \lVert v\rVert^2$ and $v^\top J v$ can be written as a sum, over pairs of distinct "
-            r"positions $r \ne c$, of $a_r a_c$ times $(v_r + v_c)^2$ plus twice the squares of the other entries of "
-            r"$v$ (halved, since each pair is counted twice). Every term is nonnegative, so "
-            r"$v^\top J v \le \operatorname{tr}(J) \lVert v\rVert^2$ for every $v$: the largest eigenvalue of $J$ is at most its trace."
+            r"The difference between $\operatorname{tr}(J) \lVert v\rVert^2$ and $v^\top J v$ can be written as a sum, "
+            r"over pairs of distinct positions $r \ne c$, of $a_r a_c$ times $(v_r + v_c)^2$ plus twice the squares of "
+            r"the other entries of $v$ (halved, since each pair is counted twice). Every term is nonnegative, so "
+            r"$v^\top J v \le \operatorname{tr}(J) \lVert v\rVert^2$ for every $v$: the largest eigenvalue of $J$ is "
+            r"at most its trace."
         ),
         notes=(
             r"Proved for symbolic $n$: the right side is the full double sum with a factor $1 - \delta_{rc}$, halved "
-            r"(equal to the sum over $r < c$); for $r \ne c$, $\lVert v\rVert^2 - v_r^2 - v_c^2$ is the sum of $v_t^2$ over the "
-            "other positions, so every term is visibly nonnegative. The derivation homogenises with "
+            r"(equal to the sum over $r < c$); for $r \ne c$, $\lVert v\rVert^2 - v_r^2 - v_c^2$ is the sum of $v_t^2$ "
+            "over the other positions, so every term is visibly nonnegative. The derivation homogenises with "
             r"$\sum_j a_j = 1$ and contracts the diagonal of the double sum. A second certificate for "
             r"$\lVert J\rVert_2 \le \operatorname{tr} J$, through the quadratic form (it needs $J$ symmetric, which is "
             "softmax_jacobian_symmetric); softmax_jacobian_spectral_norm_le_trace goes through the Frobenius "
@@ -834,7 +850,8 @@ def _saturation_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_saturation_bound",
-        title=r"Saturation bound: $\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$ for every $v$, i.e. $\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$",
+        title=r"Saturation bound: $\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$ for every $v$, i.e. $\lVert "
+              r"J\rVert_2 \le 2 (1 - \max_j a_j)$",
         statement=Statement(_Jv_sq, 4 * (1 - a[m]) ** 2 * _v_sq, "<="),
         source=_SEED_000 + " ('Hence if a concentrates on one index, the Jacobian is approximately zero')",
         hypotheses=(*PROBABILITY, J_RANGE, M_RANGE),
@@ -845,22 +862,26 @@ register(
         plain=(
             r"If the attention puts weight $1 - \varepsilon$ on one position, every gradient that flows back through "
             r"the softmax is shrunk by a factor of at most $2 \varepsilon$: for every vector $v$, "
-            r"$\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$, for every position $m$, best with $m$ the most-attended position. "
-            r"By the definition of the operator norm this is $\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$. The proof goes "
-            r"through Cauchy-Schwarz row by row and the Frobenius bound $\lVert J\rVert_F \le 2 (1 - a_m)$; no eigenvalues "
+            r"$\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$, for every position $m$, best with $m$ the "
+            r"most-attended position. By the definition of the operator norm this is $\lVert J\rVert_2 \le 2 (1 - "
+            r"\max_j a_j)$. The proof goes through Cauchy-Schwarz row by row and the Frobenius bound $\lVert J\rVert_F "
+            r"\le 2 (1 - a_m)$; no eigenvalues "
             "are needed."
         ),
         notes=(
-            r"Proved for symbolic $n$: the statement $\sum_i (\sum_j J_{ij} v_j)^2 \le 4 (1 - a_m)^2 \sum_j v_j^2$ for all "
-            r"real $v$ is, by definition of the operator norm, $\lVert J\rVert_2 \le 2 (1 - a_m)$ for every $m$, hence "
-            r"$\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$. Steps: Cauchy-Schwarz on each row (rule `cauchy_schwarz`), then "
-            "softmax_jacobian_frobenius_sq and the chain of softmax_jacobian_frobenius_le, multiplied through "
-            r"by $\lVert v\rVert^2$. The bound is linear in the missing mass: $J$ is small only when $\max_j a_j$ is close to $1$, "
+            r"Proved for symbolic $n$: the statement $\sum_i (\sum_j J_{ij} v_j)^2 \le 4 (1 - a_m)^2 \sum_j v_j^2$ for "
+            r"all real $v$ is, by definition of the operator norm, $\lVert J\rVert_2 \le 2 (1 - a_m)$ for every $m$, "
+            r"hence $\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$. Steps: Cauchy-Schwarz on each row (rule "
+            "`cauchy_schwarz`), then softmax_jacobian_frobenius_sq and the chain of softmax_jacobian_frobenius_le, "
+            r"multiplied through by $\lVert v\rVert^2$. The bound is linear in the missing mass: $J$ is small only "
+            r"when $\max_j a_j$ is close to $1$, "
             "not merely when a is 'peaked' (see unscaled_logits_softmax_near_one_hot). The seed's 'Hence' "
-            r"jumps from the quadratic form $v^\top J v = \operatorname{Var}_{j \sim a}(v_j)$ to the size of $J$; that step needs $J$ "
-            r"symmetric positive semidefinite ($\lVert J\rVert_2 = \max_v v^\top J v / \lVert v\rVert^2$), which the seed does not say; "
-            r"the proof here bounds $\lVert J v\rVert$ directly instead. The sharper $\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2$ "
-            r"(softmax_jacobian_spectral_norm_le_trace) is proved the same way, through $\lVert J\rVert_F \le \operatorname{tr} J$. "
+            r"jumps from the quadratic form $v^\top J v = \operatorname{Var}_{j \sim a}(v_j)$ to the size of $J$; that "
+            r"step needs $J$ symmetric positive semidefinite ($\lVert J\rVert_2 = \max_v v^\top J v / \lVert "
+            r"v\rVert^2$), which the seed does not say; the proof here bounds $\lVert J v\rVert$ directly instead. The "
+            r"sharper $\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2$ "
+            r"(softmax_jacobian_spectral_norm_le_trace) is proved the same way, through $\lVert J\rVert_F \le "
+            r"\operatorname{tr} J$. "
             "No instance level: for explicit n the gap "
             "is a quadratic form in v whose sign SymPy cannot read."
         ),
@@ -887,8 +908,8 @@ def _frobenius_trace_steps(d: Derivation, weight, *, first_note: str) -> Derivat
         d
         .eq(w * _frobenius_closed_form, "apply_theorem", theorem="softmax_jacobian_frobenius_sq", note=first_note)
         .le(w * (_frobenius_closed_form + _distinct_triples), "nonnegative_terms", witness=w * _distinct_triples,
-            note=r"add $T = \sum_i \sum_j \sum_k a_i a_j a_k (1 - \delta_{ij})(1 - \delta_{jk})(1 - \delta_{ik}) \ge 0$, the sum over "
-                 "triples of distinct positions")
+            note=r"add $T = \sum_i \sum_j \sum_k a_i a_j a_k (1 - \delta_{ij})(1 - \delta_{jk})(1 - \delta_{ik}) \ge "
+                 "0$, the sum over triples of distinct positions")
         .eq(w * (_frobenius_closed_form + _triples_contracted), "kronecker_delta_contraction",
             note=r"expand the factors $1 - \delta$ and contract (every index ranges over $1, \dots, n$)")
         .eq(w * (_frobenius_closed_form + _S1 ** 3 - 3 * _S1 * _S2 + 2 * _S3), "sum_linearity",
@@ -929,7 +950,8 @@ def _frobenius_trace_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_le_trace",
-        title=r"$\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$: the gap is six times the third elementary symmetric polynomial of $a$",
+        title=r"$\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$: the gap is six times the third elementary symmetric "
+              r"polynomial of $a$",
         statement=Statement(_col_frobenius_sq, _trace ** 2, "<="),
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
@@ -945,8 +967,9 @@ register(
         ),
         notes=(
             r"For any symmetric PSD matrix $\lVert J\rVert_F^2 = \sum \lambda_i^2 \le (\sum \lambda_i)^2$; "
-            r"the proof here needs no eigenvalues: $(\operatorname{tr} J)^2 - \lVert J\rVert_F^2 = 1 - 3 S_2 + 2 S_3$ with "
-            r"$S_p = \sum_j a_j^p$, and with $S_1 = \sum_j a_j = 1$ this is $S_1^3 - 3 S_1 S_2 + 2 S_3 = 6 e_3(a) \ge 0$, written "
+            r"the proof here needs no eigenvalues: $(\operatorname{tr} J)^2 - \lVert J\rVert_F^2 = 1 - 3 S_2 + 2 S_3$ "
+            r"with $S_p = \sum_j a_j^p$, and with $S_1 = \sum_j a_j = 1$ this is $S_1^3 - 3 S_1 S_2 + 2 S_3 = 6 e_3(a) "
+            r"\ge 0$, written "
             "as a triple sum with factors 1 - delta whose expansion the kernel contracts. The instance level "
             r"checks the bound exactly for $n \le 5$ on the interior of the simplex ($a = b / \sum b$, $b > 0$), "
             r"multiplied by $(\sum b)^4$."
@@ -982,7 +1005,8 @@ def _spectral_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_spectral_norm_le_trace",
-        title=r"$\lVert J v\rVert \le \operatorname{tr}(J) \lVert v\rVert$ for every $v$, i.e. $\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2$",
+        title=r"$\lVert J v\rVert \le \operatorname{tr}(J) \lVert v\rVert$ for every $v$, i.e. $\lVert J\rVert_2 \le "
+              r"\operatorname{tr} J = 1 - \lVert a\rVert^2$",
         statement=Statement(_Jv_sq, _trace ** 2 * _v_sq, "<="),
         source=f"extension of {_SEED_000}",
         hypotheses=PROBABILITY,
@@ -992,17 +1016,19 @@ register(
         figures=("softmax_saturation",),
         plain=(
             r"The largest stretch factor of the Jacobian is at most its trace, $1 - \sum_j a_j^2$: for every "
-            r"vector $v$, $\lVert J v\rVert \le (1 - \lVert a\rVert^2) \lVert v\rVert$. With softmax_jacobian_trace_le this gives the chain "
-            r"$\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2 \le 2 (1 - \max_j a_j)$."
+            r"vector $v$, $\lVert J v\rVert \le (1 - \lVert a\rVert^2) \lVert v\rVert$. With softmax_jacobian_trace_le "
+            r"this gives the chain $\lVert J\rVert_2 \le \operatorname{tr} J = 1 - \lVert a\rVert^2 \le 2 (1 - \max_j "
+            r"a_j)$."
         ),
         notes=(
             r"Proved for symbolic $n$ without eigenvalues: Cauchy-Schwarz row by row gives "
-            r"$\lVert J v\rVert^2 \le \lVert J\rVert_F^2 \lVert v\rVert^2$, and $\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$ (softmax_jacobian_frobenius_le_trace, whose steps are "
-            r"repeated here multiplied by $\lVert v\rVert^2$). The usual argument ($J$ symmetric PSD, so "
-            r"$\lVert J\rVert_2 = \lambda_{\max} \le \sum_i \lambda_i = \operatorname{tr} J$; Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5) "
+            r"$\lVert J v\rVert^2 \le \lVert J\rVert_F^2 \lVert v\rVert^2$, and $\lVert J\rVert_F^2 \le "
+            r"(\operatorname{tr} J)^2$ (softmax_jacobian_frobenius_le_trace, whose steps are repeated here multiplied "
+            r"by $\lVert v\rVert^2$). The usual argument ($J$ symmetric PSD, so $\lVert J\rVert_2 = \lambda_{\max} \le "
+            r"\sum_i \lambda_i = \operatorname{tr} J$; Horn & Johnson, Matrix Analysis, 2nd ed., Thm 4.1.5) "
             "is not needed. The statement for all real v is, by the definition of the operator norm, "
-            r"$\lVert J\rVert_2 \le \operatorname{tr} J$, since $\operatorname{tr} J \ge 0$. No instance level: for explicit $n$ the gap is a form in $v$ whose "
-            "sign SymPy cannot read."
+            r"$\lVert J\rVert_2 \le \operatorname{tr} J$, since $\operatorname{tr} J \ge 0$. No instance level: for "
+            "explicit $n$ the gap is a form in $v$ whose sign SymPy cannot read."
         ),
     )
 )

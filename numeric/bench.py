@@ -559,7 +559,8 @@ def memory_profile(sizes: Sequence[int] = (512, 1024, 2048, 4096), *, d: int = 6
     for n in sizes:
         q, k, v, _ = _inputs(n, d, 1, dtype)
         row = {"n": n}
-        for name, fn in (("tiled", lambda: tiled_attention(q, k, v)), ("naive", lambda: attention(q, k, v))):
+        for name, fn in (("tiled", lambda q=q, k=k, v=v: tiled_attention(q, k, v)),
+                         ("naive", lambda q=q, k=k, v=v: attention(q, k, v))):
             fn()
             row[f"{name}_peak_bytes"] = peak_memory(fn)[0]
             t0 = time.perf_counter()

@@ -529,7 +529,7 @@ class TransformerLayerParams:
     ln_2_beta: np.ndarray | None = None
 
     @classmethod
-    def random(cls, d_model: int, d_ff: int, rng: np.random.Generator) -> "TransformerLayerParams":
+    def random(cls, d_model: int, d_ff: int, rng: np.random.Generator) -> TransformerLayerParams:
         """Gaussian weights with variance 1/fan_in, small random biases and norm parameters."""
 
         def w(fan_in, fan_out):
@@ -573,7 +573,8 @@ def pre_norm_layer(x, params: TransformerLayerParams, *, heads, mask=None, causa
 
 def post_norm_layer(x, params: TransformerLayerParams, *, heads, mask=None, causal=False,
                     activation="gelu", eps: float = 1e-5) -> np.ndarray:  # fmt: skip
-    r"""Post-norm transformer layer (Vaswani et al.): :math:`X \leftarrow \operatorname{LN}_1(X + \operatorname{MHA}(X))`,
+    r"""Post-norm transformer layer (Vaswani et al.):
+    :math:`X \leftarrow \operatorname{LN}_1(X + \operatorname{MHA}(X))`,
     then :math:`X \leftarrow \operatorname{LN}_2(X + \operatorname{MLP}(X))`.
 
     >>> p = TransformerLayerParams.random(4, 8, np.random.default_rng(0))

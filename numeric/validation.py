@@ -323,7 +323,8 @@ def check_attention_args(
     slopes = None
     if alibi_slopes is not None:
         slopes = np.asarray(alibi_slopes)
-        if slopes.dtype == np.bool_ or not (np.issubdtype(slopes.dtype, np.floating) or np.issubdtype(slopes.dtype, np.integer)):
+        if slopes.dtype == np.bool_ or not (np.issubdtype(slopes.dtype, np.floating)
+                                            or np.issubdtype(slopes.dtype, np.integer)):
             raise TypeError(f"alibi_slopes must be real numbers, got dtype {slopes.dtype}")
         heads = user_batch[-1] if user_batch else 1
         fits = _broadcast_target(slopes, tuple(user_batch)) if user_batch else slopes.shape == (1,)

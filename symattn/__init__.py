@@ -13,17 +13,31 @@ d_k*sigma**4
 
 from symattn.acceptance import VerdictError, expect_failure
 from symattn.checker import Checker, check_theorem
-from symattn.complexity import (
+
+# beyond the texts (issue 14): GQA, KV cache, masks, FlashAttention's IO, correlated moments
+from symattn.complexity import (  # noqa: E402
     activation_memory,
     attention_mlp_ratio,
     crossover,
+    gqa_param_count,
+    kv_cache_bytes,
     layer_costs,
     mha_param_count,
     model_costs,
 )
 from symattn.conformance import check as check_conformance
 from symattn.derivation import Derivation, Step
-from symattn.moments import Cov, E, Var, dot, gaussian_vector, iid_vector
+from symattn.flash_io import flash_hbm_accesses  # noqa: E402
+from symattn.masks import causal_mask, score_pairs, window_mask  # noqa: E402
+from symattn.moments import (
+    Cov,
+    E,
+    Var,
+    correlated_vectors,  # noqa: E402
+    dot,
+    gaussian_vector,
+    iid_vector,
+)
 from symattn.multihead import head_blocks, mha_sum_form
 from symattn.online_softmax import SoftmaxState
 from symattn.online_softmax import merge as online_softmax_merge
@@ -39,11 +53,6 @@ from symattn.statement import (
     RandomFamily,
     Statement,
 )
-# beyond the texts (issue 14): GQA, KV cache, masks, FlashAttention's IO, correlated moments
-from symattn.complexity import gqa_param_count, kv_cache_bytes  # noqa: E402
-from symattn.flash_io import flash_hbm_accesses  # noqa: E402
-from symattn.masks import causal_mask, score_pairs, window_mask  # noqa: E402
-from symattn.moments import correlated_vectors  # noqa: E402
 from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem, load_all, register, registry
 from symattn.verdict import Level, Outcome, Verdict
 

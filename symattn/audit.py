@@ -34,9 +34,10 @@ import contextlib
 import functools
 import io
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -277,7 +278,7 @@ def _exp_underflow_threshold(dtype) -> float:
 
 
 # ------------------------------------------------------------------ claims graded by our own results
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _saturation_figures() -> dict:
     """E max_j a_j and E tr J for logits of standard deviation 8 (and 1), n = 16, 128, 1024: the
     Monte Carlo study of the heuristic ``unscaled_logits_softmax_near_one_hot`` (seed 0)."""
@@ -301,7 +302,7 @@ def _attention_np(x, wq, wk, wv, causal=False):
     return attention(x @ wq, x @ wk, x @ wv, causal=causal)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _permutation_gaps(seed: int = 0) -> dict:
     """Max |Attn(PX) - P Attn(X)| (equivariance), max |Attn(PX) - Attn(X)| (invariance), and the
     equivariance gap with a causal mask, for random X (n = 5, d = 4) and a non-identity P."""
@@ -410,7 +411,8 @@ def _seed000() -> list[AuditEntry]:
         "with $d_k = d_v = d/h$ so that the total parameter count matches a single head of full width",
         "$h$ heads of width $d/h$ have as many parameters as one head of width $d$",
         f"h heads: 3h d (d/h) + d^2 = {mha}; one full-width head: {full}",
-        "holds" if sp.simplify(mha - full) == 0 else "does-not-hold", "Weights only; with biases both are $4d^2 + 4d$."))
+        "holds" if sp.simplify(mha - full) == 0 else "does-not-hold",
+                          "Weights only; with biases both are $4d^2 + 4d$."))
     out.append(AuditEntry(
         "s000_multi_head_same_param_count", S000, "The total parameter count is the same",
         "same count for $h$ heads of rank $d/h$ as for one of rank $d$", f"{mha} = {full}",
@@ -430,7 +432,8 @@ def _seed000() -> list[AuditEntry]:
     out.append(AuditEntry(
         "s000_mlp_shapes_cost", S000, r"$W_1\in\R^{4d\times d}$ , $W_2\in\R^{d\times4d}$",
         "MLP row of the table: $8nd^2$", f"n tokens through W_1 and W_2: {mlp_macs} MACs; layer_costs: {t['mlp']}",
-        "holds" if mlp_macs == t["mlp"] else "does-not-hold", "Consistent with the table's MLP row ($8d^2$ parameters)."))
+        "holds" if mlp_macs == t["mlp"] else "does-not-hold",
+                          "Consistent with the table's MLP row ($8d^2$ parameters)."))
     rows = [
         ("qkv", "$Q,K,V$ projections\t$3nd^2$\t$3nd$", "qkv_projections", 3 * n * d**2, 3 * n * d),
         ("logits", "Logits $QK^\\top$\t$n^2d$\t$n^2$ (per head, $hn^2$ total)", "logits", n**2 * d, h * n**2),
@@ -442,7 +445,8 @@ def _seed000() -> list[AuditEntry]:
     for key, claim, comp, stated_cost, stated_mem in rows:
         ok = sp.expand(t[comp] - stated_cost) == 0 and sp.expand(mem[comp] - stated_mem) == 0
         out.append(AuditEntry(
-            f"s000_table_{key}", S000, claim, f"cost ${sp.latex(stated_cost)}$ ('FLOPs'); memory ${sp.latex(stated_mem)}$",
+            f"s000_table_{key}", S000, claim, f"cost ${sp.latex(stated_cost)}$ ('FLOPs'); memory "
+                                              f"${sp.latex(stated_mem)}$",
             f"{t[comp]} MACs = {tf[comp]} FLOPs; memory {mem[comp]} elements", "holds" if ok else "does-not-hold",
             "The cost column counts multiply-accumulates (see s000_table_flops_unit)."
             + (r" Memory: one $n \times n$ attention matrix per head; keeping the pre-softmax logits too doubles it."
@@ -555,9 +559,9 @@ def _seed000() -> list[AuditEntry]:
         "only positional encodings break permutation equivariance",
         f"with a causal mask: max |Attn(PX) - P Attn(X)| = {gaps['causal']:.2f} (n = 5, P without fixed points)",
         "ambiguous",
-        "True of the unmasked (encoder) layer, whose parts are all equivariant (prenorm_layer_permutation_equivariant). "
-        "A causal mask, which seed 004 describes for text generation, breaks the symmetry too: position $i$ attends "
-        r"to positions $j \le i$ only, which depends on the order."))
+        "True of the unmasked (encoder) layer, whose parts are all equivariant "
+        "(prenorm_layer_permutation_equivariant). A causal mask, which seed 004 describes for text generation, breaks "
+        r"the symmetry too: position $i$ attends to positions $j \le i$ only, which depends on the order."))
     norms = _gradient_norms()
     out.append(AuditEntry(
         "s000_xiong_postnorm_gradient_grows", S000,
@@ -580,7 +584,8 @@ def _seed000() -> list[AuditEntry]:
         "exponential of the linear kernel). As a kernel on tokens, "
         r"$\kappa(x, y) = \exp(x W_Q W_K^\top y^\top/\sqrt{d})$ is not even symmetric unless $W_Q W_K^\top$ is, "
         "so it is not positive definite in general (the example's Gram matrix is not symmetric); 'positive "
-        r"definite as a function of $(q, k)$ pairs' is not defined for two different spaces (attention_is_nadaraya_watson)."))
+        r"definite as a function of $(q, k)$ pairs' is not defined for two different spaces "
+        r"(attention_is_nadaraya_watson)."))
     same, diff = _head_products_determine_head()
     out.append(AuditEntry(
         "s000_head_specified_by_wqk_wvo", S000,
@@ -850,7 +855,8 @@ def _seed004() -> list[AuditEntry]:
         r"a causal mask sets scores for future positions to \( -\infty \) before softmax, so each token can only "
         "attend to earlier ones",
         "token i attends to j < i",
-        f"causal weights of 3 tokens with equal scores: {sp.sstr(causal.tolist())} (the diagonal is nonzero)", "ambiguous",
+        f"causal weights of 3 tokens with equal scores: {sp.sstr(causal.tolist())} (the diagonal is "
+        f"nonzero)", "ambiguous",
         r"The mask removes the positions $j > i$ only: each token attends to the earlier ones and to itself "
         r"(weight $1/i$ on each of $j \le i$ here). Right if 'earlier' includes the token itself."))
     return out
@@ -869,7 +875,8 @@ def _worked_figures() -> list[AuditEntry]:
     out = []
     for eid, heads, stated, unit, note in (
         ("x_kv_cache_per_token_mha", 32, "0.5", 2**20,
-         r"$2$ (keys, values) $\times\, 32$ layers $\times\, 32$ heads $\times\, 128 \times 2$ bytes $= 524{,}288$ bytes $= 0.5$ MiB (theorem `kv_cache_size`)."),
+         r"$2$ (keys, values) $\times\, 32$ layers $\times\, 32$ heads $\times\, 128 \times 2$ bytes $= 524{,}288$ "
+         r"bytes $= 0.5$ MiB (theorem `kv_cache_size`)."),
         ("x_kv_cache_per_token_gqa8", 8, "128", 2**10,
          "With $8$ key/value heads (grouped-query attention, $4$ query heads per group) a quarter of that: "
          "$131{,}072$ bytes $= 128$ KiB."),

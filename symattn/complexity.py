@@ -661,7 +661,8 @@ class RecomputeScoreMACs(sp.Function):
         return sp.expand(self.expanded().replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()).doit())
 
     def _latex(self, printer):
-        return r"\operatorname{MAC}_{\mathrm{no\,cache}}\left(%s, %s\right)" % tuple(printer._print(a) for a in self.args)
+        return (r"\operatorname{MAC}_{\mathrm{no\,cache}}\left(%s, %s\right)"
+                % tuple(printer._print(a) for a in self.args))
 
 
 define("kv_cache_entries", KVCacheEntries, lambda e: e.expanded(),

@@ -90,7 +90,7 @@ class Derivation:
         self.steps: list[Step] = []
 
     # -- building -------------------------------------------------------------------------
-    def step(self, expr: Any, rule: str, relation: str = "=", *, note: str = "", **args) -> "Derivation":
+    def step(self, expr: Any, rule: str, relation: str = "=", *, note: str = "", **args) -> Derivation:
         if relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
         if not isinstance(rule, str) or not rule:
@@ -98,16 +98,16 @@ class Derivation:
         self.steps.append(Step(expr, rule, relation, dict(args), note))
         return self
 
-    def eq(self, expr: Any, rule: str, *, note: str = "", **args) -> "Derivation":
+    def eq(self, expr: Any, rule: str, *, note: str = "", **args) -> Derivation:
         return self.step(expr, rule, "=", note=note, **args)
 
-    def le(self, expr: Any, rule: str, *, note: str = "", **args) -> "Derivation":
+    def le(self, expr: Any, rule: str, *, note: str = "", **args) -> Derivation:
         return self.step(expr, rule, "<=", note=note, **args)
 
-    def lt(self, expr: Any, rule: str, *, note: str = "", **args) -> "Derivation":
+    def lt(self, expr: Any, rule: str, *, note: str = "", **args) -> Derivation:
         return self.step(expr, rule, "<", note=note, **args)
 
-    def ge(self, expr: Any, rule: str, *, note: str = "", **args) -> "Derivation":
+    def ge(self, expr: Any, rule: str, *, note: str = "", **args) -> Derivation:
         return self.step(expr, rule, ">=", note=note, **args)
 
     # -- reading --------------------------------------------------------------------------
@@ -126,7 +126,7 @@ class Derivation:
             yield prev, s
             prev = s.expr
 
-    def replaced(self, index: int, expr: Any) -> "Derivation":
+    def replaced(self, index: int, expr: Any) -> Derivation:
         """A copy with step ``index``'s expression replaced (index -1 replaces the start).
         Used by the mutation tests."""
         d = Derivation(expr if index == -1 else self.start, note=self.note)

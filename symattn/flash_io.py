@@ -131,7 +131,8 @@ class TiledWorkspace(_Model):
 
 define("tiled_workspace", TiledWorkspace, lambda e: e.expanded(),
        text="numeric.tiled_attention's arrays besides inputs and outputs")
-define("flash_macs", FlashMACs, lambda e: e.expanded(), text="Algorithm 1: Q_i K_j^T and P_ij V_j in every inner iteration")
+define("flash_macs", FlashMACs, lambda e: e.expanded(),
+       text="Algorithm 1: Q_i K_j^T and P_ij V_j in every inner iteration")
 define("flash_hbm", FlashHBM, lambda e: e.expanded(), text="Algorithm 1, lines 2, 6, 8, 12-13")
 define("standard_hbm", StandardHBM, lambda e: e.expanded(), text="Algorithm 0: S and P round-trip through HBM")
 

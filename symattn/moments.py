@@ -40,8 +40,9 @@ References
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import sympy as sp
 
@@ -79,7 +80,7 @@ class _EntryLabel(sp.Symbol):
         return ((self.name, self._serial), {})
 
 
-_VECTORS: dict[_EntryLabel, "RandomVector"] = {}
+_VECTORS: dict[_EntryLabel, RandomVector] = {}
 _serials = itertools.count(1)
 
 
@@ -544,15 +545,15 @@ class CorrelatedPair:
     covariance ``covariance``, independent across ``i``; mixed moments ``E[q_i^a k_i^b]`` from
     ``mixed`` (given), the bivariate normal law (``gaussian=True``), or fresh symbols."""
 
-    q: "RandomVector" = None  # type: ignore[assignment]
-    k: "RandomVector" = None  # type: ignore[assignment]
+    q: RandomVector = None  # type: ignore[assignment]
+    k: RandomVector = None  # type: ignore[assignment]
     variance: Any = None
     covariance: Any = None
     gaussian: bool = False
     mixed: dict = field(default_factory=dict)
     _cache: dict = field(default_factory=dict, repr=False)
 
-    def other(self, v: "RandomVector") -> "RandomVector":
+    def other(self, v: RandomVector) -> RandomVector:
         return self.k if v is self.q else self.q
 
     def mixed_moment(self, a: int, b: int) -> sp.Expr:

@@ -167,7 +167,7 @@ class FamilyMatrix(MatrixExpr):
     def shape(self):
         return (self.args[2], self.args[3])
 
-    def at(self, index) -> "FamilyMatrix":
+    def at(self, index) -> FamilyMatrix:
         """The member with another index."""
         return FamilyMatrix(self.name, index, *self.shape)
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 import functools
 import operator
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import sympy as sp
 

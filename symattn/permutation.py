@@ -501,4 +501,5 @@ define("softmax_rows", SoftmaxRows, lambda e: e.expanded(),
        text=r"\operatorname{softmax_{rows}}(S)_{ij} = e^{S_{ij}}/\sum_l e^{S_{il}}")
 define("attention", Attention, lambda e: e.expanded(),
        text=r"\operatorname{Attention}(Q,K,V) = \operatorname{softmax_{rows}}(QK^\top/\sqrt{d_k})V")
-define("mlp", MLP, lambda e: e.expanded(), text=r"\operatorname{MLP}(X) = \rho(XW_1 + \mathbf 1 b_1)W_2 + \mathbf 1 b_2")
+define("mlp", MLP, lambda e: e.expanded(), text=r"\operatorname{MLP}(X) = \rho(XW_1 + \mathbf 1 b_1)W_2 + \mathbf 1 "
+                                                r"b_2")

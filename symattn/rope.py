@@ -674,7 +674,8 @@ def _explicit_matrix(x: Any) -> sp.ImmutableMatrix:
 
 
 declare_binder(PairBlockDiagonal, lambda args: (sp.S.Zero, args[1] - 1))  # block m in 0..B-1
-define("rotation", Rotation, lambda e: e.explicit(), text=r"R(t) = \begin{pmatrix}\cos t & -\sin t\\ \sin t & \cos t\end{pmatrix}")
+define("rotation", Rotation, lambda e: e.explicit(), text=r"R(t) = \begin{pmatrix}\cos t & -\sin t\\ \sin t & \cos "
+                                                          r"t\end{pmatrix}")
 define("pair", PairOf, lambda e: e.explicit(), text=r"v_{(m)} = (v_{2m}, v_{2m+1})")
 define("inner", Inner, lambda e: e.doit(), text=r"\langle x, y\rangle = x^\top y")
 define("bilinear", Bilinear, lambda e: e.doit(), text=r"u^\top M v")

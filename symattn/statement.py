@@ -11,8 +11,9 @@ independent random entries that the expectation rules consult.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import sympy as sp
 
@@ -64,7 +65,7 @@ class Statement:
     def __str__(self) -> str:
         return f"{sp.sstr(self.lhs)} {self.relation} {sp.sstr(self.rhs)}"
 
-    def subs(self, mapping) -> "Statement":
+    def subs(self, mapping) -> Statement:
         return Statement(_subs(self.lhs, mapping), _subs(self.rhs, mapping), self.relation)
 
 

@@ -16,8 +16,9 @@ import fnmatch
 import importlib
 import pkgutil
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from symattn.derivation import Derivation, display
 from symattn.statement import Statement

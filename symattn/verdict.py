@@ -42,22 +42,22 @@ class Verdict(enum.Enum):
     def rank(self) -> int:
         return _RANK[self]
 
-    def __lt__(self, other: "Verdict") -> bool:
+    def __lt__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank < other.rank
 
-    def __le__(self, other: "Verdict") -> bool:
+    def __le__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank <= other.rank
 
-    def __gt__(self, other: "Verdict") -> bool:
+    def __gt__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank > other.rank
 
-    def __ge__(self, other: "Verdict") -> bool:
+    def __ge__(self, other: Verdict) -> bool:
         if not isinstance(other, Verdict):
             return NotImplemented
         return self.rank >= other.rank
@@ -67,7 +67,7 @@ class Verdict(enum.Enum):
         return _MEANING[self]
 
     @classmethod
-    def parse(cls, value: "Verdict | str") -> "Verdict":
+    def parse(cls, value: Verdict | str) -> Verdict:
         if isinstance(value, Verdict):
             return value
         for v in cls:
@@ -81,14 +81,15 @@ _RANK = {v: i for i, v in enumerate(Verdict)}
 _MEANING = {
     Verdict.PROVED: "every step of the derivation was checked symbolically, dimensions as symbols",
     Verdict.PROVED_FOR_INSTANCES: "exact check for every concrete size in the stated range (not a general proof)",
-    Verdict.CHECKED_PROBABILISTICALLY: "exact evaluation at random rational points; may be wrong with the stated probability",
+    Verdict.CHECKED_PROBABILISTICALLY: "exact evaluation at random rational points; may be wrong with the stated "
+                                       "probability",
     Verdict.NUMERICALLY_CONSISTENT: "floating-point evidence only, within the stated tolerance",
     Verdict.UNDECIDED: "no check was conclusive (time limit, unsupported expression, or no check available)",
     Verdict.REFUTED: "a counterexample was found: the statement is false as written",
 }
 
 
-class Level(str, enum.Enum):
+class Level(str, enum.Enum):  # noqa: UP042 -- enum.StrEnum would change str() and format() of a Level
     """Outcome of one level of checking."""
 
     PASS = "pass"

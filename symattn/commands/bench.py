@@ -42,7 +42,8 @@ def add_arguments(parser) -> None:
                              "band mask; softcap: the explicit formula; alibi: SDPA with a float bias mask)")
     parser.add_argument("--window", type=int, default=256, metavar="W",
                         help="--variant window: keys to the left of the diagonal (default 256)")
-    parser.add_argument("--softcap", type=float, default=50.0, metavar="C", help="--variant softcap: the cap (default 50)")
+    parser.add_argument("--softcap", type=float, default=50.0, metavar="C",
+                        help="--variant softcap: the cap (default 50)")
     parser.add_argument("--group", type=int, default=4, metavar="G",
                         help="--variant gqa: query heads per key/value head (default 4)")
     parser.add_argument("--matmul-n", type=int, default=2048, metavar="N",

@@ -7,8 +7,9 @@ The allowance covers what the 2x rule cannot: the reference's own error is exact
 tiny inputs (one key gives ``v`` exactly, and ``dq = 0`` exactly) where a correct kernel using
 another formula is still one rounding of the terms away. It is :data:`ALLOWANCE_ULPS` units of
 the epsilon of the arithmetic (float32 for float16 and bfloat16, whose kernels accumulate in
-float32; their final rounding is in the reference's error already) times the size of the terms the result is summed from (``P |V|`` for the
-output; for the gradients see :func:`~symattn.conformance.references.magnitudes`; 1 + |lse| for
+float32; their final rounding is in the reference's error already) times the size of the terms
+the result is summed from (``P |V|`` for the output;
+for the gradients see :func:`~symattn.conformance.references.magnitudes`; 1 + |lse| for
 the log-sum-exp, whose rounding is absolute), small enough that an implementation with three
 times the reference's error fails: ``3 r > 2 r + allowance`` as soon as ``r`` exceeds one such
 unit, which the searched inputs (hundreds of keys, head dims up to 256) reach. ``tests/symattn/test_conformance.py``

@@ -170,7 +170,8 @@ def check(
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
     adapter = adapter or NUMPY
     if dtype == "bfloat16" and adapter.dtype != "bfloat16":
-        raise ValueError("dtype='bfloat16' needs an adapter that casts to bfloat16, e.g. torch_adapter(dtype='bfloat16')")
+        raise ValueError("dtype='bfloat16' needs an adapter that casts to bfloat16, e.g. "
+                         "torch_adapter(dtype='bfloat16')")
     if dtypes is None:
         dtypes = (dtype,) if adapter.dtype else ("float64", "float32", "float16")
     dtypes = tuple(dtypes)

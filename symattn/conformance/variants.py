@@ -115,7 +115,8 @@ PARTS = ("out", "lse", "grads")
 
 
 def _gqa(runner, spec: Spec) -> PropertyResult:
-    name, basis = "gqa_agrees_with_reference", "grouped-query attention (Ainslie et al. 2023): head m uses kv head m // (h / h_kv)"
+    name, basis = ("gqa_agrees_with_reference",
+                   "grouped-query attention (Ainslie et al. 2023): head m uses kv head m // (h / h_kv)")
     if spec.kv_heads is None:
         return skipped(name, basis, "declare kv_heads=True (or a group size)")
     space = runner.space.restrict(kv_heads=spec.kv_heads)
@@ -201,7 +202,8 @@ def _dropout(runner, spec: Spec) -> list[PropertyResult]:
         off = [f for f in fractions if abs(f - p) > 5 * sigma + 1 / count]
         if off:
             ok = False
-            details.append(f"dropped fractions {', '.join(f'{f:.4f}' for f in fractions)}, expected {p} +- {5 * sigma:.4f}")
+            details.append(f"dropped fractions {', '.join(f'{f:.4f}' for f in fractions)}, expected {p} +- "
+                           f"{5 * sigma:.4f}")
         if ok:
             details.append(f"dropped fractions {', '.join(f'{f:.4f}' for f in fractions)} (p = {p}, 5 sigma = "
                            f"{5 * sigma:.4f}); kept weights scaled by 1/(1-p)")

@@ -17,7 +17,7 @@ The rules, in order:
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from symattn.verdict import Level, LevelResult, Verdict
 

@@ -26,7 +26,7 @@ bound variables are canonical dummies). An infinite limit is refused with a mess
 Traceback (most recent call last):
 ...
 symattn.kernel.terms.KernelError: cannot contract KroneckerDelta(_k0, m/2) in a sum over _k0 = 0..m: the solution _k0 = m/2 is not known to be an integer
-"""
+"""  # noqa: E501 -- a doctest traceback line (must match the message exactly)
 
 from __future__ import annotations
 
@@ -175,7 +175,8 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
         if getattr(sol, "is_integer", None) is False:
             return sp.S.Zero
         if not _is_integer(sol, hyps, env):
-            raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an integer")
+            raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an "
+                              f"integer")
         if index_in_range(sol, lo, hi, hyps, env):
             return const * substitute(dep / delta, {k: sol})
         if _outside(sol, lo, hi, hyps, env):

@@ -34,13 +34,12 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from symattn.report.content import (
     ReportSection,
@@ -325,7 +324,8 @@ def build_report(
                    written, stage)
             frag = env.get_template("theorem.tex.j2")
             for e in entries:
-                _write(stage / "tex" / f"{e.id}.tex", frag.render(entry=e, figures=figures, known_ids=known), written, stage)
+                _write(stage / "tex" / f"{e.id}.tex", frag.render(entry=e, figures=figures, known_ids=known), written,
+                       stage)
             sect = env.get_template("section.tex.j2")
             for s in sections:
                 _write(stage / "tex" / f"section-{s.id}.tex", sect.render(section=s, known_ids=known),

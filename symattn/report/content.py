@@ -23,8 +23,9 @@ point: a new section needs no new template.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import sympy as sp
 
@@ -828,7 +829,7 @@ def parse_text(text: str, where: str = "", refs: Iterable[str] = ()) -> list:
     Traceback (most recent call last):
     ...
     symattn.report.content.TextError: theorem t, field plain: unbalanced $ (a maths span opened at character 2 is never closed): 'a $b'
-    """
+    """  # noqa: E501 -- a doctest traceback line (must match the message exactly)
     text = str(text or "")
     out: list = []
     buf: list = []
@@ -853,7 +854,8 @@ def parse_text(text: str, where: str = "", refs: Iterable[str] = ()) -> list:
                 break
             j += 1
         if j < 0:
-            what = {"$": "unbalanced $ (a maths span", "`": "unclosed ` (a code span"}.get(tok, f"unclosed {tok} (a maths span")
+            what = {"$": "unbalanced $ (a maths span", "`": "unclosed ` (a code span"}.get(
+                tok, f"unclosed {tok} (a maths span")
             raise TextError(f"{where + ': ' if where else ''}{what} opened at character {m.start()} is never closed): "
                             f"{text[:120]!r}")
         if buf:

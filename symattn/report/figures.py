@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -186,8 +187,8 @@ def _dot_product_spread(fig, options: DrawOptions) -> str:
     "softmax_saturation",
     "Softmax saturation: the Jacobian vanishes as the logits spread",
     r"For random logits $z$ ($n = 16$, i.i.d. $N(0, 1)$) scaled by $t$: the spectral norm of the softmax "
-    r"Jacobian $\operatorname{diag}(a) - a a^\top$ and the largest weight $\max_j a_j$, against $t$. Medians over draws, "
-    "with the 10-90% range shaded.",
+    r"Jacobian $\operatorname{diag}(a) - a a^\top$ and the largest weight $\max_j a_j$, against $t$. Medians over "
+    "draws, with the 10-90% range shaded.",
 )
 def _softmax_saturation(fig, options: DrawOptions) -> str:
     rng = np.random.default_rng(0)
@@ -367,7 +368,8 @@ def _measure_memory(sizes) -> tuple[list[dict], str]:
     for n in sizes:
         q, k, v = (rng.standard_normal((n, 64)).astype(np.float32) for _ in range(3))
         row = {"n": n}
-        for name, fn in (("tiled", lambda: tiled_attention(q, k, v)), ("naive", lambda: attention(q, k, v))):
+        for name, fn in (("tiled", lambda q=q, k=k, v=v: tiled_attention(q, k, v)),
+                         ("naive", lambda q=q, k=k, v=v: attention(q, k, v))):
             fn()
             gc.collect()
             tracemalloc.start()
@@ -423,9 +425,9 @@ def _tiled_memory(fig, options: DrawOptions) -> str:
 @figure(
     "rope_decay",
     "RoPE's long-term decay: the average partial-sum bound against the relative distance",
-    r"$\frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|$ with $S_j = \sum_{k<j} e^{i (m-n) \theta_k}$, $\theta_k = 10000^{-2k/d}$, $d = 128$, "
-    r"for relative distances $m - n = 0, \dots, 250$ (RoFormer, Figure 2). The bound of `rope_abel_summation_bound` is "
-    r"$\max_i |h_{i+1} - h_i|$ times $d/2$ times this curve.",
+    r"$\frac{1}{d/2} \sum_{j=1}^{d/2} |S_j|$ with $S_j = \sum_{k<j} e^{i (m-n) \theta_k}$, $\theta_k = 10000^{-2k/d}$, "
+    r"$d = 128$, for relative distances $m - n = 0, \dots, 250$ (RoFormer, Figure 2). The bound of "
+    r"`rope_abel_summation_bound` is $\max_i |h_{i+1} - h_i|$ times $d/2$ times this curve.",
 )
 def _rope_decay(fig, options: DrawOptions) -> str:
     d = 128
@@ -437,5 +439,5 @@ def _rope_decay(fig, options: DrawOptions) -> str:
     ax.plot(dist, bound, color="C0")
     ax.set_xlabel("relative distance m - n")
     ax.set_ylabel("relative upper bound (1/(d/2)) sum_j |S_j|")
-    return (f"d = {d}; the average is {bound[0]:.1f} at distance 0 ((d/2 + 1)/2: S_j = j), {bound[50]:.1f} at 50, {bound[250]:.1f} at 250 "
-            f"(exact partial sums, numpy complex128).")
+    return (f"d = {d}; the average is {bound[0]:.1f} at distance 0 ((d/2 + 1)/2: S_j = j), {bound[50]:.1f} at 50, "
+            f"{bound[250]:.1f} at 250 (exact partial sums, numpy complex128).")

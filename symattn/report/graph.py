@@ -28,7 +28,8 @@ import io
 from dataclasses import dataclass, field
 from html import escape as _esc
 
-__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf", "to_tex",
+__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf",
+           "to_tex",
            "KIND_SHAPES", "VERDICT_COLOURS"]
 
 #: topic boxes per row of the grid, and nodes per row inside a box
@@ -106,7 +107,7 @@ def dependency_graph(groups: list) -> Graph:
             nodes.append(Node(e.id, e.id, pdf_text(e.title), e.kind, e.verdict, topic))
     ids = {n.id for n in nodes}
     edges = []
-    for topic, title, entries in groups:
+    for _topic, _title, entries in groups:
         for e in entries:
             edges += [(u, e.id) for u in e.uses if u in ids and u != e.id and (u, e.id) not in edges]
     return Graph(nodes, edges, topics)
@@ -299,7 +300,7 @@ def to_pdf(lay: Layout) -> bytes:
             ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0,rounding_size=6", fc="#f6f8fa",
                                         ec="#d0d7de", lw=0.8))
             ax.text(x + PAD_X, y + 12, title, fontsize=10, color="#57606a", va="baseline")
-        for a, b, pts in lay.edges:
+        for _a, _b, pts in lay.edges:
             path = Path(pts, [Path.MOVETO, Path.CURVE4, Path.CURVE4, Path.CURVE4])
             ax.add_patch(PathPatch(path, fc="none", ec="#57606a", lw=0.7))
             (_, _), (_, _), (x2, y2), (x3, y3) = pts

@@ -100,4 +100,4 @@ _NOTEBOOK_CSS = """
 .symattn .v-refuted{background:#cf222e}.symattn .meta,.symattn .why{color:#57606a;font-size:.9em}
 .symattn ol.steps{list-style:none;padding:0}.symattn .step{display:grid;grid-template-columns:2em 1fr;gap:0 .4em}
 .symattn .step .why{grid-column:2}.symattn .kind-box{border:1px dashed #d4a72c;padding:.4em .7em}
-"""
+"""  # noqa: E501 -- CSS kept byte-identical

@@ -10,7 +10,7 @@ nothing. Every piece of text goes through :func:`tex_escape`; mathematics comes 
 
 >>> print(tex_escape("50% of {a_b} & ~x^2 costs $3 # \\ ≈ ⟨q,k⟩ ≤ σ"))
 50\% of \{a\_b\} \& \textasciitilde{}x\textasciicircum{}2 costs \$3 \# \textbackslash{} $\approx$ $\langle$q,k$\rangle$ $\le$ $\sigma$
-"""
+"""  # noqa: E501 -- a doctest output line (must match exactly)
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import jinja2
 
-from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
 from symattn.printing import TEX_SPECIALS
+from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
 from symattn.verdict import Verdict
 
 __all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]

@@ -12,8 +12,9 @@ Families of rules live in one module each (:mod:`.algebra`, :mod:`.definitions`,
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import sympy as sp
 

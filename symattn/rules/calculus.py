@@ -37,8 +37,8 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
 from symattn.kernel.zero import zero_test
+from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal, sign_of
 from symattn.statement import IndexRange
 

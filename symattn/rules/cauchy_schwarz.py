@@ -37,7 +37,7 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules import RuleError, passed, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["cauchy_schwarz_instance"]

@@ -12,14 +12,15 @@ an unfolding never captures: it is computed on fresh names and substituted back 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
 from symattn.kernel.terms import alpha_equal, substitute
 from symattn.kernel.zero import register_unfolding
+from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["Definition", "define", "DEFINITIONS", "unfold"]

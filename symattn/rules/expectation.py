@@ -47,7 +47,8 @@ sections 3.3 (expectation), 3.6 (variance of sums of independent variables).
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import sympy as sp
 
@@ -409,7 +410,7 @@ def _linearity(node, bound, setting):
     if not setting.is_random(x):
         return x  # E[c] = c
     if isinstance(x, sp.Sum):  # finite sum: E commutes with it
-        for (i, lo, hi) in x.limits:
+        for (_i, lo, hi) in x.limits:
             if setting.is_random(lo) or setting.is_random(hi):
                 raise RuleError(f"random summation bounds in {x}")
         return sp.Sum(Expectation(x.function), *x.limits)

@@ -35,7 +35,7 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 
 from symattn.rules import RuleError, failed, passed, rule
-from symattn.rules.algebra import equal, sign_of
+from symattn.rules.algebra import sign_of
 from symattn.statement import IndexRange
 
 __all__ = ["MaxOver", "MinOver", "sign", "POSITIVE", "NONNEGATIVE"]

@@ -40,10 +40,10 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
-from symattn.permutation import Permutation, PermutationMatrix
 from symattn.kernel.terms import canonical
 from symattn.kernel.zero import safe_doit
+from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
+from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation, IndexRange
@@ -405,7 +405,8 @@ def check_peel_last_block(lhs, rhs, relation, ctx):
         for cand in _peelings(a, ctx.hypotheses):
             if matrices_equal(cand, b):
                 return passed("last block split off")
-    return failed("splitting off the last block (where the count is provably >= 2, or is 1) does not give the other side")
+    return failed("splitting off the last block (where the count is provably >= 2, or is 1) does not give the other "
+                  "side")
 
 
 def _factorings(expr) -> list:
@@ -607,7 +608,8 @@ def check_sum_reindex_bijection(lhs, rhs, relation, ctx):
 
 
 # --------------------------------------------------------------------------------- evaluation
-@rule("evaluate_explicit", "an expression in explicit matrices equals its exact evaluation (doit; sums with deltas or infinite limits held opaque)")
+@rule("evaluate_explicit", "an expression in explicit matrices equals its exact evaluation (doit; sums with deltas or "
+                           "infinite limits held opaque)")
 def check_evaluate_explicit(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("evaluate_explicit justifies equalities only")

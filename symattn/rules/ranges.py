@@ -1,8 +1,9 @@
 r"""Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors.
 
 Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b`` -- when the range is known not to be
-reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus sign); an :class:`~symattn.statement.IndexRange`
-hypothesis places a free index the same way, and an :class:`~symattn.statement.Assumption` whose
+reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus
+sign); an :class:`~symattn.statement.IndexRange` hypothesis places a free index the same way, and an
+:class:`~symattn.statement.Assumption` whose
 condition is ``x <= y`` (or ``x >= y``) with one side a symbol bounds that symbol. From these,
 :func:`range_sign` decides the sign of an expression that is *linear* in the ranged indices:
 for each index (innermost first) whose coefficient has a known sign, the expression is smallest
@@ -365,7 +366,8 @@ def _floor_with(values):
 def check_floor_by_range(lhs, rhs, relation, ctx, value=None):
     if value is None:
         raise RuleError("floor_by_range needs value=<the integer k> (or a list of candidates)")
-    values = [sp.sympify(v, strict=True) if isinstance(v, int) else v for v in (value if isinstance(value, (list, tuple)) else [value])]
+    values = [sp.sympify(v, strict=True) if isinstance(v, int) else v
+              for v in (value if isinstance(value, (list, tuple)) else [value])]
     for v in values:
         if not isinstance(v, sp.Expr) or v.is_integer is not True:
             raise RuleError(f"floor_by_range: the value {v!r} is not known to be an integer")
@@ -414,8 +416,10 @@ def _split_check(lhs, rhs, ctx, at):
         pieces = sp.Sum(x.function, (k, lo, point)) + sp.Sum(x.function, (k, point + 1, hi))
         candidate = lhs.xreplace({x: pieces})
         if equal(candidate, rhs) or equal(_single_terms(candidate), _single_terms(rhs)):
-            return passed(f"split the sum over {k} = {lo}..{hi} at {point} ({lo} - 1 <= {point} <= {hi} from the ranges)")
-    return failed(f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in a - 1..b")
+            return passed(f"split the sum over {k} = {lo}..{hi} at {point} ({lo} - 1 <= {point} <= {hi} from the "
+                          f"ranges)")
+    return failed(f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in a - "
+                  f"1..b")
 
 
 @rule("range_split", "sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f for a-1 <= m <= b known from the ranges",

@@ -69,7 +69,8 @@ def _in_domain(var: Any, value: Any, hypotheses, env: dict) -> str | None:
             continue
         return f"{var} is {fact} in the equation, but {sp.sstr(value)} is not known to be {fact}"
     for h in hypotheses:
-        if isinstance(h, IndexRange) and h.index == var and not index_in_range(value, h.lower, h.upper, hypotheses, env):
+        if (isinstance(h, IndexRange) and h.index == var
+                and not index_in_range(value, h.lower, h.upper, hypotheses, env)):
             return f"{var} ranges over {sp.sstr(h.lower)}..{sp.sstr(h.upper)}, but {sp.sstr(value)} is not known to"
     return None
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
 from symattn.kernel.sign import provably_le
 from symattn.kernel.sums import check_finite, contract, evaluate, index_in_range
 from symattn.kernel.terms import alpha_equal
+from symattn.rules import RuleError, failed, passed, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["linear_normal_form", "contract_deltas", "index_in_range"]
@@ -116,7 +116,8 @@ def check_sum_split(lhs, rhs, relation, ctx, at=None):
     if at is None:
         raise RuleError("sum_split needs at=<split point m>")
     m = sp.sympify(at, strict=True) if isinstance(at, int) else at
-    sums = sorted((s for s in lhs.atoms(sp.Sum) if len(s.limits) == 1), key=sp.default_sort_key) if isinstance(lhs, sp.Basic) else []
+    sums = (sorted((s for s in lhs.atoms(sp.Sum) if len(s.limits) == 1), key=sp.default_sort_key)
+            if isinstance(lhs, sp.Basic) else [])
     if not sums:
         return failed("no sum on the left side to split")
     for s in sums:

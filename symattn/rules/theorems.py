@@ -31,7 +31,7 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
         for attr in ("lhs", "rhs", "index", "lower", "upper", "dim", "base", "mean", "variance"):
             v = getattr(h, attr, None)
             free |= set(getattr(v, "free_symbols", set()))
-    for key, value in mapping.items():
+    for key in mapping:
         if not isinstance(key, sp.Basic):
             raise RuleError(f"mapping keys must be SymPy symbols, got {key!r}")
     def sub(x):

@@ -40,10 +40,8 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 from symattn.rope import (
     Bilinear,
     Inner,
-    PairBlockDiagonal,
     PairOf,
     PairPermutation,
-    Rope,
     Rotation,
     _PairBlocks,
     pair_coordinates,
@@ -114,7 +112,8 @@ def check_trig_identity(lhs, rhs, relation, ctx):
     lhs, rhs = explicit_small(lhs), explicit_small(rhs)
     lhs, rhs = _strip_sums(lhs, rhs)
     if isinstance(lhs, sp.Basic) and lhs.has(sp.Sum) or isinstance(rhs, sp.Basic) and rhs.has(sp.Sum):
-        raise RuleError("trig_identity compares sums only through their bodies: both sides must be sums with the same limits")
+        raise RuleError("trig_identity compares sums only through their bodies: both sides must be sums with the same "
+                        "limits")
     is_mat = [isinstance(x, (sp.MatrixBase, MatrixExpr)) for x in (lhs, rhs)]
     if any(is_mat):
         if not all(is_mat):

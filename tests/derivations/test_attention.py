@@ -12,7 +12,7 @@ from symattn.softmax import Softmax
 from symattn.statement import Statement
 from symattn.theorem import Theorem, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()
 n, j, k, l, s, v = attn.n, attn.j, attn.k, attn.l, attn.s, attn.v
@@ -62,8 +62,9 @@ def test_positive_weight_claimed_for_negative_scores_direction_is_checked():
     )
     thm = dataclasses.replace(REGISTRY.get("attention_weights_positive"), id="false_negative_weight",
                               statement=Statement(_weight(attn.i), 0, "<"), derivation=proof,
-                              instances=dataclasses.replace(REGISTRY.get("attention_weights_positive").instances,
-                                                            build=lambda size: Statement(attn._positive_instance(size).lhs, 0, "<")))
+                              instances=dataclasses.replace(
+                                  REGISTRY.get("attention_weights_positive").instances,
+                                  build=lambda size: Statement(attn._positive_instance(size).lhs, 0, "<")))
     outcome = Checker().check(thm)
     assert refuted(outcome)
 

@@ -18,7 +18,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 n, d, h, r = cx.n, cx.d, cx.h, cx.r
 

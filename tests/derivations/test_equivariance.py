@@ -22,7 +22,7 @@ from symattn.softmax import Softmax
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import counterexample_text, refuted
 
 n, d = sp.symbols("n d", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)

@@ -12,7 +12,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Statement
 from symattn.theorem import Theorem, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()
 i, j, c, e, n, d, d_v = ks.i, ks.j, ks.c, ks.e, ks.n, ks.d, ks.d_v
@@ -51,12 +51,14 @@ def test_cost_that_forgets_the_value_product_is_refuted():
 def test_causal_recurrence_with_the_wrong_new_key_is_refuted():
     S_i, z_i = ks._prefix_state(i)
     S_prev, z_prev = ks._prefix_state(i - 1)
-    wrong = Statement(sp.ImmutableMatrix([S_i, z_i]), sp.ImmutableMatrix([S_prev + F[i - 1, c] * V[i - 1, e], z_prev + F[i, c]]))
+    wrong = Statement(sp.ImmutableMatrix([S_i, z_i]),
+                      sp.ImmutableMatrix([S_prev + F[i - 1, c] * V[i - 1, e], z_prev + F[i, c]]))
     thm = dataclasses.replace(
         REGISTRY.get("causal_linear_attention_state_recurrence"), id="false_recurrence",
         statement=wrong, derivation=None, numeric=None,
         instances=dataclasses.replace(REGISTRY.get("causal_linear_attention_state_recurrence").instances,
-                                      build=lambda size: Statement(wrong.lhs.subs({i: size}).doit(), wrong.rhs.subs({i: size}).doit())),
+                                      build=lambda size: Statement(wrong.lhs.subs({i: size}).doit(),
+                                                                   wrong.rhs.subs({i: size}).doit())),
     )
     assert refuted(Checker().check(thm))
 

@@ -13,7 +13,7 @@ from symattn.multihead import FamilyMatrix, MatSum, NumEntries, Rank, head_block
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 d, h, m = mh.d, mh.h, mh.m
 

@@ -9,12 +9,11 @@ import sympy as sp
 
 import derivations.online_softmax as online
 from symattn.checker import Checker
-from symattn.derivation import Derivation
 from symattn.online_softmax import SoftmaxState, state
 from symattn.statement import Statement
 from symattn.theorem import Instances, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()
 IDS = ("online_softmax_merge", "online_softmax_output_eq_attention", "online_softmax_any_tiling",
@@ -55,7 +54,7 @@ def test_merge_without_rescaling_is_not_proved():
 def test_tiling_with_an_unrescaled_running_state_fails_the_induction_step():
     # the classic bug: absorbing a tile without rescaling the old state by e^{M_{t-1} - M_t}
     hyps = online.tiling_hypotheses(online.w)
-    t, M, L, O, mu = online.t, online.M, online.L, online.O, online.mu
+    t, M = online.t, online.M
     broken = []
     for h in hyps:
         if getattr(h, "name", "").startswith("recurrence_"):

@@ -10,7 +10,7 @@ from symattn.rope import Inner, PairOf, Rotation, SinusoidalEncoding, rotation, 
 from symattn.statement import Statement
 from symattn.theorem import Instances, NumericResult, Theorem
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 
 def test_sinusoidal_theorems_are_proved_for_symbolic_dimension():
@@ -39,7 +39,8 @@ def _counter_clockwise_shift() -> Theorem:
     def instance(d):
         b = d // 2
         blocks = [rotation(sp.expand(SinusoidalEncoding(P.p, b).frequency(j) * P.delta)) for j in range(b)]
-        return Statement(sinusoidal_vector(d, P.p + P.delta), sp.ImmutableMatrix(sp.diag(*blocks)) * sinusoidal_vector(d, P.p))
+        return Statement(sinusoidal_vector(d, P.p + P.delta),
+                         sp.ImmutableMatrix(sp.diag(*blocks)) * sinusoidal_vector(d, P.p))
 
     return Theorem(
         id="test_sinusoidal_shift_counter_clockwise",

@@ -12,7 +12,7 @@ from symattn.problems import PROBLEM_KINDS, Problem, all_problems, get_problem, 
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem, load_all
 from symattn.verdict import Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import builder_fails, refuted
 
 SEED000 = "000_ccf06b253f58a07c.txt"
 SEED002 = "002_e97041f43d35f9ac.txt"

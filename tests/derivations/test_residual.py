@@ -74,7 +74,8 @@ def test_residual_jacobian_forgetting_the_identity_is_not_proved(checker):
         st = res._residual_jacobian_instance(size)
         return Statement(st.lhs, st.rhs - sp.eye(st.rhs.shape[0]))
 
-    thm = Theorem(id="false_residual_jacobian", title="false", statement=Statement(sp.Derivative(res._update, X[r, t]), wrong),
+    thm = Theorem(id="false_residual_jacobian", title="false",
+                  statement=Statement(sp.Derivative(res._update, X[r, t]), wrong),
                   source="extension", derivation=proof, instances=Instances(instance, (1, 2)))
     out = checker.check(thm)
     assert out.levels["symbolic"].status is Level.FAIL

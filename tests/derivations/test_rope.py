@@ -11,7 +11,7 @@ from symattn.rules.algebra import equal
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import builder_fails, refuted
 
 
 def _rope(pos, convention="interleaved"):
@@ -98,7 +98,8 @@ def test_reversed_conjugation_is_not_proved():
         dimensions=(R.B,),
         instances=Instances(
             lambda d: Statement(rope_matrix(d, R.p, convention="half"),
-                                PairPermutation(d // 2).explicit().T * rope_matrix(d, R.p) * PairPermutation(d // 2).explicit()),
+                                PairPermutation(d // 2).explicit().T * rope_matrix(d, R.p)
+                                * PairPermutation(d // 2).explicit()),
             (2, 4, 6), label="d"),
     )
     outcome = Checker().check(thm)

@@ -14,7 +14,7 @@ from symattn.checker import Checker
 from symattn.moments import Var, dot, iid_vector
 from symattn.statement import Statement
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import builder_fails, refuted
 
 IDS = [
     "dot_product_mean",

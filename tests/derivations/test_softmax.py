@@ -13,7 +13,7 @@ from symattn.softmax import Softmax
 from symattn.statement import Statement
 from symattn.theorem import Instances, Theorem, registry
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 KD = sp.KroneckerDelta
 n, i, j, k, m = sm.n, sm.i, sm.j, sm.k, sm.m

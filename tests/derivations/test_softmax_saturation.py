@@ -14,7 +14,7 @@ from symattn.derivation import Derivation
 from symattn.statement import Statement
 from symattn.theorem import Theorem, registry
 from symattn.verdict import Level, Verdict
-from tests.derivations.refutation import builder_fails, counterexample_text, refuted
+from tests.derivations.refutation import refuted
 
 a, m, n = sm.a, sm.m, sm.n
 
@@ -104,7 +104,8 @@ def test_a_nonpositive_certificate_is_rejected():
     assert "step 2" in out.how
 
 
-@pytest.mark.parametrize("theorem_id", ["softmax_jacobian_frobenius_le_trace", "softmax_jacobian_spectral_norm_le_trace"])
+@pytest.mark.parametrize("theorem_id",
+                         ["softmax_jacobian_frobenius_le_trace", "softmax_jacobian_spectral_norm_le_trace"])
 def test_trace_bound_is_not_proved_without_sum_one(theorem_id):
     assert Checker().check(_without(registry.get(theorem_id), "a_sums_to_one")).verdict is not Verdict.PROVED
 
@@ -201,7 +202,8 @@ def test_cauchy_schwarz_on_the_wrong_side_does_not_prove_a_lower_bound():
     first = good.get_derivation().steps[0]
     bad = Derivation(good.statement.lhs).ge(first.expr, "cauchy_schwarz", note="(wrong direction)")
     false = Theorem(
-        id="softmax_jacobian_norm_ge_frobenius", title="false", statement=Statement(good.statement.lhs, first.expr, ">="),
+        id="softmax_jacobian_norm_ge_frobenius", title="false",
+                    statement=Statement(good.statement.lhs, first.expr, ">="),
         source="test", hypotheses=good.hypotheses, derivation=lambda: bad, dimensions=(n,),
     )
     assert Checker().check(false).verdict is not Verdict.PROVED

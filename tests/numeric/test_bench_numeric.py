@@ -67,7 +67,8 @@ def test_cli_plugin_interface_and_json_output(capsys):
     assert isinstance(bench.HELP, str) and "\n" not in bench.HELP
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)
-    args = parser.parse_args(["--sizes", "32", "--d", "4", "--repeats", "1", "--no-torch", "--matmul-n", "64", "--json"])
+    args = parser.parse_args(["--sizes", "32", "--d", "4", "--repeats", "1", "--no-torch", "--matmul-n", "64",
+                              "--json"])
     assert bench.run(args) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["rows"][0]["n"] == 32

@@ -38,7 +38,8 @@ CASES = [
     ("integer dtype", lambda f: f(Q.astype(np.int64), K, V), TypeError,
      r"q must have a floating dtype .* got int64"),
     ("bool dtype", lambda f: f(Q, K, V.astype(bool)), TypeError, r"v must have a floating dtype .* got bool"),
-    ("complex dtype", lambda f: f(Q, K.astype(complex), V), TypeError, r"k must have a floating dtype .* got complex128"),
+    ("complex dtype", lambda f: f(Q, K.astype(complex), V), TypeError,
+     r"k must have a floating dtype .* got complex128"),
     ("mixed dtypes", lambda f: f(Q.astype(np.float32), K, V), TypeError,
      r"share one dtype, got float32, float64, float64"),
     ("mask shape", lambda f: f(Q, K, V, mask=np.ones((3, 4), bool)), ValueError,
@@ -77,7 +78,8 @@ CASES = [
     ("softcap str", lambda f: f(Q, K, V, softcap="30"), ValueError, r"softcap must be .* got '30'"),
     ("alibi shape", lambda f: f(Q4, K4, V4, alibi_slopes=np.ones(4)), ValueError,
      r"alibi_slopes must have shape \(h,\) = \(6,\) .* got shape \(4,\)"),
-    ("alibi scalar", lambda f: f(Q4, K4, V4, alibi_slopes=0.5), ValueError, r"alibi_slopes must have shape .* got shape \(\)"),
+    ("alibi scalar", lambda f: f(Q4, K4, V4, alibi_slopes=0.5), ValueError,
+     r"alibi_slopes must have shape .* got shape \(\)"),
     ("alibi negative", lambda f: f(Q4, K4, V4, alibi_slopes=-np.ones(6)), ValueError,
      r"alibi_slopes must be finite and non-negative"),
     ("alibi nan", lambda f: f(Q4, K4, V4, alibi_slopes=np.full(6, np.nan)), ValueError,
@@ -113,7 +115,8 @@ BACKWARD_CASES = [
 ]
 
 OTHER_CASES = [
-    ("rope odd d", lambda: rope(np.zeros((3, 5)), np.arange(3)), ValueError, r"rope needs an even feature dimension, got d=5"),
+    ("rope odd d", lambda: rope(np.zeros((3, 5)), np.arange(3)), ValueError,
+     r"rope needs an even feature dimension, got d=5"),
     ("rope convention", lambda: rope(np.zeros((3, 4)), np.arange(3), convention="neox"), ValueError,
      r"convention must be one of \('interleaved', 'half'\), got 'neox'"),
     ("rope_permutation odd", lambda: rope_permutation(3), ValueError, r"even feature dimension, got d=3"),
@@ -128,7 +131,8 @@ OTHER_CASES = [
      r"heads must be a positive integer, got 0"),
     ("mlp activation", lambda: mlp(np.zeros((1, 2)), np.eye(2), np.eye(2), activation="swish"), ValueError,
      r"unknown activation 'swish'"),
-    ("alibi_slopes h", lambda: alibi_slopes(0), ValueError, r"alibi_slopes needs a positive integer number of heads h, got 0"),
+    ("alibi_slopes h", lambda: alibi_slopes(0), ValueError, r"alibi_slopes needs a positive integer number of heads h, "
+                                                            r"got 0"),
     ("alibi_slopes h float", lambda: alibi_slopes(2.0), ValueError, r"number of heads h, got 2.0"),
     ("decode_step two queries", lambda: decode_step(Q, K, V), ValueError,
      r"decode_step takes one query \(q_t of shape \(\.\.\., 1, d\)\), got shape \(2, 3, 4\)"),

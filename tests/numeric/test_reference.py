@@ -91,7 +91,8 @@ def test_reference_matches_torch_scaled_dot_product_attention(n_q, n_k, causal, 
     out = torch.nn.functional.scaled_dot_product_attention(
         *t, attn_mask=None if mask is None else torch.from_numpy(mask), is_causal=causal
     )
-    np.testing.assert_allclose(attention(q, k, v, mask=mask, causal=causal), out.detach().numpy(), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(attention(q, k, v, mask=mask, causal=causal), out.detach().numpy(), rtol=1e-12,
+                               atol=1e-13)
     d_out = rng.normal(size=out.shape)
     out.backward(torch.from_numpy(d_out))
     for ours, theirs in zip(attention_backward(q, k, v, d_out, mask=mask, causal=causal), t):

@@ -216,7 +216,8 @@ MUTANTS = [
     ("softcap: forward not multiplied by c", "s *= c  # c tanh(scale q.k / c)", "pass"),
     ("softcap: backward without the tanh derivative", "np.multiply(ds, t, out=ds)  # dR = dS (1 - tanh^2)",
      "pass"),
-    ("alibi: bias added instead of subtracted", "s -= _take(self.slopes, sl) * dist", "s += _take(self.slopes, sl) * dist"),
+    ("alibi: bias added instead of "
+     "subtracted", "s -= _take(self.slopes, sl) * dist", "s += _take(self.slopes, sl) * dist"),
     ("alibi/band: positions not aligned", "rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]",
      "rows = np.arange(i0, i1)[:, None]"),
     ("band: left edge tested on the first row only", "j0 < i1 - 1 + self.offset - self.left",

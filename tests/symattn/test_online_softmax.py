@@ -3,7 +3,7 @@
 import pytest
 import sympy as sp
 
-from symattn.online_softmax import SoftmaxState, TileEnd, merge, state
+from symattn.online_softmax import TileEnd, merge, state
 from symattn.printing import latex
 
 x1, x2, x3, y1, y2, y3, r = sp.symbols("x1 x2 x3 y1 y2 y3 r", real=True)
@@ -31,7 +31,8 @@ def test_symbolic_block_state_and_matrix_values():
     j = sp.Symbol("j", integer=True)
     s, v = sp.IndexedBase("s"), sp.IndexedBase("v")
     st = state(s, v, r, index=(j, 1, t))
-    assert st.as_matrix() == sp.ImmutableMatrix([sp.Sum(sp.exp(s[j] - r), (j, 1, t)), sp.Sum(sp.exp(s[j] - r) * v[j], (j, 1, t))])
+    assert st.as_matrix() == sp.ImmutableMatrix([sp.Sum(sp.exp(s[j] - r), (j, 1, t)),
+                                                 sp.Sum(sp.exp(s[j] - r) * v[j], (j, 1, t))])
     vec = state([x1], [sp.Matrix([y1, y2])], x1)
     assert vec.o == sp.Matrix([y1, y2])
     with pytest.raises(TypeError):

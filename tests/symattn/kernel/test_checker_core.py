@@ -68,7 +68,8 @@ def test_grading_counts_probabilistic_evidence_only_below_the_false_pass_bound()
     builder = LevelResult(Level.PASS, "strong, builder's", {"error_bound": 1e-40, "derived": False})
     verdict_of = lambda _: Verdict.PROVED  # noqa: E731
     assert grade("theorem", _levels(probabilistic=weak), (), verdict_of, "at x = 0")[0] is Verdict.UNDECIDED
-    assert grade("theorem", _levels(probabilistic=strong), (), verdict_of, "at x = 0")[0] is Verdict.CHECKED_PROBABILISTICALLY
+    assert grade("theorem", _levels(probabilistic=strong), (), verdict_of,
+                 "at x = 0")[0] is Verdict.CHECKED_PROBABILISTICALLY
     assert grade("theorem", _levels(probabilistic=builder), (), verdict_of, "at x = 0")[0] is Verdict.UNDECIDED
 
 

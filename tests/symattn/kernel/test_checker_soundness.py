@@ -55,11 +55,13 @@ TRUE_UNDER_HYPOTHESES = [
     ("delta_sum_over_bound_index", Statement(sp.Sum(sp.KroneckerDelta(j, k), (k, 1, n)), 1),
      (IndexRange("r", index=j, lower=1, upper=n),)),
     ("abs_of_nonnegative", Statement(sp.Abs(x), x), (Assumption("x_nonneg", condition=sp.Ge(x, 0)),)),
-    ("sqrt_of_square_nonnegative", Statement(sp.sqrt(x**2), x), (Assumption("x_nonneg", condition=sp.Q.nonnegative(x)),)),
+    ("sqrt_of_square_nonnegative", Statement(sp.sqrt(x**2), x),
+     (Assumption("x_nonneg", condition=sp.Q.nonnegative(x)),)),
     ("sign_of_positive", Statement(sp.sign(x), 1), (Assumption("x_pos", condition=sp.Gt(x, 0)),)),
     ("weights_sum_to_one", Statement(sp.Sum(c * w[j], (j, 1, n)), c),
      (Equation("w_sums_to_one", lhs=sp.Sum(w[j], (j, 1, n)), rhs=1),)),
-    ("floor_below_range", Statement(sp.floor(sp.Rational(1, 2) * i / n), 0), (IndexRange("r", index=i, lower=1, upper=n),)),
+    ("floor_below_range", Statement(sp.floor(sp.Rational(1, 2) * i / n), 0),
+     (IndexRange("r", index=i, lower=1, upper=n),)),
     ("mod_in_range", Statement(sp.Mod(i, n), i), (IndexRange("r", index=i, lower=0, upper=n - 1),)),
 ]
 
@@ -81,7 +83,8 @@ FALSE_UNDER_HYPOTHESES = [
     ("delta_sum_index_from_zero", Statement(sp.Sum(sp.KroneckerDelta(j, k), (k, 1, n)), 1),
      (IndexRange("r", index=j, lower=0, upper=n),)),
     ("abs_shift_nonnegative", Statement(sp.Abs(x - 1), x - 1), (Assumption("x_nonneg", condition=sp.Ge(x, 0)),)),
-    ("log_is_below_identity_minus_two", Statement(sp.log(x), x - 2, "<="), (Assumption("x_pos", condition=sp.Gt(x, 0)),)),
+    ("log_is_below_identity_minus_two", Statement(sp.log(x), x - 2, "<="),
+     (Assumption("x_pos", condition=sp.Gt(x, 0)),)),
     ("sqrt_is_real_for_reals", Statement(sp.sqrt(x), 0, ">="), ()),
     ("min_is_index_past_range", Statement(sp.Min(i, n - 1), i), (IndexRange("r", index=i, lower=1, upper=n),)),
 ]
@@ -98,7 +101,8 @@ def _holds(hypotheses, values):
             assert (sp.ask(cond) if isinstance(cond, sp.assumptions.AppliedPredicate) else bool(cond)), (h.name, values)
 
 
-@pytest.mark.parametrize("name,statement,hypotheses", FALSE_UNDER_HYPOTHESES, ids=[t[0] for t in FALSE_UNDER_HYPOTHESES])
+@pytest.mark.parametrize("name,statement,hypotheses", FALSE_UNDER_HYPOTHESES,
+                         ids=[t[0] for t in FALSE_UNDER_HYPOTHESES])
 def test_false_claim_is_refuted_at_a_point_inside_the_hypotheses(name, statement, hypotheses):
     cex = find_counterexample(statement, hypotheses, tries=20)
     assert cex is not None
@@ -157,7 +161,8 @@ def test_inconsistent_hypotheses_never_give_proved(name, hypotheses):
 def test_consistent_hypotheses_have_a_model_shown_with_the_verdict():
     st, d = ALGEBRA
     hyps = (Equation("a1", lhs=a, rhs=1), IndexRange("r", index=j, lower=1, upper=n),
-            Equation("w1", lhs=sp.Sum(w[k], (k, 1, n)), rhs=1), Assumption("w_nonneg", condition=sp.Q.nonnegative(w[j])))
+            Equation("w1", lhs=sp.Sum(w[k], (k, 1, n)), rhs=1),
+            Assumption("w_nonneg", condition=sp.Q.nonnegative(w[j])))
     o = check_theorem(theorem(st, hypotheses=hyps, derivation=d), numeric=False)
     assert o.verdict is Verdict.PROVED
     assert o.model and "a = 1" in o.model and "model of the hypotheses" in o.how
@@ -209,7 +214,8 @@ FALSE_WITH_LYING_BUILDERS = [
     ("builder_weakens_relation", Statement(sp.Sum(i, (i, 1, n)), n, "<"),
      Instances(lambda size: Statement(sp.Sum(i, (i, 1, size)), size, "<="), (1, 2), at=n)),
     ("builder_in_fresh_symbols", Statement(sp.Sum(s[i], (i, 1, n)), n * s[1]),
-     Instances(lambda size: Statement(sum(sp.symbols(f"t1:{size + 1}")), sum(sp.symbols(f"t1:{size + 1}"))), (1, 2, 3))),
+     Instances(lambda size: Statement(sum(sp.symbols(f"t1:{size + 1}")), sum(sp.symbols(f"t1:{size + 1}"))),
+               (1, 2, 3))),
     ("builder_at_other_size", FALSE_SUM, Instances(lambda size: FALSE_SUM.subs({n: 1}), (1, 2, 3), at=n)),
     ("builder_with_relabelled_size", Statement(sp.Sum(i, (i, 1, m)), m**2),
      Instances(lambda size: Statement(size, size), (1, 2), label="m")),
@@ -218,7 +224,8 @@ FALSE_WITH_LYING_BUILDERS = [
 ]
 
 
-@pytest.mark.parametrize("name,statement,spec", FALSE_WITH_LYING_BUILDERS, ids=[t[0] for t in FALSE_WITH_LYING_BUILDERS])
+@pytest.mark.parametrize("name,statement,spec", FALSE_WITH_LYING_BUILDERS,
+                         ids=[t[0] for t in FALSE_WITH_LYING_BUILDERS])
 def test_an_instance_builder_that_builds_another_statement_does_not_count(name, statement, spec):
     o = check_theorem(theorem(statement, instances=spec), numeric=False)
     assert o.verdict < Verdict.PROVED_FOR_INSTANCES, o.how

@@ -77,7 +77,8 @@ def test_zero_test_names_the_missing_condition_and_passes_with_it():
 
 @pytest.mark.parametrize(
     "expr, factor",
-    [(1 / (x - 1), x - 1), (sp.log(x), x), (sp.tan(x), sp.cos(x)), (sp.cot(x), sp.sin(x)), (x ** sp.Rational(-1, 2), x)],
+    [(1 / (x - 1), x - 1), (sp.log(x), x), (sp.tan(x), sp.cos(x)), (sp.cot(x), sp.sin(x)),
+     (x ** sp.Rational(-1, 2), x)],
 )
 def test_definedness_conditions_cover_denominators_logs_and_tangents(expr, factor):
     assert factor in definedness_conditions(expr)

@@ -38,7 +38,8 @@ INFINITE_FALSE = [
     Claim("infinite_delta_sum_contracted_outside_the_range", sp.Sum(s[k] * delta(k, j), (k, 1, oo)), s[j],
           (step(s[j], "kronecker_delta_contraction"),), hypotheses=(IndexRange("j0", index=j, lower=0, upper=n),),
           bad_step=1, why="infinite"),
-    Claim("divergent_difference_by_linearity", sp.Sum(k - k**2, (k, 1, oo)), sp.Sum(k, (k, 1, oo)) - sp.Sum(k**2, (k, 1, oo)),
+    Claim("divergent_difference_by_linearity", sp.Sum(k - k**2, (k, 1, oo)),
+          sp.Sum(k, (k, 1, oo)) - sp.Sum(k**2, (k, 1, oo)),
           (step(sp.Sum(k, (k, 1, oo)) - sp.Sum(k**2, (k, 1, oo)), "sum_linearity"),), bad_step=1, why="infinite"),
     Claim("harmonic_series_bounded", sp.Sum(1 / k, (k, 1, oo)), 10, (step(10, "inequality", "<="),),
           relation="<=", bad_step=1, why="infinite"),
@@ -61,7 +62,8 @@ j_in = IndexRange("j_range", index=j, lower=1, upper=n)
 ji = sp.Symbol("j", integer=True)
 
 DERIVATIVE_FALSE = [
-    Claim("log_sum_exp_differentiated_with_the_bound_index", sp.Derivative(sp.log(sp.Sum(sp.exp(s[i]), (i, 1, n))), s[i]),
+    Claim("log_sum_exp_differentiated_with_the_bound_index",
+          sp.Derivative(sp.log(sp.Sum(sp.exp(s[i]), (i, 1, n))), s[i]),
           1, (step(1, "differentiate"),), hypotheses=(i_in,), bad_step=1, why="derivative is"),
     Claim("sum_of_squares_differentiated_termwise_as_free", sp.Derivative(sp.Sum(s[i] ** 2, (i, 1, n)), s[i]),
           2 * sp.Sum(s[i], (i, 1, n)), (step(2 * sp.Sum(s[i], (i, 1, n)), "differentiate"),), hypotheses=(i_in,),

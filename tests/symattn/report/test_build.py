@@ -53,8 +53,10 @@ def test_theorems() -> list[Theorem]:
     return [
         registry.get("softmax_add_const") if "softmax_add_const" in registry else _load("softmax_add_const"),
         Theorem(
-            "script_title_is_escaped", "<script>alert('x')</script> & friends", Statement((x + 1) ** 2, x**2 + 2 * x + 1),
-            source="extension <b>bold</b>", derivation=_square, plain="Plain text with <i>tags</i> & the maths $x^{2}$.",
+            "script_title_is_escaped", "<script>alert('x')</script> & "
+                                       "friends", Statement((x + 1) ** 2, x**2 + 2 * x + 1),
+            source="extension <b>bold</b>", derivation=_square,
+                plain="Plain text with <i>tags</i> & the maths $x^{2}$.",
             notes="Escapes: 50% of {a_b} ~ ^ # \\$ \\ ≈ ⟨q,k⟩ σ ∘ ≤ — “quoted”.", topic="zz_custom_topic",
         ),
         Theorem(

@@ -38,7 +38,8 @@ def test_every_registered_formula_converts_to_mathml():
     registry = load_all()
     for thm in registry:
         e = theorem_entry(thm, None)
-        for tex in [e.statement, e.start or "", *(s.expr for s in e.steps), *(h[1] for h in e.hypotheses if h[1] is not None)]:
+        for tex in [e.statement, e.start or "", *(s.expr for s in e.steps),
+                    *(h[1] for h in e.hypotheses if h[1] is not None)]:
             if tex:
                 m.convert(tex, display=True)
         m.text(e.plain)

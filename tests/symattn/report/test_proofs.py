@@ -109,7 +109,8 @@ def test_prose_marks_files_and_dotted_names_as_code():
 
 
 def test_bookmarks_are_plain_unicode():
-    assert pdf_text(r"$\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$ and $\sqrt{d_k}$") == "‖J‖_2 ≤2 (1 - max_j a_j) and √(d_k)"
+    assert pdf_text(r"$\lVert J\rVert_2 \le 2 (1 - \max_j a_j)$ and "
+                    r"$\sqrt{d_k}$") == "‖J‖_2 ≤2 (1 - max_j a_j) and √(d_k)"
 
 
 def test_the_summary_source_names_the_seed_and_the_result():

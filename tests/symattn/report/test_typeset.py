@@ -67,7 +67,8 @@ def _strip_group(tex: str, command: str) -> str:
         if tex[m] == "[":
             m = tex.index("]", m) + 1
         depth = 0
-        for m in range(m, len(tex)):
+        start = m
+        for m in range(start, len(tex)):
             depth += {"{": 1, "}": -1}.get(tex[m], 0)
             if depth == 0:
                 break
@@ -153,7 +154,8 @@ def test_figure_titles_and_captions_are_typeset():
     findings = []
     for name, spec in sorted(FIGURES.items()):
         for field in ("title", "caption"):
-            prose = "".join(s for kind, s in parse_text(getattr(spec, field), f"figure {name}, {field}") if kind == "text")
+            prose = "".join(s for kind,
+                            s in parse_text(getattr(spec, field), f"figure {name}, {field}") if kind == "text")
             findings += _findings(prose, f"figure {name}, {field}")
     assert not findings, "\n".join(findings)
 

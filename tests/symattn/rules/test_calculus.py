@@ -3,10 +3,10 @@
 import pytest
 import sympy as sp
 
-from symattn.verdict import Level
 from symattn.rules import ProofContext, check_step
 from symattn.softmax import Softmax
 from symattn.statement import IndexRange
+from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j, k, m = sp.symbols("i j k m", integer=True, positive=True)
@@ -73,7 +73,8 @@ def test_nonnegative_terms_uses_index_ranges_for_possibly_empty_sums():
     # sum_{j=m+1}^{n} is a genuine (possibly empty) range because m <= n by hypothesis
     assert _ok(a[m], a[m] + sp.Sum(a[j] ** 2, (j, m + 1, n)), "nonnegative_terms", relation="<=")
     no_range = ProofContext()
-    assert check_step(a[m], a[m] + sp.Sum(a[j] ** 2, (j, m + 1, n)), "<=", "nonnegative_terms", {}, no_range).status is Level.FAIL
+    assert check_step(a[m], a[m] + sp.Sum(a[j] ** 2, (j, m + 1, n)), "<=", "nonnegative_terms", {},
+                      no_range).status is Level.FAIL
 
 
 def test_nonnegative_terms_checks_the_witness():

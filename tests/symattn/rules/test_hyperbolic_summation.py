@@ -5,6 +5,7 @@ and invalid uses rejected for their own reason."""
 import pytest
 import sympy as sp
 
+from symattn.derivation import Derivation
 from symattn.rules import ProofContext, check_step
 from symattn.rules.correlation import CorrelatedPairs
 from symattn.rules.expectation import Expectation, Variance
@@ -133,8 +134,6 @@ def test_variance_of_pair_sum_valid_and_invalid():
 
 
 # ------------------------------------------------------------------------ monotone_step, hyperbolic_witness
-from symattn.derivation import Derivation
-
 TANH_LT_1 = Derivation(sp.tanh(s)).lt(sp.S.One, "tanh_bound")
 TANH_GT_M1 = Derivation(sp.tanh(s)).step(sp.S.NegativeOne, "tanh_bound", ">")
 

@@ -69,7 +69,8 @@ def test_sum_monotone_accepts_termwise_bounds_by_max_and_min():
     # bound variable names do not matter
     assert status(o, sp.Sum(Softmax(sp.Lambda(l, s[l]), k, n) * top.xreplace({l: j}), (k, 1, n)), "<=",
                   "sum_monotone") is Level.PASS
-    assert status(sp.Sum(sp.exp(s[j]), (j, 1, n)), sp.Sum(2 * sp.exp(s[j]), (j, 1, n)), "<", "sum_monotone") is Level.PASS
+    assert status(sp.Sum(sp.exp(s[j]), (j, 1, n)), sp.Sum(2 * sp.exp(s[j]), (j, 1, n)), "<",
+                  "sum_monotone") is Level.PASS
 
 
 @pytest.mark.parametrize(
@@ -77,11 +78,13 @@ def test_sum_monotone_accepts_termwise_bounds_by_max_and_min():
     [
         (sp.Sum(w * v[j], (j, 1, n)), sp.Sum(w * top, (j, 1, n)), ">=", "reversed inequality"),
         (sp.Sum(w * v[j], (j, 1, n)), sp.Sum(w * bottom, (j, 1, n)), "<=", "min used as an upper bound"),
-        (sp.Sum(w * v[j], (j, 1, n + 1)), sp.Sum(w * top, (j, 1, n + 1)), "<=", "off by one: v_{n+1} is not below max_{l<=n}"),
+        (sp.Sum(w * v[j], (j, 1, n + 1)), sp.Sum(w * top, (j, 1, n + 1)), "<=",
+         "off by one: v_{n+1} is not below max_{l<=n}"),
         (sp.Sum(v[j], (j, 1, n)), sp.Sum(v[j] * top, (j, 1, n)), "<=", "dropped the weights: v_j <= v_j max is false"),
         (sp.Sum(w * v[j], (j, 1, n)), sp.Sum(w * top, (j, 2, n)), "<=", "different ranges"),
         (sp.Sum(s[j], (j, 1, m)), sp.Sum(s[j] + 1, (j, 1, m)), "<", "strict over a possibly empty range"),
-        (sp.Sum(-sp.exp(s[j]) * v[j], (j, 1, n)), sp.Sum(-sp.exp(s[j]) * top, (j, 1, n)), "<=", "negative weights flip the bound"),
+        (sp.Sum(-sp.exp(s[j]) * v[j], (j, 1, n)), sp.Sum(-sp.exp(s[j]) * top, (j, 1, n)), "<=",
+         "negative weights flip the bound"),
     ],
 )
 def test_sum_monotone_rejects_invalid_steps(lhs, rhs, relation, why):

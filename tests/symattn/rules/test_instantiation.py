@@ -45,7 +45,8 @@ def result(lhs, rhs, relation, theorem, mapping, hypotheses=()):
 INVALID_INSTANCES = [
     (x**2, 0, ">", "square_of_nonzero_positive", {z: x}, (), "nonzero"),
     (sp.S.One, 2, ">=", "prime_at_least_two", {P: sp.S.One}, (), "prime"),
-    (sp.Rational(1, 4) - sp.Rational(1, 2), 0, ">=", "integer_product_of_neighbours", {N: sp.Rational(1, 2)}, (), "integer"),
+    (sp.Rational(1, 4) - sp.Rational(1, 2), 0, ">=", "integer_product_of_neighbours", {N: sp.Rational(1, 2)}, (),
+     "integer"),
     (x**2 - x, 0, ">=", "integer_product_of_neighbours", {N: x}, (), "integer"),
     (-1 + 1 / sp.S(-1), 2, ">=", "am_gm_reciprocal", {y: sp.S(-1)}, (), "positive"),
     (x + 1 / x, 2, ">=", "am_gm_reciprocal", {y: x}, (), "positive"),

@@ -154,7 +154,8 @@ def _step(claim_lhs, claim_rhs):
         Derivation(claim_lhs.xreplace({h: k1}))
         .eq(sp.MatMul(HConcat(Concat(F, h), F(k1)), VStack(Stack(G, h), G(k1))), "peel_last_block")
         .eq(sp.MatAdd(sp.MatMul(Concat(F, h), Stack(G, h)), sp.MatMul(F(k1), G(k1))), "block_matrix_product")
-        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k1), G(k1))), "substitute", using="induction_hypothesis")
+        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k1), G(k1))), "substitute",
+            using="induction_hypothesis")
         .eq(claim_rhs.xreplace({h: k1}), "peel_last_block")
     )
 
@@ -265,7 +266,8 @@ def test_matrix_entrywise_checks_the_nested_proof_and_fresh_indices():
 
 def test_evaluate_explicit_is_exact():
     M = sp.ImmutableMatrix([[0, sp.log(3)]])
-    assert st(SoftmaxRows(M), sp.ImmutableMatrix([[sp.Rational(1, 4), sp.Rational(3, 4)]]), "evaluate_explicit") is Level.PASS
+    assert st(SoftmaxRows(M), sp.ImmutableMatrix([[sp.Rational(1, 4), sp.Rational(3, 4)]]),
+              "evaluate_explicit") is Level.PASS
     assert st(SoftmaxRows(M), sp.ImmutableMatrix([[sp.Rational(1, 4), sp.Rational(3, 4) + sp.Rational(1, 10**30)]]),
               "evaluate_explicit") is Level.FAIL
 
@@ -285,7 +287,8 @@ def test_false_block_identity_with_a_plausible_induction_is_not_proved():
         title="(false) heads meet the next output block",
         statement=Statement(LHS, shifted),
         source="extension",
-        derivation=lambda: Derivation(LHS).eq(shifted, "induction", on=h, base=_base(shifted), step=_step(LHS, shifted)),
+        derivation=lambda: Derivation(LHS).eq(shifted, "induction", on=h, base=_base(shifted),
+                                              step=_step(LHS, shifted)),
         dimensions=(n, d, q, h),
     )
     outcome = Checker(numeric=False).check(thm)

@@ -30,7 +30,8 @@ def test_canonical_bound_ignores_names_but_not_ranges_or_bodies():
 
 
 def test_rename_bound_accepts_alpha_equivalent_sides():
-    assert status(sp.Sum(sp.exp(f[j]), (j, 1, n)) / sp.Sum(sp.exp(f[k]), (k, 1, n)), sp.S.One, "rename_bound") is Level.PASS
+    assert status(sp.Sum(sp.exp(f[j]), (j, 1, n)) / sp.Sum(sp.exp(f[k]), (k, 1, n)), sp.S.One,
+                  "rename_bound") is Level.PASS
 
 
 @pytest.mark.parametrize(

@@ -99,14 +99,16 @@ def test_block_products_and_identities():
     ident = PairBlockDiagonal(sp.Lambda(m, sp.Identity(2)), B)
     assert status(ident, sp.Identity(2 * B), "block_diagonal_product") is Level.PASS
     assert status(Rope(0, B), sp.Identity(2 * B), "block_diagonal_product") is Level.PASS
-    assert status(Inner(sp.MatMul(Rp, q), sp.MatMul(Rp, q)), Bilinear(q, prod, q), "block_diagonal_product") is Level.PASS
+    assert status(Inner(sp.MatMul(Rp, q), sp.MatMul(Rp, q)), Bilinear(q, prod, q),
+                  "block_diagonal_product") is Level.PASS
 
 
 def test_conjugation_by_the_pair_permutation_changes_layout():
     Pi = PairPermutation(B)
     lhs = Rope(p, B, convention="half")
     assert status(lhs, sp.MatMul(Pi, Rope(p, B), sp.Transpose(Pi)), "block_diagonal_product") is Level.PASS
-    assert status(Rope(p, 3, convention="half"), sp.MatMul(PairPermutation(3), Rope(p, 3), sp.Transpose(PairPermutation(3))),
+    assert status(Rope(p, 3, convention="half"),
+                  sp.MatMul(PairPermutation(3), Rope(p, 3), sp.Transpose(PairPermutation(3))),
                   "block_diagonal_product") is Level.PASS
 
 
@@ -128,9 +130,11 @@ def _invalid_block_steps():
         ("starts_at_one", logit, blocks_sum(per_block(Rp, Rq), lo=1)),
         ("sign_error", blocks_sum(wrong_sign), Inner(q, sp.MatMul(Rope(p2 - p, B), k))),
         ("dropped_factor", logit, blocks_sum(Bilinear(PairOf(q, m), Rq.block(m), PairOf(k, m)))),
-        ("wrong_pairs", logit, blocks_sum(Bilinear(PairOf(q, m, "half"), sp.MatMul(sp.Transpose(Rp.block(m)), Rq.block(m)),
+        ("wrong_pairs", logit,
+         blocks_sum(Bilinear(PairOf(q, m, "half"), sp.MatMul(sp.Transpose(Rp.block(m)), Rq.block(m)),
                                                     PairOf(k, m, "half")))),
-        ("mixed_layouts", Inner(sp.MatMul(Rp, q), sp.MatMul(Rope(p2, B, convention="half"), k)), blocks_sum(per_block(Rp, Rq))),
+        ("mixed_layouts", Inner(sp.MatMul(Rp, q), sp.MatMul(Rope(p2, B, convention="half"), k)),
+         blocks_sum(per_block(Rp, Rq))),
         ("not_block_diagonal", Inner(sp.MatMul(W, q), k), blocks_sum(Inner(PairOf(q, m), PairOf(k, m)))),
         ("different_B", Rope(p, B), Rope(p, C)),
         ("conjugation_reversed", Rope(p, B, convention="half"), sp.MatMul(sp.Transpose(Pi), Rope(p, B), Pi)),
