@@ -166,7 +166,8 @@ class PreNormLayer(sp.Function):
 
     def _latex(self, printer):
         f, x, row, col = self.args[:4]
-        return r"\operatorname{PreNorm}_{%s}\left(%s\right)_{%s %s}" % tuple(printer._print(z) for z in (f, x, row, col))
+        parts = tuple(printer._print(z) for z in (f, x, row, col))
+        return r"\operatorname{PreNorm}_{%s}\left(%s\right)_{%s %s}" % parts
 
 
 class PostNormLayer(sp.Function):
@@ -183,11 +184,13 @@ class PostNormLayer(sp.Function):
 
     def _latex(self, printer):
         f, x, row, col = self.args[:4]
-        return r"\operatorname{PostNorm}_{%s}\left(%s\right)_{%s %s}" % tuple(printer._print(z) for z in (f, x, row, col))
+        parts = tuple(printer._print(z) for z in (f, x, row, col))
+        return r"\operatorname{PostNorm}_{%s}\left(%s\right)_{%s %s}" % parts
 
 
 for _name, _cls, _text in (
-    ("layer_norm", LayerNorm, r"\operatorname{LN}(X)_{pq} = \gamma_q (X_{pq} - \mu_p)/\sqrt{\sigma_p^2 + \epsilon} + \beta_q"),
+    ("layer_norm", LayerNorm,
+     r"\operatorname{LN}(X)_{pq} = \gamma_q (X_{pq} - \mu_p)/\sqrt{\sigma_p^2 + \epsilon} + \beta_q"),
     ("prenorm_layer", PreNormLayer, r"X \leftarrow X + F(\operatorname{LN}(X))"),
     ("postnorm_layer", PostNormLayer, r"X \leftarrow \operatorname{LN}(X + F(X))"),
 ):
@@ -222,7 +225,8 @@ def _concrete(expr: sp.Expr, x_values: np.ndarray, weight: np.ndarray, g: np.nda
     for _ in range(3):  # unfold, evaluate the finite sums, then replace F: indices become numbers first
         out = _unroll(out.replace(lambda z: isinstance(z, layers), lambda z: z.expanded()))
         out = out.replace(lambda z: isinstance(z, Sublayer) and z.args[3].is_Integer, lambda z: linear(*z.args))
-    subs = {X[i + 1, j + 1]: sp.Float(x_values[i, j]) for i in range(x_values.shape[0]) for j in range(x_values.shape[1])}
+    rows, cols = x_values.shape
+    subs = {X[i + 1, j + 1]: sp.Float(x_values[i, j]) for i in range(rows) for j in range(cols)}
     subs.update({gamma[j + 1]: sp.Float(g[j]) for j in range(g.size)})
     subs.update({beta[j + 1]: sp.Float(b[j]) for j in range(b.size)})
     subs[eps] = sp.Float(e)
@@ -318,11 +322,13 @@ register(
         numeric=_definition_numeric("layer_norm"),
         plain=(
             "Layer normalisation rescales each row (token) to mean 0 and variance 1 across its d features, "
-            r"then applies a learned per-feature gain $\gamma$ and shift $\beta$; $\varepsilon > 0$ keeps the division safe."
+            r"then applies a learned per-feature gain $\gamma$ and shift $\beta$; $\varepsilon > 0$ keeps the "
+            r"division safe."
         ),
         notes=(
             "Seed 000 uses LN without defining it. We fix the convention of torch nn.LayerNorm: statistics "
-            r"per row over the $d$ features, biased variance (divide by $d$), $\varepsilon$ inside the square root; the "
+            r"per row over the $d$ features, biased variance (divide by $d$), $\varepsilon$ inside the square root; "
+            r"the "
             "numeric check compares with numeric.reference.layer_norm."
         ),
     )
@@ -345,13 +351,17 @@ register(
         numeric=_definition_numeric("prenorm"),
         plain=(
             "A pre-norm layer normalises a copy of the stream, lets the sublayer F (attention or MLP) read the "
-            r"normalised copy, and adds the result back: $X \leftarrow X + F(\operatorname{LN}(X))$. The stream itself is never "
+            r"normalised copy, and adds the result back: $X \leftarrow X + F(\operatorname{LN}(X))$. The stream "
+            r"itself is never "
             "normalised, so the identity path from input to output is untouched."
         ),
         notes=(
-            r"Seed 000 writes the two sublayers as $X \leftarrow X + \operatorname{MHA}(\operatorname{LN}(X))$, $X \leftarrow X + \operatorname{MLP}(\operatorname{LN}(X))$ with "
-            r"$\operatorname{MLP}(x) = W_2 \rho(W_1 x)$, $W_1 \in \mathbb{R}^{4d \times d}$: a column-vector convention, whereas attention is "
-            r"written with rows ($X W_Q$); on the rows of $X$ the MLP is $\rho(X W_1^\top) W_2^\top$. The numeric check uses "
+            r"Seed 000 writes the two sublayers as $X \leftarrow X + \operatorname{MHA}(\operatorname{LN}(X))$, $X "
+            r"\leftarrow X + \operatorname{MLP}(\operatorname{LN}(X))$ with "
+            r"$\operatorname{MLP}(x) = W_2 \rho(W_1 x)$, $W_1 \in \mathbb{R}^{4d \times d}$: a column-vector "
+            r"convention, whereas attention is "
+            r"written with rows ($X W_Q$); on the rows of $X$ the MLP is $\rho(X W_1^\top) W_2^\top$. The numeric "
+            r"check uses "
             "F(Y) = Y W. Modern pre-norm models also add a final LN after the last layer; that is not part of "
             "the layer."
         ),
@@ -375,7 +385,8 @@ register(
         numeric=_definition_numeric("postnorm"),
         plain=(
             "A post-norm layer (the original transformer) adds the sublayer's output to the stream and then "
-            r"normalises the sum: $X \leftarrow \operatorname{LN}(X + F(X))$. Every layer's normalisation sits on the main path."
+            r"normalises the sum: $X \leftarrow \operatorname{LN}(X + F(X))$. Every layer's normalisation sits on "
+            r"the main path."
         ),
     )
 )
@@ -391,7 +402,8 @@ def _residual_jacobian_derivation() -> Derivation:
     return (
         Derivation(sp.Derivative(_update, X[r, t]))
         .eq(sp.Derivative(X[p, q], X[r, t]) + _dF, "differentiate", note="the derivative of a sum")
-        .eq(KD(p, r) * KD(q, t) + _dF, "differentiate", note=r"$\partial X_{pq} / \partial X_{rt} = \delta_{pr} \delta_{qt}$")
+        .eq(KD(p, r) * KD(q, t) + _dF, "differentiate",
+            note=r"$\partial X_{pq} / \partial X_{rt} = \delta_{pr} \delta_{qt}$")
     )
 
 
@@ -415,7 +427,7 @@ def _residual_jacobian_numeric(seed: int) -> NumericResult:
     for rows, cols in ((1, 1), (2, 3), (4, 5)):
         xv = rng.normal(size=(rows, cols))
         w = rng.normal(size=(cols, cols)) / np.sqrt(cols)
-        step = lambda z: z + np.tanh(z @ w)  # noqa: E731
+        step = lambda z, w=w: z + np.tanh(z @ w)  # noqa: E731
         size = rows * cols
         fd = np.zeros((size, size))
         for c in range(size):
@@ -446,7 +458,8 @@ register(
             IndexRange("t_range", index=t, lower=1, upper=d),
         ),
         derivation=_residual_jacobian_derivation,
-        instances=Instances(_residual_jacobian_instance, tuple(_SHAPES), label="shape index (1x1, 1x2, 2x2, 2x3, 3x2, 3x3)"),
+        instances=Instances(_residual_jacobian_instance, tuple(_SHAPES),
+                            label="shape index (1x1, 1x2, 2x2, 2x3, 3x2, 3x3)"),
         numeric=_residual_jacobian_numeric,
         plain=(
             "However complicated the sublayer F is, the derivative of X + F(X) with respect to X is the "
@@ -458,7 +471,8 @@ register(
             "Proved entrywise for arbitrary indices p, q, r, t (so for every size n x d; the sizes do not "
             "appear in the entrywise statement) and an abstract sublayer F whose partial derivatives stay "
             "symbolic. For a pre-norm layer F = G o LN; the statement does not depend on what F is. Stacking L "
-            r"layers multiplies the factors $(I + \partial F_l/\partial X)$: the product keeps the identity term but is not "
+            r"layers multiplies the factors $(I + \partial F_l/\partial X)$: the product keeps the identity term "
+            r"but is not "
             "bounded by it, so the identity path alone does not rule out exploding gradients."
         ),
     )
@@ -599,7 +613,8 @@ register(
             "relatively large, and the more so the deeper the model."
         ),
         notes=(
-            r"Empirical, never graded above numerically-consistent. $g_{\mathrm{post}}(L)$, $g_{\mathrm{pre}}(L)$: Frobenius norm of "
+            r"Empirical, never graded above numerically-consistent. $g_{\mathrm{post}}(L)$, $g_{\mathrm{pre}}(L)$: "
+            r"Frobenius norm of "
             "dLoss/dW2 of the last block at initialisation, for L blocks. Experiment: MLP-only blocks (no "
             "attention), width 32, batch 32, He initialisation, LN without gain, a final LN for pre-norm, "
             r"random linear read-out, depths $2, 6, 12, 24$, $4$ seeds each (`layer_gradient_norms`). Observed: "

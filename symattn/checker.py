@@ -22,8 +22,9 @@ import multiprocessing
 import random
 import time
 import traceback
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Any, Iterable
+from typing import Any
 
 import sympy as sp
 
@@ -238,7 +239,7 @@ class Checker:
             return (f"its symbols {sorted(map(str, theirs))[:8]} are not the theorem's "
                     f"{sorted(map(str, ours))[:8]} at that size")
         for name, a, b in (("left", built.lhs, derived.lhs), ("right", built.rhs, derived.rhs)):
-            r = _limited(lambda: _alpha_equal(a, b) or equal(a, b), self.time_limit)
+            r = _limited(lambda a=a, b=b: _alpha_equal(a, b) or equal(a, b), self.time_limit)
             if r is None:
                 return f"could not decide (time limit) whether the {name} sides agree"
             if not r:
@@ -288,10 +289,10 @@ class Checker:
                     )
             if derived is not None:
                 hyps = _hypotheses_at(thm.hypotheses, mapping)
-                st = _limited(lambda: _moments_at(st, hyps), self.time_limit) or st
+                st = _limited(lambda st=st, hyps=hyps: _moments_at(st, hyps), self.time_limit) or st
             else:
                 derived_all, why_not = False, why
-            ok = _limited(lambda: _statement_holds(st), self.time_limit)
+            ok = _limited(lambda st=st: _statement_holds(st), self.time_limit)
             if ok:
                 checked.append(size)
                 continue

@@ -86,7 +86,8 @@ def test_venv_peers_test_extra_then_ruff_then_pytest_with_the_arguments(venv, tm
     r = dry_run(tmp_path, "-k", "softmax", "-x", venv=venv)
     assert r.returncode == 0, r.stderr
     expected = [] if venv else ["python3 -m venv .venv"]
-    expected += [".venv/bin/python -m pip install -q torch==2.13.0", ".venv/bin/python -m pip install -q jax==0.10.2 jaxlib==0.10.2",
+    expected += [".venv/bin/python -m pip install -q torch==2.13.0",
+                 ".venv/bin/python -m pip install -q jax==0.10.2 jaxlib==0.10.2",
                  ".venv/bin/python -m pip install -q -e .[test]", ".venv/bin/python -m ruff check",
                  ".venv/bin/python -m pytest -q -n auto -k softmax -x"]
     assert commands(r.stdout) == expected

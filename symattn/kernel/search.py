@@ -24,8 +24,9 @@ closed numeric expressions, and for ``ask`` of a predicate on a number.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixElement, MatrixExpr
@@ -249,7 +250,8 @@ def _draw(atom: Any, rng: random.Random | None) -> Any:
     random one; shaped by the atom's integer/sign assumptions (checked afterwards in full)."""
     integer = bool(getattr(atom, "is_integer", False))
     if rng is None:
-        base = sp.Integer(1) if (getattr(atom, "is_positive", False) or getattr(atom, "is_nonzero", False)) else sp.Integer(0)
+        known_nonzero = getattr(atom, "is_positive", False) or getattr(atom, "is_nonzero", False)
+        base = sp.Integer(1) if known_nonzero else sp.Integer(0)
         if getattr(atom, "is_negative", False):
             base = sp.Integer(-1)
         if getattr(atom, "is_prime", False):

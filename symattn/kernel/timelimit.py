@@ -27,7 +27,7 @@ import os
 import signal
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
 __all__ = ["time_limit", "paused_time_limits", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS"]
 

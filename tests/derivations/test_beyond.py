@@ -62,7 +62,10 @@ def _false_variant(theorem_id, statement, instances="keep"):
 
 def _perturb_rhs(theorem_id, delta):
     st = REGISTRY.get(theorem_id).statement
-    rhs = st.rhs + delta if not isinstance(st.rhs, sp.MatrixBase) else st.rhs + sp.ImmutableMatrix([delta] * len(st.rhs))
+    if isinstance(st.rhs, sp.MatrixBase):
+        rhs = st.rhs + sp.ImmutableMatrix([delta] * len(st.rhs))
+    else:
+        rhs = st.rhs + delta
     return Statement(st.lhs, rhs, st.relation)
 
 
@@ -239,4 +242,5 @@ def test_flash_hbm_accesses_equals_the_exact_formula_when_blocks_divide():
     for n, d, sram in ((64, 4, 64), (96, 2, 48), (256, 8, 1024)):
         got = flash_hbm_accesses(n, d, sram)
         assert sram % (4 * d) == 0 and n % got["block_c"] == 0
-        assert got["flash"] == 3 * n * d + 2 * n + sp.Rational(12 * n * n * d * d, sram) + sp.Rational(16 * n * n * d, sram)
+        expected = 3 * n * d + 2 * n + sp.Rational(12 * n * n * d * d, sram) + sp.Rational(16 * n * n * d, sram)
+        assert got["flash"] == expected

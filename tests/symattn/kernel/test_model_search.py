@@ -62,8 +62,8 @@ class _Twice(sp.Function):
 
 def test_the_expander_unfolds_a_registered_definition_but_not_an_unregistered_head():
     assert expand_finite(_Twice(x)) == _Twice(x)  # not a definition: left alone
-    from symattn.rules.definitions import DEFINITIONS, define
     from symattn.kernel.zero import UNFOLDINGS
+    from symattn.rules.definitions import DEFINITIONS, define
 
     define("_test_twice", _Twice, lambda e: e.doit())
     try:
