@@ -610,7 +610,29 @@ class MatrixEntries(sp.Function):
         return r"\#\mathbb{R}^{%s \times %s}" % tuple(printer._print(a) for a in self.args)
 
 
-class DecodeScoreMACs(sp.Function):
+class _StepSumMACs(sp.Function):
+    """Base of the decoding costs summed over steps ``t = 1..n``: a subclass names the product of
+    step ``t`` in ``_step(t, d)``; ``expanded()`` is the unevaluated sum of those products."""
+
+    nargs = 2
+
+    @classmethod
+    def eval(cls, *args):
+        return None
+
+    def _step(self, t, d) -> sp.Expr:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def expanded(self) -> sp.Expr:
+        n, d = self.args
+        t = sp.Symbol("t", integer=True, positive=True)
+        return sp.Sum(self._step(t, d), (t, 1, n))
+
+    def doit(self, **hints):
+        return sp.expand(self.expanded().replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()).doit())
+
+
+class DecodeScoreMACs(_StepSumMACs):
     r"""Score multiply-accumulates of ``n`` decoding steps with a KV cache: at step ``t`` one new
     query against the ``t`` cached keys, a :math:`(1 \times d)(d \times t)` product.
 
@@ -619,25 +641,14 @@ class DecodeScoreMACs(sp.Function):
     d*n**2/2 + d*n/2
     """
 
-    nargs = 2
-
-    @classmethod
-    def eval(cls, *args):
-        return None
-
-    def expanded(self) -> sp.Expr:
-        n, d = self.args
-        t = sp.Symbol("t", integer=True, positive=True)
-        return sp.Sum(MatMulMACs(1, d, t), (t, 1, n))
-
-    def doit(self, **hints):
-        return sp.expand(self.expanded().replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()).doit())
+    def _step(self, t, d) -> sp.Expr:
+        return MatMulMACs(1, d, t)
 
     def _latex(self, printer):
         return r"\operatorname{MAC}_{\mathrm{decode}}\left(%s, %s\right)" % tuple(printer._print(a) for a in self.args)
 
 
-class RecomputeScoreMACs(sp.Function):
+class RecomputeScoreMACs(_StepSumMACs):
     r"""Score multiply-accumulates of ``n`` decoding steps without a cache: at step ``t`` all ``t``
     queries against all ``t`` keys are recomputed, a :math:`(t \times d)(d \times t)` product.
 
@@ -646,19 +657,8 @@ class RecomputeScoreMACs(sp.Function):
     d*n*(n + 1)*(2*n + 1)/6
     """
 
-    nargs = 2
-
-    @classmethod
-    def eval(cls, *args):
-        return None
-
-    def expanded(self) -> sp.Expr:
-        n, d = self.args
-        t = sp.Symbol("t", integer=True, positive=True)
-        return sp.Sum(MatMulMACs(t, d, t), (t, 1, n))
-
-    def doit(self, **hints):
-        return sp.expand(self.expanded().replace(lambda e: isinstance(e, MatMulMACs), lambda e: e.doit()).doit())
+    def _step(self, t, d) -> sp.Expr:
+        return MatMulMACs(t, d, t)
 
     def _latex(self, printer):
         return (r"\operatorname{MAC}_{\mathrm{no\,cache}}\left(%s, %s\right)"
