@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symattn.rules import RuleError, rule
-from symattn.rules.expectation import Expectation, Variance, _bound_inside, _check
+from symattn.rules.expectation import Expectation, Variance, _bound_inside, _check, _runs_inside, _variance_of_one_sum
 from symattn.statement import Hypothesis
 
 __all__ = ["CorrelatedPairs"]
@@ -122,22 +122,17 @@ def check_pair_moment(lhs, rhs, relation, ctx):
 
 def _pair_sum_fn(pairs):
     def fn(node, bound, setting):
-        if not isinstance(node, Variance):
+        parts = _variance_of_one_sum(node)
+        if parts is None:
             return node
-        (x,) = node.args
-        if not isinstance(x, sp.Sum) or len(x.limits) != 1:
-            return node
-        (i, lo, hi) = x.limits[0]
-        f = x.function
+        i, lo, hi, f = parts
         if i in _bound_inside(f):
             return node
         entries = [e for e in f.atoms(sp.Indexed)]
         for h in pairs:
             if not entries or any(e.base not in (h.q, h.k) or e.indices != (i,) for e in entries):
                 continue
-            from symattn.rules.sums import _provably_le
-
-            if _provably_le(1, lo) and _provably_le(hi, h.dim) and _provably_le(lo - 1, hi):
+            if _runs_inside(lo, hi, h.dim):
                 return sp.Sum(Variance(f), (i, lo, hi))
         return node
 

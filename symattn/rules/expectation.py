@@ -486,14 +486,29 @@ def check_independence(lhs, rhs, relation, ctx):
 
 
 # ----------------------------------------------------------------------------------- variances
-def _variance_of_sum(node, bound, setting):
+def _variance_of_one_sum(node: Any) -> tuple | None:
+    """``(i, lo, hi, f)`` when ``node`` is ``Var(sum_{i=lo}^{hi} f)`` over a single index, else ``None``."""
     if not isinstance(node, Variance):
-        return node
+        return None
     (x,) = node.args
     if not isinstance(x, sp.Sum) or len(x.limits) != 1:
-        return node
+        return None
     (i, lo, hi) = x.limits[0]
-    f = x.function
+    return i, lo, hi, x.function
+
+
+def _runs_inside(lo, hi, dim) -> bool:
+    """The range ``lo..hi`` is provably not reversed and inside ``1..dim``."""
+    from symattn.rules.sums import _provably_le
+
+    return _provably_le(1, lo) and _provably_le(hi, dim) and _provably_le(lo - 1, hi)
+
+
+def _variance_of_sum(node, bound, setting):
+    parts = _variance_of_one_sum(node)
+    if parts is None:
+        return node
+    i, lo, hi, f = parts
     entries = setting.entries(f)
     if not entries:
         return node
@@ -504,10 +519,8 @@ def _variance_of_sum(node, bound, setting):
     bases = {e.base for e in entries}
     if not setting.jointly_independent(bases):
         return node
-    from symattn.rules.sums import _provably_le
-
     for b in bases:
-        if not (_provably_le(1, lo) and _provably_le(hi, setting.families[b].dim) and _provably_le(lo - 1, hi)):
+        if not _runs_inside(lo, hi, setting.families[b].dim):
             return node  # i must run inside 1..dim
     return sp.Sum(Variance(f), (i, lo, hi))
 
