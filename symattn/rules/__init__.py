@@ -58,6 +58,22 @@ def failed(reason: str) -> RuleResult:
 RuleError = KernelError
 
 
+def _require_equality(relation: str, what: str) -> None:
+    """Raise :class:`RuleError` unless the step is an equality (``what`` names the rule in the message)."""
+    if relation != "=":
+        raise RuleError(f"{what} justifies equalities only; this step is {relation!r}")
+
+
+def _rewrite_to_fixpoint(expr: Any, step: Callable[[Any], Any], rounds: int) -> Any:
+    """Apply ``step`` until ``expr`` stops changing, at most ``rounds`` times; the last result."""
+    for _ in range(rounds):
+        new = step(expr)
+        if new == expr:
+            return expr
+        expr = new
+    return expr
+
+
 @dataclass
 class ProofContext:
     """What a rule may consult: the theorem's hypotheses, and the registry for ``apply_theorem``."""

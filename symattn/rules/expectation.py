@@ -52,7 +52,7 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules import RuleError, _require_equality, _rewrite_to_fixpoint, failed, passed, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Assumption, Independent, RandomFamily
 
@@ -351,17 +351,15 @@ def _walk(expr: Any, fn: Callable[[Any, dict], Any], bound: dict) -> Any:
 def _normal_form(expr: Any, fn, setting: RandomSetting, bound: dict | None = None, rounds: int = 12) -> Any:
     if isinstance(expr, sp.MatrixBase):
         return expr.applyfunc(lambda e: _normal_form(e, fn, setting, bound, rounds))
-    for _ in range(rounds):
-        new = _walk(expr, lambda node, b: fn(node, b, setting), dict(bound or {}))
-        if new == expr:
-            return expr
-        expr = new
-    return expr
+
+    def step(e):
+        return _walk(e, lambda node, b: fn(node, b, setting), dict(bound or {}))
+
+    return _rewrite_to_fixpoint(expr, step, rounds)
 
 
 def _check(lhs, rhs, relation, ctx, fn, what: str):
-    if relation != "=":
-        raise RuleError(f"{what} justifies equalities only; this step is {relation!r}")
+    _require_equality(relation, what)
     setting = RandomSetting(ctx.hypotheses)
     nl = _normal_form(lhs, fn, setting)
     nr = _normal_form(rhs, fn, setting)

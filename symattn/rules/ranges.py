@@ -46,7 +46,7 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules import RuleError, _require_equality, _rewrite_to_fixpoint, failed, passed, rule
 from symattn.rules.algebra import equal, sign_of
 from symattn.statement import Assumption, IndexRange
 
@@ -198,17 +198,11 @@ def _walk(expr: Any, fn: Callable[[Any, list], Any], ranges: list) -> Any:
 
 
 def _normal(expr, fn, ranges, rounds: int = 8):
-    for _ in range(rounds):
-        new = _walk(expr, fn, ranges)
-        if new == expr:
-            return expr
-        expr = new
-    return expr
+    return _rewrite_to_fixpoint(expr, lambda e: _walk(e, fn, ranges), rounds)
 
 
 def _check(lhs, rhs, relation, ctx, fn, what: str):
-    if relation != "=":
-        raise RuleError(f"{what} justifies equalities only; this step is {relation!r}")
+    _require_equality(relation, what)
     ranges = ranges_of(ctx.hypotheses)
     nl, nr = _normal(lhs, fn, ranges), _normal(rhs, fn, ranges)
     if nl == lhs and nr == rhs:
