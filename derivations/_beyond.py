@@ -1,6 +1,6 @@
 """Shared pieces of the "Beyond the texts" modules (gqa, masks, softcap, flash_io, rope_decay,
-lipschitz, mup): the topic they are grouped under, and an instance builder that evaluates the
-theorem's own statement at concrete sizes."""
+lipschitz, mup): the topic they are grouped under, an instance builder that evaluates the
+theorem's own statement at concrete sizes, and the numeric result of an exact count."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.statement import Statement
+from symattn.theorem import NumericResult
 
 TOPIC = "beyond"
 
@@ -31,3 +32,9 @@ def statement_at(statement: Statement, mapping: Callable[[int], dict]) -> Callab
 
     build.mapping = mapping  # so that a variant of the statement can be instantiated the same way
     return build
+
+
+def exact_count(bad: str | None, samples: int, seed: int, detail: str) -> NumericResult:
+    """The numeric evidence of an exact count: ``bad`` describes a disagreement found (``None`` when
+    all ``samples`` matched); the error is 0 or 1 against a tolerance of 0."""
+    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0, detail, counterexample=bad)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations._beyond import TOPIC, statement_at
+from derivations._beyond import TOPIC, exact_count, statement_at
 from symattn.complexity import (
     DecodeScoreMACs,
     GQAParamCount,
@@ -234,9 +234,9 @@ def _params_numeric(seed: int) -> NumericResult:
             if total != gqa_param_count(dd, hh, hk, bias=bias):
                 bad = f"d = {dd}, h = {hh}, h_kv = {hk}, bias = {bias}: counted {total}"
             samples += 1
-    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
-                         "sizes of numpy weight (and bias) arrays of the four projections against "
-                         "symattn.gqa_param_count", counterexample=bad)
+    return exact_count(bad, samples, seed,
+                       "sizes of numpy weight (and bias) arrays of the four projections against "
+                       "symattn.gqa_param_count")
 
 
 register(Theorem(
@@ -295,9 +295,9 @@ def _cache_numeric(seed: int) -> NumericResult:
         if nbytes != kv_cache_bytes(layers, hk, dh, toks, batch=batch):
             bad = f"(L, h_kv, d, T, B) = {(layers, hk, dh, toks, batch)}: {nbytes} bytes allocated"
         samples += 1
-    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
-                         "nbytes of float16 cache arrays (B, h_kv, T, d_head) per layer against "
-                         "symattn.kv_cache_bytes", counterexample=bad)
+    return exact_count(bad, samples, seed,
+                       "nbytes of float16 cache arrays (B, h_kv, T, d_head) per layer against "
+                       "symattn.kv_cache_bytes")
 
 
 register(Theorem(
@@ -362,9 +362,9 @@ def _cost_numeric(seed: int) -> NumericResult:
         if (cached, recomputed) != want:
             bad = f"n = {steps}, d = {dd}: counted {(cached, recomputed)}, formulas {want}"
         samples += 1
-    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
-                         "MACs counted from operand shapes in a numpy decoding loop with and without a cache "
-                         "(the cached scores equal the last row of the recomputed ones)", counterexample=bad)
+    return exact_count(bad, samples, seed,
+                       "MACs counted from operand shapes in a numpy decoding loop with and without a cache "
+                       "(the cached scores equal the last row of the recomputed ones)")
 
 
 register(Theorem(

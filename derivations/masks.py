@@ -38,7 +38,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations._beyond import TOPIC, statement_at
+from derivations._beyond import TOPIC, exact_count, statement_at
 from symattn.derivation import Derivation
 from symattn.masks import causal_mask, score_pairs, window_mask
 from symattn.rules.definitions import define
@@ -94,9 +94,9 @@ def _pairs_numeric(seed: int) -> NumericResult:
             if (top_left, bottom_right) != (score_pairs(nq, causal=True), score_pairs(nq, nk, causal=True)):
                 bad = f"n_q = {nq}, n_k = {nk}: counted {(top_left, bottom_right)}"
             samples += 1
-    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
-                         "np.tril masks (diagonal 0 and n_k - n_q) counted for all 1 <= n_q <= n_k <= 10 against "
-                         "symattn.masks.score_pairs", counterexample=bad)
+    return exact_count(bad, samples, seed,
+                       "np.tril masks (diagonal 0 and n_k - n_q) counted for all 1 <= n_q <= n_k <= 10 against "
+                       "symattn.masks.score_pairs")
 
 
 register(Theorem(
@@ -150,9 +150,8 @@ def _window_numeric(seed: int) -> NumericResult:
             if counted != score_pairs(nn, window=ww):
                 bad = f"n = {nn}, w = {ww}: counted {counted}"
             samples += 1
-    return NumericResult(bad is None, samples, seed, 0.0 if bad is None else 1.0, 0.0,
-                         "band masks counted for all 1 <= w <= n <= 12 against symattn.masks.score_pairs",
-                         counterexample=bad)
+    return exact_count(bad, samples, seed,
+                       "band masks counted for all 1 <= w <= n <= 12 against symattn.masks.score_pairs")
 
 
 register(Theorem(
