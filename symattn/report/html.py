@@ -67,6 +67,31 @@ class MathML:
                       f'<annotation encoding="application/x-tex">{escape(latex)}</annotation>'
                       f"</semantics></math>")
 
+    def rich(self, parts) -> Markup:
+        """Parts from :func:`symattn.report.typeset.rich`: words escaped, maths as inline MathML,
+        program output as code."""
+        out = Markup("")
+        for kind, s in parts or ():
+            if kind == "math":
+                out += self.convert(s)
+            elif kind == "code":
+                out += Markup('<code class="out">') + escape(s) + Markup("</code>")
+            else:
+                out += escape(s)
+        return out
+
+    def lines(self, lines) -> Markup:
+        """A displayed formula given as lines (:func:`symattn.report.typeset.display_lines`): one
+        block formula, or several, the continuation lines indented."""
+        lines = list(lines or ())
+        if len(lines) <= 1:
+            return self.convert(lines[0] if lines else "", display=True)
+        out = Markup('<div class="lines">')
+        for k, line in enumerate(lines):
+            out += Markup('<div class="line%s">' % (" cont" if k else "")) + self.convert(line, display=True) + \
+                Markup("</div>")
+        return out + Markup("</div>")
+
     def text(self, text: str) -> Markup:
         """Prose (:func:`~symattn.report.content.parse_text`): text escaped, ``$...$`` as inline
         MathML, ```...``` as code, theorem ids as links to their sections."""
@@ -81,6 +106,30 @@ class MathML:
             else:
                 out += escape(s)
         return out
+
+
+_SVG_ID = re.compile(r'(\sid=")([^"]+)(")')
+_SVG_REF = re.compile(r'(url\(#)([^)]+)(\))|((?:xlink:)?href="#)([^"]+)(")')
+
+
+def prefix_svg_ids(svg: str, prefix: str) -> Markup:
+    """An inline SVG with every ``id`` and every reference to one of them (``url(#...)``,
+    ``href="#..."``) prefixed, so that two SVGs in one page never share an id (matplotlib numbers its
+    ids from 1 in every figure). Links to the page outside the SVG are left alone.
+
+    >>> print(prefix_svg_ids('<g id="a"><use xlink:href="#a"/><a href="#thm-x"/><p clip-path="url(#a)"/></g>', "f"))
+    <g id="f-a"><use xlink:href="#f-a"/><a href="#thm-x"/><p clip-path="url(#f-a)"/></g>
+    """
+    svg = str(svg)
+    own = set(m.group(2) for m in _SVG_ID.finditer(svg))
+
+    def ref(m):
+        k = 1 if m.group(1) else 4
+        target = m.group(k + 1)
+        return f"{m.group(k)}{prefix}-{target}{m.group(k + 2)}" if target in own else m.group(0)
+
+    svg = _SVG_ID.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}{m.group(3)}", svg)
+    return Markup(_SVG_REF.sub(ref, svg))
 
 
 def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environment:
@@ -101,6 +150,9 @@ def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environm
         math=lambda s: mathml.convert(s, display=False),
         dmath=lambda s: mathml.convert(s, display=True),
         text=mathml.text,
+        rich=mathml.rich,
+        dlines=mathml.lines,
+        svgids=prefix_svg_ids,
         wbr=lambda s: Markup("<wbr>_").join(escape(part) for part in str(s).split("_")),
         out=lambda s: Markup('<code class="out">') + escape(str(s)) + Markup("</code>") if str(s) else Markup(""),
         paras=lambda s: Markup("").join(Markup("<p>") + mathml.text(p.strip()) + Markup("</p>")

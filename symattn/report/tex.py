@@ -97,6 +97,25 @@ def tex_text(text: object, refs=(), breakable: bool = False) -> str:
     return "".join(out)
 
 
+def tex_rich(parts) -> str:
+    r"""Parts from :func:`symattn.report.typeset.rich` as TeX: words in the running font, maths
+    inline (TeX breaks it at top-level relations and signs), program output in typewriter type with
+    breaks allowed after punctuation. Use inside ragged-right text: typewriter spaces do not stretch.
+
+    >>> print(tex_rich([("text", "gap "), ("math", "x^{2}"), ("text", " is 50% off"), ("code", "a_b")]))
+    gap $x^{2}$ is 50\% off\texttt{a\_\allowbreak{}b}
+    """
+    out = []
+    for kind, s in parts or ():
+        if kind == "math":
+            out.append(f"${s}$")
+        elif kind == "code":
+            out.append(tex_verb(s))
+        else:
+            out.append(tex_breakable(s))
+    return "".join(out)
+
+
 def tex_cell(text: object, refs=()) -> str:
     """Like :func:`tex_text`, with breaks allowed after ``_ , . /`` in the text (narrow columns)."""
     return tex_text(text, refs, breakable=True)
@@ -178,7 +197,7 @@ def environment(user_dir: Path | None = None, refs=()) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     refs = set(refs)
-    env.filters.update(e=tex_escape, text=lambda t: tex_text(t, refs), verb=tex_verb, brk=tex_breakable,
+    env.filters.update(rich=tex_rich, e=tex_escape, text=lambda t: tex_text(t, refs), verb=tex_verb, brk=tex_breakable,
                        cell=lambda t: tex_cell(t, refs), fit=_fit, badgekey=badge_key,
                        heading=lambda t: tex_heading(t, refs))
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
