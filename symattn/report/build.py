@@ -192,6 +192,20 @@ def draw_figures(names: Iterable[str], *, timings: bool, progress: Callable | No
     return drawn, errors
 
 
+def _graph_figure(graph_out, g, lay, title: str) -> dict:
+    """One topic's dependency figure: the layout, its SVG, where its PDF goes, and a caption
+    (``title``: the topic's title in the prose convention)."""
+    members = sum(1 for n in g.nodes if n.topic == lay.topic)
+    inside = sum(1 for p in lay.nodes.values() if p.node.kind != "external")
+    left = members - inside
+    caption = (f"{title}: {len(lay.edges)} use{'s' if len(lay.edges) != 1 else ''} among {inside} of its results"
+               + (" (dashed: a result of another topic)" if len(lay.nodes) > inside else "")
+               + (f"; the other {left} stand{'s' if left == 1 else ''} alone" if left else "") + ".")
+    return {"topic": lay.topic, "layout": lay, "caption": caption,
+            "svg": graph_out.to_svg(lay, prefix=f"depgraph-{lay.topic}"),
+            "pdf_name": f"figures/dependencies-{lay.topic}.pdf"}
+
+
 # ---------------------------------------------------------------------------------------------- building
 def build_report(
     options: ReportOptions | None = None,
@@ -265,26 +279,12 @@ def build_report(
         from symattn.report import graph as graph_out
 
         g = graph_out.dependency_graph(groups)
-        layouts = graph_out.topic_layouts(g)
-        if layouts:
-            drawn = []
-            for lay in layouts:
-                members = sum(1 for n in g.nodes if n.topic == lay.topic)
-                inside = sum(1 for i, p in lay.nodes.items() if p.node.kind != "external")
-                left = members - inside
-                caption = (f"{lay.title}: {len(lay.edges)} use{'s' if len(lay.edges) != 1 else ''} among "
-                           f"{inside} of its results"
-                           + (" (dashed: a result of another topic)" if len(lay.nodes) > inside else "")
-                           + (f"; the other {left} stand{'s' if left == 1 else ''} alone" if left else "") + ".")
-                drawn.append({"topic": lay.topic, "layout": lay, "caption": caption,
-                              "svg": graph_out.to_svg(lay, prefix=f"depgraph-{lay.topic}"),
-                              "pdf_name": f"figures/dependencies-{lay.topic}.pdf"})
-            shown = {t for t in (d["topic"] for d in drawn)}
-            graph = {"figures": drawn, "legend_svg": graph_out.legend_svg(),
-                     "quiet": [title for topic, title, _ in groups if topic not in shown],
-                     "caption": f"The {len(g.nodes)} results of this report and the {len(g.edges)} uses of one by "
-                                "another, one figure per topic: an arrow points from a result to the results "
-                                "whose derivations apply it."}
+        # the section is there even when no result uses another: it says so
+        titles = {topic: title for topic, title, _ in groups}
+        drawn = [_graph_figure(graph_out, g, lay, titles[lay.topic]) for lay in graph_out.topic_layouts(g)]
+        shown = {d["topic"] for d in drawn}
+        graph = {"figures": drawn, "legend_svg": graph_out.legend_svg(),
+                 "quiet": [title for topic, title, _ in groups if topic not in shown]}
     audit_counts: dict[str, int] = {}
     for v in audit_verdicts:
         if v:

@@ -137,6 +137,8 @@ class ArgEntry:
     name: str
     kind: str
     value: Any
+    #: a long formula (``kind`` math) as display lines, else empty
+    lines: list = field(default_factory=list)
 
 
 @dataclass
@@ -292,7 +294,7 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
             lv = outcome.levels.get(name)
             if lv is None:
                 continue
-            data = [(k, plain_with_names(_format_value(v), names)) for k, v in lv.data.items()]
+            data = [(k, rich(_format_value(v), names)) for k, v in lv.data.items()]
             levels.append(LevelEntry(name, lv.status.value, lv.detail, data, detail_parts=rich(lv.detail, names)))
     return TheoremEntry(
         id=thm.id,
@@ -452,7 +454,9 @@ def _arg_entry(key: str, value: Any) -> ArgEntry:
     if isinstance(value, str):
         return ArgEntry(key, "code", value)
     if isinstance(value, (int, float, sp.Basic, sp.MatrixBase)):
-        return ArgEntry(key, "math", tex_of(value))
+        tex = tex_of(value)
+        lines = _lines(value, LINE_EM - 4) if tex_width(tex) > LINE_EM / 2 else []
+        return ArgEntry(key, "math", tex, lines if len(lines) > 1 or (lines and tex_width(tex) > LINE_EM - 4) else [])
     if isinstance(value, dict):
         return ArgEntry(key, "mapping", [(tex_of(a), tex_of(b)) for a, b in value.items()])
     if isinstance(value, (list, tuple)):
@@ -851,12 +855,21 @@ def _display_claim(entry) -> str:
     return claim
 
 
+@dataclass
+class Rich:
+    """Program output as parts (:func:`symattn.report.typeset.rich`): words, typeset maths."""
+
+    parts: list
+    kind: str = "rich"
+
+
 def _computed_cell(value) -> object:
-    """What the audit computed: program output (SymPy's and numpy's notation) is shown as code;
-    a value already written in the prose convention (with ``$...$``) as prose."""
+    """What the audit computed: program output, its expressions (SymPy's notation) typeset; a value
+    already written in the prose convention (with ``$...$``) as prose."""
     cell = _cell(value)
     if isinstance(cell, str) and cell and "$" not in cell and "`" not in cell:
-        return f"`{cell}`"
+        # program output: its words stay in typewriter type, its expressions are typeset
+        return Rich([("code" if kind == "text" else kind, part) for kind, part in rich(value)])
     return cell
 
 

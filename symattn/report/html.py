@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from symattn.report.content import Links, Math, Paragraph, Table, expand_macros, parse_text
+from symattn.report.content import Links, Math, Paragraph, Rich, Table, expand_macros, parse_text
 
 __all__ = ["MathML", "environment"]
 
@@ -99,8 +99,8 @@ class MathML:
         for kind, s in parse_text(str(text or ""), refs=self.refs):
             if kind == "math":
                 out += self.convert(s)
-            elif kind == "code":
-                out += Markup("<code>") + escape(s) + Markup("</code>")
+            elif kind == "code":  # an identifier may break after an underscore, nowhere else
+                out += Markup("<code>") + Markup("_<wbr>").join(escape(p) for p in s.split("_")) + Markup("</code>")
             elif kind == "ref":
                 out += Markup('<a class="ref" href="#thm-%s"><code>%s</code></a>') % (s, s)
             else:
@@ -159,5 +159,6 @@ def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environm
                                         for p in str(s or "").split("\n\n") if p.strip()),
     )
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
-                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
+                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links),
+                     rich=lambda x: isinstance(x, Rich))
     return env

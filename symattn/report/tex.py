@@ -23,7 +23,7 @@ from pathlib import Path
 import jinja2
 
 from symattn.printing import TEX_SPECIALS
-from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
+from symattn.report.content import Links, Math, Paragraph, Rich, Table, parse_text, pdf_text
 from symattn.verdict import Verdict
 
 __all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]
@@ -197,11 +197,15 @@ def environment(user_dir: Path | None = None, refs=()) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     refs = set(refs)
-    env.filters.update(rich=tex_rich, e=tex_escape, text=lambda t: tex_text(t, refs), verb=tex_verb, brk=tex_breakable,
+    from symattn.report.typeset import tex_width
+
+    env.filters.update(rich=tex_rich, texwidth=tex_width, e=tex_escape, text=lambda t: tex_text(t, refs),
+                       verb=tex_verb, brk=tex_breakable,
                        cell=lambda t: tex_cell(t, refs), fit=_fit, badgekey=badge_key,
                        heading=lambda t: tex_heading(t, refs))
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
-                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
+                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links),
+                     rich=lambda x: isinstance(x, Rich))
     return env
 
 

@@ -9,8 +9,8 @@ Three jobs, shared by the HTML and the LaTeX report:
   :func:`restore_names` puts those names back.
 * **Messages.** A reason is a :class:`~symattn.kernel.message.Message` (text with the SymPy objects
   it names) or a plain string. :func:`rich` turns either into parts: ``("text", s)`` for words,
-  ``("math", latex)`` for an expression, ``("code", s)`` for program output that carries no
-  expression objects.
+  ``("math", latex)`` for an expression; in a plain string the expressions written in SymPy's
+  notation are found and typeset by :func:`symattn.report.ascii_math.program_parts`.
 * **Lines.** :func:`display_lines` splits a long formula at its top-level sum into lines no wider
   than the page (estimated by :func:`tex_width`), as ``breqn`` would, instead of shrinking it.
 
@@ -22,7 +22,7 @@ Three jobs, shared by the HTML and the LaTeX report:
 >>> restore_names(canonical(s), names) == s
 True
 >>> rich("split the sum over _k0 = 1..n", names)
-[('code', 'split the sum over j = 1..n')]
+[('text', 'split the sum over '), ('math', 'j = 1, \\dots, n')]
 """
 
 from __future__ import annotations
@@ -132,9 +132,10 @@ def plain_with_names(text: str, names: dict) -> str:
 
 def rich(text: Any, names: dict | None = None) -> list:
     """The parts of a reason: a :class:`~symattn.kernel.message.Message`'s words as ``text`` and
-    its expressions as ``math`` (LaTeX, names restored); a plain string is program output, one
-    ``code`` part (names restored in its words)."""
+    its expressions as ``math`` (LaTeX, names restored); in a plain string (program output) the
+    expressions in SymPy's notation are typeset too, names restored."""
     from symattn.kernel.message import Message
+    from symattn.report.ascii_math import program_parts
     from symattn.report.content import tex_of
 
     names = names or {}
@@ -145,13 +146,13 @@ def rich(text: Any, names: dict | None = None) -> list:
         for p in text.parts:
             if isinstance(p, str):
                 if p:
-                    out.append(("text", plain_with_names(p, names)))
+                    out += program_parts(plain_with_names(p, names))
             elif isinstance(p, (sp.Basic, sp.MatrixBase, int, float)) and not isinstance(p, bool):
                 out.append(("math", tex_of(restore_names(p, names))))
             else:
                 out.append(("text", plain_with_names(str(p), names)))
         return out
-    return [("code", plain_with_names(str(text), names))]
+    return program_parts(plain_with_names(str(text), names))
 
 
 # ---------------------------------------------------------------------------------------------- lines
@@ -238,49 +239,18 @@ def _width(s: str, scale: float) -> float:
     return w
 
 
-def _terms(expr: Any) -> list | None:
-    """The top-level terms of a sum in printing order, or None if ``expr`` is not a sum."""
+def _terms(expr: Any) -> list:
+    """The top-level terms of a sum in printing order."""
     from symattn.printing import SymattnLatexPrinter
 
-    if not isinstance(expr, sp.Add):
-        return None
     try:
         return list(SymattnLatexPrinter()._as_ordered_terms(expr))
     except Exception:  # noqa: BLE001
         return list(expr.args)
 
 
-def display_lines(expr: Any, width: float = LINE_EM, first: float | None = None) -> list[str]:
-    """LaTeX of ``expr`` as lines each about ``width`` em at most (``first`` for the first line):
-    a sum too long for one line is broken before a top-level ``+`` or ``-``, the continuation lines
-    starting with the sign. Anything else (a product, a matrix) is one line; TeX scales it down only
-    if even that does not fit.
-
-    >>> x = sp.symbols("x0:12")
-    >>> len(display_lines(sum(sp.Symbol(f"a_{k}") * sp.sqrt(v) for k, v in enumerate(x)), width=12))
-    4
-    >>> display_lines(sp.Symbol("x") + 1)
-    ['x + 1']
-    """
-    from symattn.report.content import tex_of
-
-    whole = tex_of(expr)
-    first = width if first is None else first
-    if tex_width(whole) <= first:
-        return [whole]
-    terms = _terms(expr)
-    if not terms or len(terms) < 2:
-        return [whole]
-    pieces = []
-    for k, t in enumerate(terms):
-        neg = t.could_extract_minus_sign()
-        body = tex_of(-t if neg else t)
-        if isinstance(t, sp.Add):
-            body = r"\left(%s\right)" % body
-        if k == 0:
-            pieces.append(("-" if neg else "") + body)
-        else:
-            pieces.append(("- " if neg else "+ ") + body)
+def _pack(pieces: list, width: float, first: float) -> list:
+    """Greedy lines from pieces of LaTeX (each already no wider than it can be made)."""
     lines, cur, avail = [], "", first
     for p in pieces:
         cand = (cur + " " + p).strip()
@@ -292,3 +262,81 @@ def display_lines(expr: Any, width: float = LINE_EM, first: float | None = None)
     if cur:
         lines.append(cur)
     return lines
+
+
+def _split(expr: Any, width: float, first: float, depth: int = 0) -> list:
+    """Lines of LaTeX for ``expr``: a sum broken before top-level signs, a product between its
+    factors, a parenthesised sum inside a product broken inside big parentheses (which, unlike
+    ``\\left( \\right)``, may open on one line and close on another)."""
+    from symattn.report.content import tex_of
+
+    whole = tex_of(expr)
+    if tex_width(whole) <= first or depth > 4 or not isinstance(expr, (sp.Add, sp.Mul)):
+        return [whole]
+    if isinstance(expr, sp.Add):
+        pieces: list = []
+        for k, t in enumerate(_terms(expr)):
+            neg = t.could_extract_minus_sign()
+            body_expr = -t if neg else t
+            sign = ("-" if neg else "") if k == 0 else ("- " if neg else "+ ")
+            body = tex_of(body_expr)
+            if isinstance(body_expr, sp.Add):
+                body = r"\left(%s\right)" % body
+            if tex_width(sign + body) > width and isinstance(body_expr, sp.Mul):
+                sub = _split(body_expr, width - 1, width - 1, depth + 1)
+                pieces += [sign + sub[0]] + sub[1:]
+            else:
+                pieces.append(sign + body)
+        return _pack(pieces, width, first)
+    # a product
+    numer, denom = sp.fraction(expr)
+    prefix = ""
+    if denom != 1:
+        prefix = r"\frac{1}{%s}" % tex_of(denom)
+        expr = numer
+        if not isinstance(expr, sp.Mul):
+            if isinstance(expr, sp.Add):
+                inner = _split(expr, width - 2, first - 2 - tex_width(prefix), depth + 1)
+                return _bracket(prefix, inner)
+            return [whole]
+    coeff = expr.as_coeff_mul()[0]
+    pieces = []
+    lead = prefix
+    if coeff == -1:
+        lead = "-" + lead
+    elif coeff != 1:
+        lead = tex_of(coeff) + " " + lead
+    for f in [f for f in expr.as_ordered_factors() if not f.is_Number]:
+        body = tex_of(f)
+        if isinstance(f, sp.Add):
+            if tex_width(body) + 1 > width:
+                inner = _split(f, width - 2, width - 2, depth + 1)
+                pieces += _bracket("", inner)
+                continue
+            body = r"\left(%s\right)" % body
+        pieces.append(body)
+    if lead:
+        pieces[0] = (lead + " " + pieces[0]).strip()
+    return _pack(pieces, width, first)
+
+
+def _bracket(prefix: str, inner: list) -> list:
+    """``prefix (inner lines)`` with big parentheses that may span lines."""
+    if len(inner) == 1:
+        return [r"%s\left(%s\right)" % (prefix, inner[0])]
+    return [r"%s\Bigl(%s" % (prefix, inner[0])] + inner[1:-1] + [inner[-1] + r"\Bigr)"]
+
+
+def display_lines(expr: Any, width: float = LINE_EM, first: float | None = None) -> list[str]:
+    """LaTeX of ``expr`` as lines each about ``width`` em at most (``first`` for the first line):
+    a sum too long for one line is broken before a top-level ``+`` or ``-``, the continuation lines
+    starting with the sign; a product between its factors. Anything else (a matrix, one huge
+    fraction) is one line, which TeX scales down only if even that does not fit.
+
+    >>> x = sp.symbols("x0:12")
+    >>> len(display_lines(sum(sp.Symbol(f"a_{k}") * sp.sqrt(v) for k, v in enumerate(x)), width=12))
+    4
+    >>> display_lines(sp.Symbol("x") + 1)
+    ['x + 1']
+    """
+    return _split(expr, width, width if first is None else first)
