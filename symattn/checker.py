@@ -17,6 +17,7 @@ never graded above ``numerically-consistent``, whatever its checkable parts reac
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import random
@@ -194,7 +195,8 @@ class Checker:
         self._check_dependencies(thm, d)
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
-            steps.append(res)
+            # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
+            steps.append(dataclasses.replace(res, thm=None))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
