@@ -158,13 +158,10 @@ register(Theorem(
         Derivation(_flops_statement.lhs)
         .eq(sp.Sum(sp.Sum(MatMulMACs(B_r, d, B_c) + MatMulMACs(B_r, B_c, d), (i, 1, N / B_r)), (j, 1, N / B_c)),
             "definition", name="flash_macs", note=r"every inner iteration computes $Q_i K_j^\top$ and $P_{ij} V_j$")
-        .eq(sp.Sum(sp.Sum(MatMulMACs(B_r, d, B_c) + MatMulMACs(B_r, B_c, d), (i, 1, T_r)), (j, 1, T_c)),
-            "substitute", using=["key_tiles", "query_tiles"],
-            note="the loops run over the $T_c$ key blocks and the $T_r$ query blocks")
-        .eq(sp.Sum(sp.Sum(2 * B_r * B_c * d, (i, 1, T_r)), (j, 1, T_c)), "definition", name="matmul_macs",
+        .eq(sp.Sum(sp.Sum(2 * B_r * B_c * d, (i, 1, N / B_r)), (j, 1, N / B_c)), "definition", name="matmul_macs",
             note=r"$(B_r \times d)(d \times B_c)$ and $(B_r \times B_c)(B_c \times d)$")
-        .eq(2 * T_c * T_r * B_r * B_c * d, "sum_evaluate", note="$T_c T_r$ iterations")
-        .eq(2 * N**2 * d, "substitute", using=["key_tiles", "query_tiles"], note="$T_c B_c = T_r B_r = N$")
+        .eq(2 * N**2 * d, "sum_evaluate",
+            note="$T_c T_r = (N/B_c)(N/B_r)$ iterations, whole numbers by the hypotheses")
     ),
     dimensions=(N, d, B_r, B_c),
     instances=Instances(statement_at(_flops_statement, lambda s: {N: 4 * s, d: 3, B_r: 2, B_c: 4}), (1, 2, 3),
@@ -193,12 +190,9 @@ def _tiles_derivation() -> Derivation:
             "definition", name="flash_hbm",
             note=r"line 2 initialises $O, \ell, m$; line 6 loads $K_j, V_j$; line 8 loads $Q_i, O_i, \ell_i, m_i$; "
                  r"lines 12-13 write $O_i, \ell_i, m_i$")
-        .eq((N * d + 2 * N) + sp.Sum(2 * B_c * d + sp.Sum(inner, (i, 1, T_r)), (j, 1, T_c)),
-            "substitute", using=["key_tiles", "query_tiles"],
-            note="the loops run over the $T_c$ key blocks and the $T_r$ query blocks")
-        .eq(N * d + 2 * N + T_c * (2 * B_c * d + T_r * (3 * B_r * d + 4 * B_r)), "sum_evaluate",
-            note="$T_c$ outer iterations of $T_r$ inner ones")
-        .eq(_TILED_COUNT, "substitute", using=["key_tiles", "query_tiles"], note="$T_c B_c = T_r B_r = N$")
+        .eq(3 * N * d + 2 * N + (N / B_c) * (3 * N * d + 4 * N), "sum_evaluate",
+            note="$N/B_c$ outer iterations of $N/B_r$ inner ones, whole numbers by the hypotheses")
+        .eq(_TILED_COUNT, "substitute", using="key_tiles", note="$N/B_c = T_c$ key blocks")
     )
 
 
