@@ -210,8 +210,10 @@ def _binder_vars(e: Any) -> set:
 
 def hypothesis(h: Any) -> Thm:
     """An ``Equation`` hypothesis (without a ``forall``) or an ``Assumption`` relation, as stated."""
+    from symattn.kernel.hypotheses import _member
     from symattn.statement import Assumption, Equation
 
+    _member(h)
     if isinstance(h, Equation):
         if h.forall:
             raise KernelError(f"hypothesis {h.name!r} holds for all {h.forall}: instantiate it with lemma()")

@@ -138,7 +138,7 @@ UNCONVERTED: frozenset = frozenset({
     "rank_of_product_le", "permutation_matrix_orthogonal", "sum_reindex_bijection", "evaluate_explicit",
     "monotone_step", "mask_restrict", "abs_by_sign", "delta_by_range", "floor_by_range", "minmax_by_range",
     "range_split", "range_join", "range_inequality", "rename_bound", "sum_interchange", "sum_join",
-    "substitute", "sum_shift", "triangle_inequality", "termwise_bound", "weighted_cauchy_schwarz",
+    "sum_shift", "triangle_inequality", "termwise_bound", "weighted_cauchy_schwarz",
     "sum_linearity", "kronecker_delta_contraction", "sum_split", "sum_evaluate", "apply_theorem",
     "trig_identity", "block_diagonal_product", "definition",
 })
