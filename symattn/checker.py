@@ -157,6 +157,9 @@ class Checker:
     def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
+        inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
+        if inconsistent:
+            return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
         syms = statement_symbols(thm.statement)
         model, reasons = find_model([], thm.hypotheses, seed=self.seed, seconds=self.time_limit, extra=syms)
         if model is None:
@@ -420,6 +423,18 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _inconsistencies(hypotheses, seconds: float) -> list:
+    """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
+    values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
+    from symattn.kernel.schemas.probability import problems
+
+    try:
+        with time_limit(seconds):
+            return problems(hypotheses)
+    except TimeLimitExceeded:
+        return []
+
+
 def _symbols_with_shapes(st: Statement) -> set:
     """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
     ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
@@ -483,8 +498,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     The statement unchanged when that is not all of it: several families (their joint law is not
     i.i.d.), an entry outside ``1..dim``, or a moment the family does not give (it would come back
     as a fresh symbol, free to take values no law has)."""
-    from symattn.moments import iid_vector
-    from symattn.rules.expectation import _Moment
+    from symattn.moments import _Moment, iid_vector
     from symattn.statement import RandomFamily
 
     sides = (st.lhs, st.rhs)
@@ -511,7 +525,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     def evaluate(x):
         if not isinstance(x, sp.Basic):
             return x
-        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.doit())
+        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.closed_form())
 
     new = [evaluate(x) for x in sides]
     if any(isinstance(x, sp.Basic) and (x.has(_Moment) or x.atoms(sp.Indexed) & set(subs.values())
@@ -717,6 +731,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
     return {
         "id": thm.id,
         "title": thm.title,
+        "claim": thm.claim,
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,
