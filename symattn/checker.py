@@ -741,6 +741,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
     return {
         "id": thm.id,
         "title": thm.title,
+        "claim": thm.claim,
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,
