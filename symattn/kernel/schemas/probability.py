@@ -96,9 +96,13 @@ from symattn.statement import (
     RandomFamily,
 )
 
-__all__ = ["Setting", "setting", "problems", "constraints", "MOMENTS"]
+__all__ = ["Setting", "setting", "problems", "constraints", "MOMENTS", "NotApplicable"]
 
 MOMENTS = (Expectation, Variance, StandardDeviation, Covariance)
+
+
+class NotApplicable(KernelError):
+    """The moment is not of the schema's shape (as opposed to a side condition that fails)."""
 
 
 def _show(x: Any, limit: int = 200) -> str:
@@ -155,7 +159,10 @@ class Setting:
     def distinct(self, a: Any, b: Any, env: dict) -> bool:
         """``a != b`` for two indices: by the sign test of ``a - b`` with the ranges, or an Assumption
         ``Ne(a, b)`` on free indices (a canonical bound variable is never a hypothesis' symbol)."""
-        if nonzero(sp.expand(a - b), self.ranges(env)):
+        gap = sp.expand(a - b)
+        # all the ranges, then each enclosing sum's alone (a subset of true facts is true; the sign test
+        # rewrites only a few ranged symbols, so fewer can succeed where all do not)
+        if nonzero(gap, self.ranges(env)) or any(nonzero(gap, self.ranges({v: r})) for v, r in env.items()):
             return True
         for h in self.hypotheses:
             if isinstance(h, Assumption) and isinstance(h.condition, sp.Ne):
@@ -252,6 +259,28 @@ def _family_moments(f: RandomFamily) -> tuple[dict, list]:
     return known, out
 
 
+def _real_entries(base) -> bool:
+    return sp.Indexed(base, sp.Dummy("entry", integer=True)).is_real is True
+
+
+def _pair_like(item) -> bool:
+    return isinstance(item, tuple) and len(item) == 2
+
+
+def _random_values(st: Setting) -> list:
+    """A declared law whose parameters are themselves random entries (a moment is a number)."""
+    out = []
+    for f in st.families.values():
+        values = [f.mean, f.variance, f.dim] + [item[1] for item in (f.moments or ()) if _pair_like(item)]
+        if any(st.random_in(sp.sympify(x)) for x in values):
+            out.append(f"RandomFamily {f.name!r}: its mean, variance, dim or moments mention random entries")
+    for p in st.pairs:
+        values = [p.dim, p.covariance] + [item[1] for item in p.mixed if _pair_like(item)]
+        if any(st.random_in(sp.sympify(x)) for x in values):
+            out.append(f"CorrelatedPairs {p.name!r}: its dim, covariance or mixed moments mention random entries")
+    return out
+
+
 def _moment_problems(f: RandomFamily) -> list:
     known, out = _family_moments(f)
     v = sp.sympify(f.variance)
@@ -261,6 +290,13 @@ def _moment_problems(f: RandomFamily) -> list:
     dim = sp.sympify(f.dim)
     if not (dim.is_integer and sign_of(dim) == "positive"):
         out.append(f"RandomFamily {f.name!r}: dim {_show(dim)} is not shown to be a positive integer")
+    if not _real_entries(f.base):
+        return out  # complex entries: the moment inequalities below are of real random variables
+    declared = [(f"moment of order {r}", x) for r, x in known.items() if r >= 3]
+    for what, value in [("mean", m), ("variance", v)] + declared:
+        if sp.sympify(value).is_real is False:
+            out.append(f"RandomFamily {f.name!r}: the entries of {f.base} are real, but the {what} {_show(value)} is "
+                       "not real")
     second = known[2]
     for r, value in sorted(known.items()):
         if r < 3:
@@ -309,6 +345,8 @@ def _pair_problems(st: Setting) -> list:
             if not equal(p.dim, fam.dim):
                 out.append(f"CorrelatedPairs {p.name!r}: dim {_show(p.dim)} is not the dim {_show(fam.dim)} of "
                            f"RandomFamily {fam.name!r}")
+        if not (_real_entries(p.q) and _real_entries(p.k)):
+            continue  # the inequalities below are of real random variables
         vq, vk = sp.sympify(fq.variance), sp.sympify(fk.variance)
         mq, mk = sp.sympify(fq.mean), sp.sympify(fk.mean)
         cov = sp.sympify(p.covariance)
@@ -395,6 +433,21 @@ def _equation_problems(st: Setting) -> list:
             if _shown_nonzero(a - b, ranges):
                 out.append(f"Equation {e.name!r}: by the declared laws {_show(lhs)} is {_show(a)} and {_show(rhs)} is "
                            f"{_show(b)}; they differ")
+    for h in st.hypotheses:
+        c = getattr(h, "condition", None) if isinstance(h, Assumption) else None
+        if st.families and isinstance(c, sp.core.relational.Relational) and (_has_moment(c.lhs) or _has_moment(c.rhs)):
+            try:
+                gap = sp.expand(_evaluate(c.lhs, st) - _evaluate(c.rhs, st))
+            except KernelError:
+                continue
+            false = {sp.Eq: lambda g: _shown_nonzero(g, ranges), sp.Ne: lambda g: g == 0,
+                     sp.Lt: lambda g: g == 0 or sign_of(g, ranges) in ("positive", "nonnegative"),
+                     sp.Le: lambda g: sign_of(g, ranges) == "positive",
+                     sp.Gt: lambda g: g == 0 or sign_of(-g, ranges) in ("positive", "nonnegative"),
+                     sp.Ge: lambda g: sign_of(-g, ranges) == "positive"}.get(type(c))
+            if false is not None and false(gap):
+                out.append(f"Assumption {h.name!r}: {_show(c)} is false by the declared laws "
+                           f"(lhs - rhs = {_show(gap)})")
     for e1, e2 in itertools.combinations(eqs, 2):
         if not (_forall_ok(e1, st.hypotheses) and _forall_ok(e2, st.hypotheses)):
             continue
@@ -443,7 +496,7 @@ def _definitions_all(node, st):
             return fn(node, st)
         except KernelError:
             continue
-    raise KernelError("no definition applies")
+    raise NotApplicable("no definition applies")
 
 
 def _nodes(expr: Any) -> list:
@@ -462,6 +515,7 @@ def _problems_cached(hypotheses: tuple) -> tuple:
     for f in st.families.values():
         out += _moment_problems(f)
     out += _pair_problems(st)
+    out += _random_values(st)
     if not out:
         out += _equation_problems(st)
     return tuple(out)
@@ -558,7 +612,7 @@ def _instance(expr: Any, node: Any, build, name: str):
     out, n, reasons = _rewrite(expr, node, new, check, st)
     if not n:
         if not reasons:
-            raise KernelError(f"{name}: {_show(node)} does not occur in {_show(expr)}")
+            raise NotApplicable(f"{name}: {_show(node)} does not occur in {_show(expr)}")
         raise KernelError(f"{name} at {_show(node)}: " + "; ".join(dict.fromkeys(reasons)))
     return expr, out, "="
 
@@ -649,7 +703,7 @@ def _grouping(x: Any, st: Setting, groups) -> tuple[Any, list]:
             raise KernelError(f"the groups {[_show(g) for g in groups]} are not a partition of the random factors "
                               f"{[_show(f) for f in rand]} of {_show(x)}")
     if len(groups) < 2:
-        raise KernelError(f"{_show(x)} has fewer than two random factors to separate")
+        raise NotApplicable(f"{_show(x)} has fewer than two random factors to separate")
     return const, groups
 
 
@@ -679,7 +733,7 @@ def _finest(rand: list, st: Setting) -> list:
 # ------------------------------------------------------------------------------------------ builders
 def _linearity(node, st):
     if not isinstance(node, Expectation):
-        raise KernelError("linearity applies to an expectation")
+        raise NotApplicable("linearity applies to an expectation")
     (x,) = node.args
     if not st.random_in(x):
         return x, _always
@@ -694,19 +748,19 @@ def _linearity(node, st):
     const, rand = _split(expanded, st)
     if const != 1:
         return const * Expectation(sp.Mul(*rand)), _always
-    raise KernelError(f"E[{_show(x)}]: no constant term or factor to move out, and not a sum")
+    raise NotApplicable(f"E[{_show(x)}]: no constant term or factor to move out, and not a sum")
 
 
 def _independence(node, st, groups=None):
     if not isinstance(node, Expectation):
-        raise KernelError("independence applies to an expectation")
+        raise NotApplicable("independence applies to an expectation")
     const, groups = _grouping(node.args[0], st, groups)
     return const * sp.Mul(*[Expectation(g) for g in groups]), _groups_check(groups, st)
 
 
 def _variance_of_product(node, st, groups=None):
     if not isinstance(node, Variance):
-        raise KernelError("the variance of a product applies to a variance")
+        raise NotApplicable("the variance of a product applies to a variance")
     const, groups = _grouping(node.args[0], st, groups)
     groups = [const * groups[0]] + groups[1:]
     second = sp.Mul(*[Variance(g) + Expectation(g) ** 2 for g in groups])
@@ -716,10 +770,10 @@ def _variance_of_product(node, st, groups=None):
 
 def _one_sum(node):
     if not isinstance(node, Variance):
-        raise KernelError("the variance of a sum applies to a variance")
+        raise NotApplicable("the variance of a sum applies to a variance")
     (x,) = node.args
     if not isinstance(x, sp.Sum) or len(x.limits) != 1:
-        raise KernelError(f"{_show(x)} is not a sum over one index")
+        raise NotApplicable(f"{_show(x)} is not a sum over one index")
     (i, lo, hi) = x.limits[0]
     return i, lo, hi, x.function
 
@@ -752,7 +806,7 @@ def _le(a, b, st, env) -> bool:
 def _sum_entries(f, i, st):
     entries = list(_entries_env(f, {}, st))
     if not entries:
-        raise KernelError(f"{_show(f)} has no random entries")
+        raise NotApplicable(f"{_show(f)} has no random entries")
     for e, _env, _local in entries:
         if len(e.indices) != 1 or e.indices[0] != i:
             raise KernelError(f"the entry {_show(e)} is not indexed by the summation variable alone, so the terms "
@@ -780,30 +834,30 @@ def _variance_of_pair_sum(node, st):
 
 def _variance_definition(node, st):
     if not isinstance(node, Variance):
-        raise KernelError("the definition of variance applies to a variance")
+        raise NotApplicable("the definition of variance applies to a variance")
     (x,) = node.args
     return Expectation(x**2) - Expectation(x) ** 2, _always
 
 
 def _covariance_definition(node, st):
     if not isinstance(node, Covariance):
-        raise KernelError("the definition of covariance applies to a covariance")
+        raise NotApplicable("the definition of covariance applies to a covariance")
     x, y = node.args
     return Expectation(x * y) - Expectation(x) * Expectation(y), _always
 
 
 def _std_definition(node, st):
     if not isinstance(node, StandardDeviation):
-        raise KernelError("the definition of the standard deviation applies to an sd")
+        raise NotApplicable("the definition of the standard deviation applies to an sd")
     return sp.sqrt(Variance(node.args[0])), _always
 
 
 def _variance_scaling(node, st):
     if not isinstance(node, Variance):
-        raise KernelError("variance scaling applies to a variance")
+        raise NotApplicable("variance scaling applies to a variance")
     const, rand = _split(node.args[0], st)
     if const == 1 or not rand:
-        raise KernelError(f"Var({_show(node.args[0])}) has no constant factor and random part to separate")
+        raise NotApplicable(f"Var({_show(node.args[0])}) has no constant factor and random part to separate")
     if const.is_real is not True:
         raise KernelError(f"the factor {_show(const)} is not known to be real (Var(cX) = c^2 Var X needs c real)")
     return const**2 * Variance(sp.Mul(*rand)), _always
@@ -818,14 +872,14 @@ def _moment(node, st):
     if isinstance(node, Variance):
         x = node.args[0]
         if not (isinstance(x, sp.Indexed) and x.base in st.families):
-            raise KernelError(f"{_show(x)} is not an entry of a declared family")
+            raise NotApplicable(f"{_show(x)} is not an entry of a declared family")
         fam = st.families[x.base]
         return sp.sympify(fam.variance), lambda env: st.undeclared(x, env)
     if not isinstance(node, Expectation):
-        raise KernelError("the moments are of expectations and variances")
+        raise NotApplicable("the moments are of expectations and variances")
     base, power = _entry_power(node.args[0])
     if not (isinstance(base, sp.Indexed) and base.base in st.families):
-        raise KernelError(f"{_show(node.args[0])} is not a power of an entry of a declared family")
+        raise NotApplicable(f"{_show(node.args[0])} is not a power of an entry of a declared family")
     if not (power.is_Integer and power >= 1):
         raise KernelError(f"the power {_show(power)} is not a positive integer")
     fam = st.families[base.base]
@@ -838,14 +892,14 @@ def _moment(node, st):
 
 def _pair_moment(node, st):
     if not isinstance(node, Expectation):
-        raise KernelError("a mixed moment is an expectation")
+        raise NotApplicable("a mixed moment is an expectation")
     x = node.args[0]
     powers: dict = {}
     index = None
     for f in sp.Mul.make_args(x):
         base, p = _entry_power(f)
         if not (isinstance(base, sp.Indexed) and len(base.indices) == 1 and p.is_Integer and p >= 1):
-            raise KernelError(f"{_show(x)} is not a product of powers of entries")
+            raise NotApplicable(f"{_show(x)} is not a product of powers of entries")
         if index is not None and sp.expand(base.indices[0] - index) != 0:
             raise KernelError(f"the entries of {_show(x)} are not at the same index")
         index = base.indices[0]
@@ -861,7 +915,7 @@ def _pair_moment(node, st):
                 if value is None:
                     raise KernelError(f"CorrelatedPairs {p.name!r} declares no mixed moment E[{p.q}^{a} {p.k}^{b}]")
             return value, functools.partial(_pair_declared, st, p.q[index], p.dim)
-    raise KernelError(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
+    raise NotApplicable(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
 
 
 def _pair_declared(st, entry, dim, env):
