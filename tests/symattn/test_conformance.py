@@ -108,8 +108,8 @@ GALLERY = [
                                                             "default_scale"]),
     (broken.keys_permuted_without_values, {}, "key_value_permutation", ["convex_hull", "query_permutation",
                                                                         "large_logits_finite"]),
-    (broken.correct, {"mask": True, "masked_values_safe": True}, "masked_values_do_not_leak", ["agrees_with_reference", "convex_hull",
-                                                                   "key_value_permutation", "deterministic"]),
+    (broken.correct, {"mask": True, "masked_values_safe": True}, "masked_values_do_not_leak",
+     ["agrees_with_reference", "convex_hull", "key_value_permutation", "deterministic"]),
 ]
 
 
