@@ -608,6 +608,7 @@ def _instance(expr: Any, node: Any, build, name: str):
     expr = canonical(expr)  # the node is the rule's occurrence in this canonical term, as it stands
     check_finite(expr, name)
     st = setting()
+    _no_lookalikes(expr, st, name)
     new, check = build(node, st)
     out, n, reasons = _rewrite(expr, node, new, check, st)
     if not n:
@@ -615,6 +616,17 @@ def _instance(expr: Any, node: Any, build, name: str):
             raise NotApplicable(f"{name}: {_show(node)} does not occur in {_show(expr)}")
         raise KernelError(f"{name} at {_show(node)}: " + "; ".join(dict.fromkeys(reasons)))
     return expr, out, "="
+
+
+def _no_lookalikes(expr: Any, st: Setting, name: str) -> None:
+    """Refuse an entry that prints like a family's but is not one (its IndexedBase differs, say by its
+    assumptions): it would be taken for a constant while the reader sees a random entry."""
+    names = {str(b.label): b for b in st.families}
+    for x in expr.atoms(sp.Indexed) if isinstance(expr, sp.Basic) else ():
+        b = names.get(str(x.base.label))
+        if b is not None and x.base != b:
+            raise KernelError(f"{name}: {_show(x)} is named like an entry of the family {b} but its base differs "
+                              f"({sp.srepr(x.base)} is not {sp.srepr(b)}): declare it with the same IndexedBase")
 
 
 def _always(env):

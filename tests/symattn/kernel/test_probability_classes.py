@@ -91,6 +91,9 @@ INCONSISTENT_CLAIMS = [
           [step(Expectation(q[1] * k[1]), "substitute", using="e"),
            step(Expectation(q[1]) * Expectation(k[1]), "independence"), step(0, "moment")],
           (Q, K, QK, Equation("e", lhs=Expectation(q[1] * k[1]), rhs=1)), 2, "they differ"),
+    claim("forall_mean_equation_against_the_family", Expectation(q[1]), 1, [step(1, "substitute", using="e")],
+          (Q, IndexRange("t_range", index=t, lower=1, upper=d),
+           Equation("e", lhs=Expectation(q[t]), rhs=1, forall=(t,))), 0, "by the declared laws"),
     claim("two_values_for_a_forall_equation", L[1], 2, [step(1 + 1, "substitute", using="b"), step(2, "algebra")],
           (Equation("a", lhs=L[t], rhs=t, forall=(t,)), Equation("b", lhs=L[t], rhs=t + 1, forall=(t,))),
           0, "two values"),
@@ -137,6 +140,9 @@ CONSISTENT_CLAIMS = [
           (Q, K, V, pairs(rho * s**2), Independent("q_v", families=(q, v)))),
     claim("mean_zero_equation_agrees", Expectation(q[1]), 0, [step(0, "moment")],
           (Q, Equation("e", lhs=Expectation(q[1]), rhs=0))),
+    claim("forall_mean_equation_agrees", Expectation(q[1]), 0, [step(0, "substitute", using="e")],
+          (Q, IndexRange("t_range", index=t, lower=1, upper=d),
+           Equation("e", lhs=Expectation(q[t]), rhs=0, forall=(t,)))),
     claim("one_forall_equation", L[1], 2, [step(1 + 1, "substitute", using="b"), step(2, "algebra")],
           (Equation("b", lhs=L[t], rhs=t + 1, forall=(t,)),)),
     claim("real_mean_of_real_entries", Expectation(q[1]), m, [step(m, "moment")], (fam(mean=m),)),
@@ -202,6 +208,11 @@ def pairs_above(lo_j):
 
 
 FALSE_CLAIMS = [
+    claim("moment_under_a_reversed_sum", sp.Sum(Expectation(q[i]), (i, 1, -1)), sp.Sum(m, (i, 1, -1)),
+          [step(sp.Sum(m, (i, 1, -1)), "moment")], (QM,), 1, "not be reversed"),  # it sums E[q_0], undeclared
+    claim("an_entry_that_only_looks_random", Variance(sp.IndexedBase("q")[1]), 0,
+          [step(Expectation(sp.IndexedBase("q")[1] ** 2) - Expectation(sp.IndexedBase("q")[1]) ** 2,
+                "variance_definition"), step(0, "linearity_of_expectation")], (Q,), 1, "named like an entry"),
     claim("independence_on_the_diagonal", *pairs_above(i), [step(pairs_above(i)[1], "independence")], (Q,), 1,
           "not shown to be different entries"),
     claim("pair_moment_with_nonzero_means", Expectation(S), d * COV, mean_of_logit(COV), (QM, KM, pairs(COV)),
@@ -240,6 +251,8 @@ FALSE_CLAIMS = [
 ]
 
 TRUE_CLAIMS = [
+    claim("moment_under_a_forward_sum", sp.Sum(Expectation(q[i]), (i, 1, d)), sp.Sum(m, (i, 1, d)),
+          [step(sp.Sum(m, (i, 1, d)), "moment")], (QM,)),
     claim("independence_above_the_diagonal", *pairs_above(i + 1), [step(pairs_above(i + 1)[1], "independence")], (Q,)),
     claim("pair_moment_with_nonzero_means", Expectation(q[1] * k[1]), COV + m**2, [step(COV + m**2, "pair_moment")],
           (QM, KM, pairs(COV))),
