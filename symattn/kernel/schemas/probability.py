@@ -539,12 +539,14 @@ def constraints(hypotheses) -> list:
     for f in st.families.values():
         known, _ = _family_moments(f)
         out.append(((f.name,), sp.Ge(sp.sympify(f.variance), 0)))
+        if not _real_entries(f.base):
+            continue  # the inequalities are of real random variables
         for r, value in sorted(known.items()):
             if r >= 3 and r % 2 == 0:
                 out.append(((f.name,), sp.Ge(value, known[2] ** (r // 2))))
     for p in st.pairs:
         fq, fk = st.families.get(p.q), st.families.get(p.k)
-        if fq is None or fk is None:
+        if fq is None or fk is None or not (_real_entries(p.q) and _real_entries(p.k)):
             continue
         out.append(((p.name, fq.name, fk.name), sp.Le(sp.sympify(p.covariance) ** 2,
                                                       sp.sympify(fq.variance) * sp.sympify(fk.variance))))
