@@ -179,8 +179,8 @@ class StepEntry:
     reason_parts: list = field(default_factory=list)
     #: what is left of a step that did not pass (``before - after``, or an inequality's gap), as parts
     residual: list = field(default_factory=list)
-    #: which engines checked the step ("re-checked by the second engine" / "checked by one engine"),
-    #: when the checker says
+    #: which engines checked a step that passed ("re-checked by the second engine" / "checked by one
+    #: engine"), from the outcome's record
     engines: str = ""
 
 
@@ -229,7 +229,7 @@ class TheoremEntry:
     #: ``how`` and the counterexample as parts (:func:`symattn.report.typeset.rich`)
     how_parts: list = field(default_factory=list)
     counterexample_parts: list = field(default_factory=list)
-    #: the claim in words, as the source text makes it (``Theorem.claim``, when the theorem has one)
+    #: the claim in one sentence (``Theorem.claim``, when the theorem has one), beside the statement
     claim: str = ""
 
     @property
@@ -275,11 +275,15 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         start, dnote = tex_of(d.start), check_text(d.note, f"{where}, derivation note")
         start_lines = _lines(d.start)
         results = list(outcome.steps) if outcome is not None else []
+        engines = list(getattr(outcome, "engines", None) or []) if outcome is not None else []
         for k, (prev, step) in enumerate(d.pairs()):
             res = results[k] if k < len(results) else None
             status = res.status.value if res is not None else "unchecked"
-            steps.append(_step_entry(prev, step, str(k + 1), status, res.reason if res is not None else "",
-                                     f"{where}, step {k + 1}", uses, result=res, outer=names))
+            entry = _step_entry(prev, step, str(k + 1), status, res.reason if res is not None else "",
+                                f"{where}, step {k + 1}", uses, result=res, outer=names)
+            if k < len(engines) and status == "pass":
+                entry.engines = _engines(engines[k])
+            steps.append(entry)
         for prev, step in d.pairs():
             for level, v in bound_names(prev, step.expr).items():
                 names.setdefault(level, v)
@@ -368,19 +372,16 @@ def _statement_lines(statement) -> list:
         and tex_width(left[-1] + right[0]) <= LINE_EM else left + [_LATEX_REL[rel] + " " + right[0]] + right[1:]
 
 
-def _engines(result) -> str:
-    """What the checker says about the engines that checked a step (nothing when it does not say)."""
-    if result is None:
+def _engines(checks) -> str:
+    """Which engines checked a step that passed, from the second engine's record of its facts
+    (:func:`symattn.kernel.second.step_rechecked`)."""
+    try:
+        from symattn.kernel.second import step_rechecked
+
+        which, _why = step_rechecked(list(checks))
+    except Exception:  # noqa: BLE001 - a record this report does not know: say nothing
         return ""
-    rechecked = getattr(result, "rechecked", None)
-    engines = getattr(result, "engines", None)
-    if isinstance(engines, (list, tuple, set, frozenset)):
-        engines = len(engines)
-    if rechecked is True or (isinstance(engines, int) and engines >= 2):
-        return "re-checked by the second engine"
-    if rechecked is False or engines == 1:
-        return "checked by one engine"
-    return ""
+    return {"both": "re-checked by the second engine", "one-engine": "checked by one engine"}.get(which, "")
 
 
 def _residual_parts(prev, step, names: dict) -> list:
@@ -433,8 +434,7 @@ def _step_entry(prev, step, number: str, status: str, reason: str, where: str, u
         relation=_REL[step.relation], expr=tex_of(step.expr), justification=step.justification(), note=note,
         status=status, reason=plain_with_names(reason, names), number=number, rule=step.rule, args=args, lemma=lemma,
         mapping=mapping, side_conditions=side, expr_lines=_lines(step.expr), reason_parts=rich(reason, names),
-        residual=_residual_parts(prev, step, names) if result is not None and status in ("fail", "undecided") else [],
-        engines=_engines(result))
+        residual=_residual_parts(prev, step, names) if result is not None and status in ("fail", "undecided") else [])
     for n, (key, d) in enumerate(nested, start=1):
         sub = f"{number}.{n}"
         label = _NESTED_LABELS.get(key) or str(getattr(d, "name", "") or key.replace("_", " ").capitalize())
