@@ -9,7 +9,7 @@ nothing. Every piece of text goes through :func:`tex_escape`; mathematics comes 
 :func:`symattn.printing.latex` and is passed through unchanged.
 
 >>> print(tex_escape("50% of {a_b} & ~x^2 costs $3 # \\ ≈ ⟨q,k⟩ ≤ σ"))
-50\% of \{a\_b\} \& \textasciitilde{}x\textasciicircum{}2 costs \$3 \# \textbackslash{} $\approx$ $\langle$q,k$\rangle$ $\le$ $\sigma$
+50\% of \{a\_b\} \& \textasciitilde{}x\textasciicircum{}2 costs \ensuremath{\$}3 \# \textbackslash{} $\approx$ $\langle$q,k$\rangle$ $\le$ $\sigma$
 """  # noqa: E501 -- a doctest output line (must match exactly)
 
 from __future__ import annotations
