@@ -29,6 +29,10 @@ __all__ = ["MathML", "environment"]
 _UNKNOWN = re.compile(r">(\\[A-Za-z]+)<|<mtext>([^<]*[\\^][^<]*)</mtext>")
 
 
+#: the width, in em, that a displayed formula may take in the page's main column (about 1000 px)
+FIT_EM = 44.0
+
+
 class MathML:
     """LaTeX -> MathML with a record of the strings that could not be converted."""
 
@@ -80,16 +84,29 @@ class MathML:
                 out += escape(s)
         return out
 
-    def lines(self, lines) -> Markup:
+    def fitted(self, latex: str, display: bool = True, width: float = FIT_EM) -> Markup:
+        """A formula that no line break can shorten, set smaller when its estimated width is more
+        than ``width`` em (what ``\\symattnfit`` does in the PDF)."""
+        from symattn.report.typeset import tex_width
+
+        math = self.convert(latex, display=display)
+        w = tex_width(latex)
+        if w <= width:
+            return math
+        scale = max(45, int(100 * width / w))
+        tag = "div" if display else "span"
+        return Markup('<%s class="fit" style="font-size: %d%%">' % (tag, scale)) + math + Markup("</%s>" % tag)
+
+    def lines(self, lines, width: float = FIT_EM) -> Markup:
         """A displayed formula given as lines (:func:`symattn.report.typeset.display_lines`): one
         block formula, or several, the continuation lines indented."""
         lines = list(lines or ())
         if len(lines) <= 1:
-            return self.convert(lines[0] if lines else "", display=True)
+            return self.fitted(lines[0] if lines else "", width=width)
         out = Markup('<div class="lines">')
         for k, line in enumerate(lines):
-            out += Markup('<div class="line%s">' % (" cont" if k else "")) + self.convert(line, display=True) + \
-                Markup("</div>")
+            cell = self.fitted(line, width=width - 3 * bool(k))
+            out += Markup('<div class="line%s">' % (" cont" if k else "")) + cell + Markup("</div>")
         return out + Markup("</div>")
 
     def text(self, text: str) -> Markup:
@@ -147,8 +164,8 @@ def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environm
         keep_trailing_newline=True,
     )
     env.filters.update(
-        math=lambda s: mathml.convert(s, display=False),
-        dmath=lambda s: mathml.convert(s, display=True),
+        math=lambda s: mathml.fitted(s, display=False, width=FIT_EM - 8),
+        dmath=lambda s: mathml.fitted(s, display=True),
         text=mathml.text,
         rich=mathml.rich,
         dlines=mathml.lines,

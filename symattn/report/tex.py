@@ -87,9 +87,9 @@ def tex_text(text: object, refs=(), breakable: bool = False) -> str:
     out = []
     for kind, s in parse_text(str(text or ""), refs=refs):
         if kind == "math":
-            out.append(f"${s}$")
+            out.append(tex_inline_math(s, cell=breakable))
         elif kind == "code":
-            out.append(tex_verb(s))
+            out.append(tex_verb(s, hyphenate=breakable))
         elif kind == "ref":
             out.append(r"\hyperref[thm:%s]{%s}" % (s, tex_verb(s)))
         else:
@@ -97,7 +97,7 @@ def tex_text(text: object, refs=(), breakable: bool = False) -> str:
     return "".join(out)
 
 
-def tex_rich(parts) -> str:
+def tex_rich(parts, cell: bool = False) -> str:
     r"""Parts from :func:`symattn.report.typeset.rich` as TeX: words in the running font, maths
     inline (TeX breaks it at top-level relations and signs), program output in typewriter type with
     breaks allowed after punctuation. Use inside ragged-right text: typewriter spaces do not stretch.
@@ -108,12 +108,28 @@ def tex_rich(parts) -> str:
     out = []
     for kind, s in parts or ():
         if kind == "math":
-            out.append(f"${s}$")
+            out.append(tex_inline_math(s, cell))
         elif kind == "code":
-            out.append(tex_verb(s))
+            out.append(tex_verb(s, hyphenate=cell))
         else:
             out.append(tex_breakable(s))
     return "".join(out)
+
+
+#: an inline formula wider than this (em, estimated) goes on a line of its own
+WIDE_INLINE_EM = 22.0
+
+
+def tex_inline_math(latex: str, cell: bool = False) -> str:
+    """Inline maths: in a table cell scaled to the column if wider; in running text a formula too
+    long to share a line goes on its own line (TeX cannot break inside ``\\left( \\right)``)."""
+    from symattn.report.typeset import tex_width
+
+    if cell:
+        return r"\symattnfitin{%s}" % latex
+    if tex_width(latex) > WIDE_INLINE_EM:
+        return r"\symattnwide{%s}" % latex
+    return f"${latex}$"
 
 
 def tex_cell(text: object, refs=()) -> str:
@@ -135,18 +151,21 @@ def tex_heading(text: object, refs=()) -> str:
     return r"\texorpdfstring{%s}{%s}" % (plain, bookmark)
 
 
-def tex_verb(text: object) -> str:
+def tex_verb(text: object, hyphenate: bool = False) -> str:
     """Machine text (justifications, reasons) in typewriter type. Long identifiers have no
     spaces to break at, so a break is allowed after ``_ , ( = / . :``.
 
     >>> print(tex_verb("apply_theorem(x=1)"))
     \\texttt{apply\\_\\allowbreak{}theorem(\\allowbreak{}x=\\allowbreak{}1)}
     """
-    out = []
+    out, run = [], 0
     for ch in str(text):
         out.append(tex_escape(ch))
+        run = run + 1 if ch.isalpha() else 0
         if ch in "_,(=/.:":
             out.append(r"\allowbreak{}")
+        elif hyphenate and run % 7 == 0 and run:  # a narrow column: a long word may break, hyphenated
+            out.append(r"\-")
     return r"\texttt{" + "".join(out) + "}"
 
 
@@ -199,7 +218,8 @@ def environment(user_dir: Path | None = None, refs=()) -> jinja2.Environment:
     refs = set(refs)
     from symattn.report.typeset import tex_width
 
-    env.filters.update(rich=tex_rich, texwidth=tex_width, e=tex_escape, text=lambda t: tex_text(t, refs),
+    env.filters.update(rich=tex_rich, cellrich=lambda p: tex_rich(p, cell=True), texwidth=tex_width, e=tex_escape,
+                       text=lambda t: tex_text(t, refs),
                        verb=tex_verb, brk=tex_breakable,
                        cell=lambda t: tex_cell(t, refs), fit=_fit, badgekey=badge_key,
                        heading=lambda t: tex_heading(t, refs))
