@@ -217,10 +217,12 @@ def _chromium_dom(page: Path, tmp_path: Path, width: int) -> str:
     return dom
 
 
-@pytest.fixture(params=REPORTS)
-def measured(request, tmp_path) -> tuple[Path, str]:
-    """The report and the DOM of a test copy of its page, measured in Chromium at 1100 px."""
+@pytest.fixture(scope="module", params=REPORTS)
+def measured(request, tmp_path_factory) -> tuple[Path, str]:
+    """The report and the DOM of a test copy of its page, measured in Chromium at 1100 px (once
+    per report)."""
     out = request.getfixturevalue(request.param)
+    tmp_path = tmp_path_factory.mktemp("measured")
     copy = tmp_path / "page"
     shutil.copytree(out, copy)
     page = copy / "index.html"
