@@ -74,10 +74,12 @@ class MathML:
     def rich(self, parts) -> Markup:
         """Parts from :func:`symattn.report.typeset.rich`: words escaped, maths as inline MathML,
         program output as code."""
+        from symattn.report.typeset import tex_width
+
         out = Markup("")
         for kind, s in parts or ():
-            if kind == "math":
-                out += self.convert(s)
+            if kind == "math":  # a formula too long to share a line gets one of its own, as in the PDF
+                out += self.fitted(s, display=True, width=FIT_EM - 12) if tex_width(s) > 22 else self.convert(s)
             elif kind == "code":
                 out += Markup('<code class="out">') + escape(s) + Markup("</code>")
             else:
@@ -94,8 +96,9 @@ class MathML:
         if w <= width:
             return math
         scale = max(45, int(100 * width / w))
-        tag = "div" if display else "span"
-        return Markup('<%s class="fit" style="font-size: %d%%">' % (tag, scale)) + math + Markup("</%s>" % tag)
+        # a span (valid inside a paragraph or a list item), a block when the formula is displayed
+        block = "display: block; " if display else ""
+        return Markup('<span class="fit" style="%sfont-size: %d%%">' % (block, scale)) + math + Markup("</span>")
 
     def lines(self, lines, width: float = FIT_EM) -> Markup:
         """A displayed formula given as lines (:func:`symattn.report.typeset.display_lines`): one

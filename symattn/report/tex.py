@@ -81,15 +81,15 @@ def tex_escape(text: object) -> str:
     return "".join(out)
 
 
-def tex_text(text: object, refs=(), breakable: bool = False) -> str:
+def tex_text(text: object, refs=(), breakable: bool = False, cell: bool | None = None) -> str:
     """Prose (:func:`~symattn.report.content.parse_text`) as TeX: the text escaped, ``$...$`` kept
     as maths, ```...``` in typewriter type, theorem ids of ``refs`` as ``\\hyperref`` links."""
     out = []
     for kind, s in parse_text(str(text or ""), refs=refs):
         if kind == "math":
-            out.append(tex_inline_math(s, cell=breakable))
+            out.append(tex_inline_math(s, cell=breakable if cell is None else cell))
         elif kind == "code":
-            out.append(tex_verb(s, hyphenate=breakable))
+            out.append(tex_verb(s, hyphenate=breakable if cell is None else cell))
         elif kind == "ref":
             out.append(r"\hyperref[thm:%s]{%s}" % (s, tex_verb(s)))
         else:
@@ -222,6 +222,7 @@ def environment(user_dir: Path | None = None, refs=()) -> jinja2.Environment:
                        text=lambda t: tex_text(t, refs),
                        verb=tex_verb, brk=tex_breakable,
                        cell=lambda t: tex_cell(t, refs), fit=_fit, badgekey=badge_key,
+                       source=lambda t: tex_text(t, refs, breakable=True, cell=False),
                        heading=lambda t: tex_heading(t, refs))
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
                      table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links),
