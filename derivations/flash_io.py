@@ -419,6 +419,8 @@ def _workspace_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="tiled_attention_extra_memory",
+    claim=r"The workspace model $3nd + 3n + 2b_q b_k + 4b_q d + 8b_q$ of `numeric.tiled_attention` is at most $2 b_q "
+          r"b_k + 18nd$ numbers whenever $b_q \le n$.",
     title="A model of `numeric.tiled_attention`'s workspace, read off its arrays, is at most $2 b_q b_k + 18 n d$ "
           "numbers",
     statement=_ws_statement,

@@ -451,6 +451,8 @@ def _op_derivation() -> Derivation:
 
 register(Theorem(
     id="softmax_jacobian_operator_norm_le_half",
+    claim=r"For any weights $a \ge 0$ summing to $1$ and any real $v$, $\lVert J v\rVert^2 \le \lVert v\rVert^2/4$ "
+          r"with $J = \operatorname{diag}(a) - aa^\top$.",
     title=r"The softmax Jacobian has operator norm at most $1/2$: $\lVert J v \rVert^2 \le \lVert v \rVert^2 / 4$",
     statement=_op_statement,
     source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
