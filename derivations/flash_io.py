@@ -304,8 +304,7 @@ register(Theorem(
 register(Theorem(
     id="flash_attention_hbm_lower",
     title=r"With $B_c = M/(4d)$, Algorithm 1's HBM accesses are at least $12 N^2 d^2 / M$",
-    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements; with "
-          r"flash_attention_hbm_upper, $\Theta(N^2d^2/M)$ for $d \le M \le Nd$.",
+    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements.",
     statement=_lower_statement,
     source=SOURCE,
     hypotheses=_TILES + _SRAM,
