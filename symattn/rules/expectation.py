@@ -56,7 +56,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import axiom
-from symattn.kernel.schemas.probability import MOMENTS, setting
+from symattn.kernel.schemas.probability import MOMENTS, NotApplicable, setting
 from symattn.kernel.thm import by_zero, refl, sym, trans
 from symattn.moments import Covariance, Expectation, StandardDeviation, Variance
 from symattn.moments import _Moment as _Moment  # noqa: F401 -- re-exported for older callers
@@ -107,7 +107,9 @@ def _normalize(expr: Any, schemas: tuple, skip, reasons: list, rounds: int = 24)
             for name in schemas:
                 try:
                     step = axiom(name, expr=cur, node=node)
-                except RuleError as exc:
+                except NotApplicable:
+                    continue
+                except RuleError as exc:  # a side condition the kernel did not show
                     reasons.append(str(exc))
                     continue
                 break

@@ -96,9 +96,13 @@ from symattn.statement import (
     RandomFamily,
 )
 
-__all__ = ["Setting", "setting", "problems", "constraints", "MOMENTS"]
+__all__ = ["Setting", "setting", "problems", "constraints", "MOMENTS", "NotApplicable"]
 
 MOMENTS = (Expectation, Variance, StandardDeviation, Covariance)
+
+
+class NotApplicable(KernelError):
+    """The moment is not of the schema's shape (as opposed to a side condition that fails)."""
 
 
 def _show(x: Any, limit: int = 200) -> str:
@@ -443,7 +447,7 @@ def _definitions_all(node, st):
             return fn(node, st)
         except KernelError:
             continue
-    raise KernelError("no definition applies")
+    raise NotApplicable("no definition applies")
 
 
 def _nodes(expr: Any) -> list:
@@ -558,7 +562,7 @@ def _instance(expr: Any, node: Any, build, name: str):
     out, n, reasons = _rewrite(expr, node, new, check, st)
     if not n:
         if not reasons:
-            raise KernelError(f"{name}: {_show(node)} does not occur in {_show(expr)}")
+            raise NotApplicable(f"{name}: {_show(node)} does not occur in {_show(expr)}")
         raise KernelError(f"{name} at {_show(node)}: " + "; ".join(dict.fromkeys(reasons)))
     return expr, out, "="
 
@@ -649,7 +653,7 @@ def _grouping(x: Any, st: Setting, groups) -> tuple[Any, list]:
             raise KernelError(f"the groups {[_show(g) for g in groups]} are not a partition of the random factors "
                               f"{[_show(f) for f in rand]} of {_show(x)}")
     if len(groups) < 2:
-        raise KernelError(f"{_show(x)} has fewer than two random factors to separate")
+        raise NotApplicable(f"{_show(x)} has fewer than two random factors to separate")
     return const, groups
 
 
@@ -679,7 +683,7 @@ def _finest(rand: list, st: Setting) -> list:
 # ------------------------------------------------------------------------------------------ builders
 def _linearity(node, st):
     if not isinstance(node, Expectation):
-        raise KernelError("linearity applies to an expectation")
+        raise NotApplicable("linearity applies to an expectation")
     (x,) = node.args
     if not st.random_in(x):
         return x, _always
@@ -694,19 +698,19 @@ def _linearity(node, st):
     const, rand = _split(expanded, st)
     if const != 1:
         return const * Expectation(sp.Mul(*rand)), _always
-    raise KernelError(f"E[{_show(x)}]: no constant term or factor to move out, and not a sum")
+    raise NotApplicable(f"E[{_show(x)}]: no constant term or factor to move out, and not a sum")
 
 
 def _independence(node, st, groups=None):
     if not isinstance(node, Expectation):
-        raise KernelError("independence applies to an expectation")
+        raise NotApplicable("independence applies to an expectation")
     const, groups = _grouping(node.args[0], st, groups)
     return const * sp.Mul(*[Expectation(g) for g in groups]), _groups_check(groups, st)
 
 
 def _variance_of_product(node, st, groups=None):
     if not isinstance(node, Variance):
-        raise KernelError("the variance of a product applies to a variance")
+        raise NotApplicable("the variance of a product applies to a variance")
     const, groups = _grouping(node.args[0], st, groups)
     groups = [const * groups[0]] + groups[1:]
     second = sp.Mul(*[Variance(g) + Expectation(g) ** 2 for g in groups])
@@ -716,10 +720,10 @@ def _variance_of_product(node, st, groups=None):
 
 def _one_sum(node):
     if not isinstance(node, Variance):
-        raise KernelError("the variance of a sum applies to a variance")
+        raise NotApplicable("the variance of a sum applies to a variance")
     (x,) = node.args
     if not isinstance(x, sp.Sum) or len(x.limits) != 1:
-        raise KernelError(f"{_show(x)} is not a sum over one index")
+        raise NotApplicable(f"{_show(x)} is not a sum over one index")
     (i, lo, hi) = x.limits[0]
     return i, lo, hi, x.function
 
@@ -752,7 +756,7 @@ def _le(a, b, st, env) -> bool:
 def _sum_entries(f, i, st):
     entries = list(_entries_env(f, {}, st))
     if not entries:
-        raise KernelError(f"{_show(f)} has no random entries")
+        raise NotApplicable(f"{_show(f)} has no random entries")
     for e, _env, _local in entries:
         if len(e.indices) != 1 or e.indices[0] != i:
             raise KernelError(f"the entry {_show(e)} is not indexed by the summation variable alone, so the terms "
@@ -780,30 +784,30 @@ def _variance_of_pair_sum(node, st):
 
 def _variance_definition(node, st):
     if not isinstance(node, Variance):
-        raise KernelError("the definition of variance applies to a variance")
+        raise NotApplicable("the definition of variance applies to a variance")
     (x,) = node.args
     return Expectation(x**2) - Expectation(x) ** 2, _always
 
 
 def _covariance_definition(node, st):
     if not isinstance(node, Covariance):
-        raise KernelError("the definition of covariance applies to a covariance")
+        raise NotApplicable("the definition of covariance applies to a covariance")
     x, y = node.args
     return Expectation(x * y) - Expectation(x) * Expectation(y), _always
 
 
 def _std_definition(node, st):
     if not isinstance(node, StandardDeviation):
-        raise KernelError("the definition of the standard deviation applies to an sd")
+        raise NotApplicable("the definition of the standard deviation applies to an sd")
     return sp.sqrt(Variance(node.args[0])), _always
 
 
 def _variance_scaling(node, st):
     if not isinstance(node, Variance):
-        raise KernelError("variance scaling applies to a variance")
+        raise NotApplicable("variance scaling applies to a variance")
     const, rand = _split(node.args[0], st)
     if const == 1 or not rand:
-        raise KernelError(f"Var({_show(node.args[0])}) has no constant factor and random part to separate")
+        raise NotApplicable(f"Var({_show(node.args[0])}) has no constant factor and random part to separate")
     if const.is_real is not True:
         raise KernelError(f"the factor {_show(const)} is not known to be real (Var(cX) = c^2 Var X needs c real)")
     return const**2 * Variance(sp.Mul(*rand)), _always
@@ -818,14 +822,14 @@ def _moment(node, st):
     if isinstance(node, Variance):
         x = node.args[0]
         if not (isinstance(x, sp.Indexed) and x.base in st.families):
-            raise KernelError(f"{_show(x)} is not an entry of a declared family")
+            raise NotApplicable(f"{_show(x)} is not an entry of a declared family")
         fam = st.families[x.base]
         return sp.sympify(fam.variance), lambda env: st.undeclared(x, env)
     if not isinstance(node, Expectation):
-        raise KernelError("the moments are of expectations and variances")
+        raise NotApplicable("the moments are of expectations and variances")
     base, power = _entry_power(node.args[0])
     if not (isinstance(base, sp.Indexed) and base.base in st.families):
-        raise KernelError(f"{_show(node.args[0])} is not a power of an entry of a declared family")
+        raise NotApplicable(f"{_show(node.args[0])} is not a power of an entry of a declared family")
     if not (power.is_Integer and power >= 1):
         raise KernelError(f"the power {_show(power)} is not a positive integer")
     fam = st.families[base.base]
@@ -838,14 +842,14 @@ def _moment(node, st):
 
 def _pair_moment(node, st):
     if not isinstance(node, Expectation):
-        raise KernelError("a mixed moment is an expectation")
+        raise NotApplicable("a mixed moment is an expectation")
     x = node.args[0]
     powers: dict = {}
     index = None
     for f in sp.Mul.make_args(x):
         base, p = _entry_power(f)
         if not (isinstance(base, sp.Indexed) and len(base.indices) == 1 and p.is_Integer and p >= 1):
-            raise KernelError(f"{_show(x)} is not a product of powers of entries")
+            raise NotApplicable(f"{_show(x)} is not a product of powers of entries")
         if index is not None and sp.expand(base.indices[0] - index) != 0:
             raise KernelError(f"the entries of {_show(x)} are not at the same index")
         index = base.indices[0]
@@ -861,7 +865,7 @@ def _pair_moment(node, st):
                 if value is None:
                     raise KernelError(f"CorrelatedPairs {p.name!r} declares no mixed moment E[{p.q}^{a} {p.k}^{b}]")
             return value, functools.partial(_pair_declared, st, p.q[index], p.dim)
-    raise KernelError(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
+    raise NotApplicable(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
 
 
 def _pair_declared(st, entry, dim, env):
