@@ -271,7 +271,6 @@ register(Theorem(
         .eq(sp.Subs(sp.diff(_f(2), x2), (x1, x2), (t, 0)), "differentiate", note="quotient and chain rules")
         .eq(_jac_statement.rhs, "algebra", note="at $x_1 = t$, $x_2 = 0$ both weights are $1/2$")
     ),
-    dimensions=(t,),
     numeric=_jac_numeric,
     plain=(
         "Take two tokens of dimension 1 and $W_Q = W_K = W_V = 1$, so "
