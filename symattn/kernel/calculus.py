@@ -15,10 +15,13 @@ on every path to the variable, to be differentiable there:
   ``Derivative`` it denotes) is taken as differentiable by ``derivatives`` only: the step is read where
   that derivative exists; continuity, monotonicity and limits never take an abstract map;
 * ``|g|`` is differentiable where ``g`` is real and nonzero: the core must show ``g != 0`` there;
-* ``b**e`` with a non-integer (or variable) exponent needs ``b > 0``, ``log g`` needs ``g > 0``,
+* on a segment or at a point (monotonicity, limits): ``b**e`` with a non-integer (or variable) exponent
+  needs ``b > 0``, ``log g`` needs ``g > 0``,
   ``b**(-k)`` needs ``b != 0``, ``tan``/``sec`` need ``cos != 0`` (``cot``/``csc``: ``sin``), ``coth``
   and ``csch`` need their argument nonzero -- each shown by the core's sign test on the interval or at
-  the point in question.
+  the point in question. The schema ``derivatives`` states a pointwise identity, read where both sides
+  are defined: there the step's definedness check matches the two sides' poles, logarithms and roots
+  (``d/dx sqrt(x^2) = x/sqrt(x^2)`` leaves ``x != 0`` to show); ``|g|`` is still refused unless ``g != 0``.
 
 Continuity (for limits) admits in addition ``Abs``, ``Max`` and ``Min`` (continuous everywhere).
 
@@ -173,7 +176,9 @@ def _check(e: Any, v: Any, at: Any, ranges: tuple, continuous: bool, undefined_o
         kind = "continuous" if continuous else "differentiable"
         raise KernelError(f"{type(e).__name__} is not {kind} everywhere ({sp.sstr(e)}): the core does not "
                           f"take it as a {kind} function of {sp.sstr(v)}")
-    if isinstance(e, sp.Pow):
+    if undefined_ok:
+        pass  # a pointwise identity where defined: the definedness check of the step matches the domains
+    elif isinstance(e, sp.Pow):
         b, x = e.args
         if depends_on(x, v) or not x.is_integer:
             _require(sign_of(_where(b, v, at, ranges), ranges) == _POSITIVE,
