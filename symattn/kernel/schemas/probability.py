@@ -588,6 +588,32 @@ def constraints(hypotheses) -> list:
             continue
         out.append(((p.name, fq.name, fk.name), sp.Le(sp.sympify(p.covariance) ** 2,
                                                       sp.sympify(fq.variance) * sp.sympify(fk.variance))))
+    if not problems(hypotheses):
+        out += _moment_conditions(st)
+    return out
+
+
+def _moment_conditions(st: Setting) -> list:
+    """An Equation or Assumption on moments, with the moments evaluated by the declared laws: a condition on
+    the parameters (``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), when no moment is left in it."""
+    out = []
+    for h in st.hypotheses:
+        if isinstance(h, Equation) and not h.forall and not is_matrix(h.lhs) and not is_matrix(h.rhs):
+            sides, rel = (h.lhs, h.rhs), sp.Eq
+        elif isinstance(h, Assumption) and isinstance(h.condition, sp.core.relational.Relational):
+            sides, rel = (h.condition.lhs, h.condition.rhs), type(h.condition)
+        else:
+            continue
+        if not any(_has_moment(x) for x in sides):
+            continue
+        try:
+            a, b = (_evaluate(_sub(x, {}), st) for x in sides)
+        except KernelError:
+            continue
+        if not (_has_moment(a) or _has_moment(b) or st.random_in(a) or st.random_in(b)):
+            cond = rel(a, b)
+            if isinstance(cond, sp.Basic) and cond is not sp.true:
+                out.append(((h.name,), cond))
     return out
 
 
