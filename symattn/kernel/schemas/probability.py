@@ -144,10 +144,19 @@ class Setting:
 
     # -- tests on entries --------------------------------------------------------------------
     def random_entries(self, expr: Any) -> list:
-        """The entries of declared families in ``expr`` (any index; sums inside included)."""
-        if not isinstance(expr, sp.Basic):
-            return []
-        return sorted((x for x in expr.atoms(sp.Indexed) if x.base in self.families), key=sp.default_sort_key)
+        """The entries of declared families in ``expr`` (any index; sums inside included), outside the moment
+        objects in it (an expectation, a variance is a number)."""
+        out: set = set()
+
+        def walk(e):
+            if isinstance(e, sp.Indexed) and e.base in self.families:
+                out.add(e)
+            elif isinstance(e, sp.Basic) and e.args and not isinstance(e, MOMENTS):
+                for a in e.args:
+                    walk(a)
+
+        walk(expr)
+        return sorted(out, key=sp.default_sort_key)
 
     def random_in(self, expr: Any) -> bool:
         return bool(self.random_entries(expr))
@@ -783,9 +792,12 @@ def _groups_check(groups: list, st: Setting):
                     if a.base != b.base:
                         continue
                     (ia,), (ib,) = a.indices, b.indices
-                    if (ia.free_symbols & la) or (ib.free_symbols & lb):
-                        return (f"{_show(a)} and {_show(b)} (in {_show(ga)} and {_show(gb)}): an index bound inside "
-                                "the product may be any entry, so the factors may share entries")
+                    if (ia.free_symbols | ib.free_symbols) & (la & lb):
+                        # the two factors bind the same canonical variable (each its own sum): one symbol
+                        # would stand for two independent values
+                        return (f"{_show(a)} and {_show(b)} (in {_show(ga)} and {_show(gb)}): indices bound inside "
+                                "both factors cannot be compared, so the factors may share entries")
+                    # each index over the range of every sum around it (outside the product, or inside its factor)
                     if not st.distinct(ia, ib, {**ea, **eb}):
                         return (f"{_show(a)} and {_show(b)} (in {_show(ga)} and {_show(gb)}) are not shown to be "
                                 f"different entries ({_show(ia)} != {_show(ib)} is not shown)")
