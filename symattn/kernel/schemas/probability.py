@@ -62,13 +62,28 @@ the hypotheses. Each inconsistency names the hypotheses:
   families listed both in an ``Independent`` hypothesis and in a ``CorrelatedPairs`` one;
 * an ``Equation`` hypothesis on moments whose sides, evaluated by these schemas (linearity, independence,
   declared moments), differ by a term shown nonzero (``E[q_1] = 1`` against a mean-0 family);
-* two ``Equation`` hypotheses with the same left side (their ``forall`` variables renamed alike) whose
-  right sides differ by a term shown nonzero, or one equation whose sides do (``L_t = t`` and
-  ``L_t = t + 1``).
+* an ``Assumption`` on moments false by the declared laws (``Var(q_1) > 2 sigma^2`` for variance ``sigma^2``);
+  declared laws whose parameters are random entries; real entries with a mean or moment not real;
+* two ``Equation`` hypotheses with the same left side (their ``forall`` variables renamed alike, with the
+  same assumptions and ranges) whose right sides differ by a term shown nonzero, or one equation whose
+  sides do (``L_t = t`` and ``L_t = t + 1``); a ``forall`` equation and an equation at one of its instances
+  inside its domain (every declared assumption of the variable, its IndexRange) that disagree
+  (``L_t = t`` for all ``t`` and ``L_1 = 2``). No contradiction is claimed for a ``forall`` variable an
+  ``Assumption`` speaks of, or whose range may be empty.
 
 A constraint the kernel can neither show nor refute (a correlation ``rho`` with no bound on it) is a
-condition on the parameters, not a contradiction: :func:`constraints` lists them, for a model search to
-evaluate at its point.
+condition on the parameters, not a contradiction: :func:`constraints` lists them (``|Cov| <= sqrt(Var Var)``,
+Jensen for declared even moments, moment equations and assumptions read by the declared laws:
+``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), and :class:`symattn.checker.Checker` adds them to the
+hypotheses a model of the hypotheses must satisfy point by point (so ``rho > 1`` leaves no model).
+
+Two more refusals of every schema: with no ``RandomFamily`` nothing is random, and an entry printed like
+a family's whose ``IndexedBase`` differs (other assumptions) would pass for a constant.
+
+What the schemas trust besides the kernel's tests: the moment classes of :mod:`symattn.moments` as data
+(``.args``; their ``doit`` does not evaluate them), and their SymPy assumption handlers: the expectation,
+variance and covariance of real arguments are real, a variance and a standard deviation of a real
+argument are nonnegative (all moments are assumed finite).
 """
 
 from __future__ import annotations
@@ -405,7 +420,12 @@ def _sub(x, ren):
 
 
 def _forall_ok(eq: Equation, hypotheses) -> bool:
-    """Every forall variable of ``eq`` ranges over a nonempty domain (its IndexRange shown nonempty)."""
+    """Every forall variable of ``eq`` ranges over a nonempty domain (its IndexRange shown nonempty), and no
+    Assumption hypothesis speaks of it (it might restrict the domain; then no contradiction is claimed)."""
+    for h in hypotheses:
+        c = getattr(h, "condition", None) if isinstance(h, Assumption) else None
+        if isinstance(c, sp.Basic) and set(eq.forall or ()) & c.free_symbols:
+            return False
     for v in eq.forall or ():
         for h in hypotheses:
             if isinstance(h, IndexRange) and h.index == v and not _not_reversed(h.lower + 1, h.upper, hypotheses, {}):
@@ -468,6 +488,8 @@ def _instance_clash(general: Equation, special: Equation, st: Setting, ranges) -
     """``general`` holds for all its forall variables (``L_t = f(t)``), ``special`` is an equation whose side is
     the head of ``general`` at values in its domain (``L_1 = c``): the values must agree."""
     if not general.forall or special.forall or not isinstance(general.lhs, (sp.Indexed, sp.Function)):
+        return None
+    if not _forall_ok(general, st.hypotheses):
         return None
     pattern = general.lhs
     args = pattern.indices if isinstance(pattern, sp.Indexed) else pattern.args
