@@ -9,7 +9,7 @@ The **key** of a theorem is a SHA-256 hash of everything its verdict depends on:
 * the instance, probabilistic and numeric specifications: sizes, labels, trials, field sizes,
   seeds, and the *source code* behind their builders and the numeric check (see below);
 * the checker's options (time limit, numeric level on or off, seed);
-* the source of the kernel (every file of :mod:`symattn.kernel`), of the checker's core
+* the source of the kernel (every file of :mod:`symattn.kernel`, subpackages included), of the checker's core
   (:data:`CORE_MODULES`), of every rule module the derivation's steps name, of every project
   module defining a class that occurs in one of its terms, and of every project module whose
   functions the theorem's callables reach (their code, followed through the project's functions);
@@ -85,6 +85,7 @@ CORE_MODULES = (
     "symattn.theorem",
     "symattn.timelimit",
     "symattn.rules",
+    "symattn.rules.algebra",  # the checker's own equality and sign tests (instances, end matching)
     "symattn.cache",
 )
 
@@ -145,10 +146,13 @@ def _kernel_modules() -> list[str]:
     """Every module of :mod:`symattn.kernel` (by file, loaded or not), sorted."""
     import symattn.kernel as kernel
 
-    names = ["symattn.kernel"]
-    for path in sorted(Path(kernel.__file__).parent.glob("*.py")):
-        if path.stem != "__init__":
-            names.append(f"symattn.kernel.{path.stem}")
+    root = Path(kernel.__file__).parent
+    names = []
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names.append(".".join(("symattn", "kernel", *parts)))
     return names
 
 

@@ -17,21 +17,25 @@ never graded above ``numerically-consistent``, whatever its checkable parts reac
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import random
 import time
 import traceback
 from collections.abc import Iterable
-from fractions import Fraction
 from typing import Any
 
 import sympy as sp
 
 from symattn.derivation import relation_implies
+from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
-from symattn.kernel.search import expand_finite, find_counterexample, find_model, statement_symbols
+from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
+from symattn.kernel.zippel import NotRational as _NotRational
+from symattn.kernel.zippel import Refused as _Refused
+from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
@@ -152,7 +156,7 @@ class Checker:
         )
         levels: dict[str, LevelResult] = {}
         model, no_model = self._model(thm)
-        symbolic, steps = self._symbolic(thm, ctx)
+        symbolic, steps, engines = self._symbolic(thm, ctx)
         if model is not None:
             symbolic.data["model"] = model
         levels["symbolic"] = symbolic
@@ -160,28 +164,35 @@ class Checker:
         levels["probabilistic"] = self._probabilistic(thm)
         levels["numeric"] = self._numeric(thm)
         verdict, how, counterexample = grade(thm.kind, levels, ctx.used, self.verdict_of, model, no_model)
-        return Outcome(thm.id, verdict, how, levels, steps=steps, counterexample=counterexample, model=model)
+        return Outcome(thm.id, verdict, how, levels, steps=steps, counterexample=counterexample, model=model,
+                       engines=engines)
 
     # -- model of the hypotheses -----------------------------------------------------------------
     def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
+        inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
+        if inconsistent:
+            return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
         syms = statement_symbols(thm.statement)
-        model, reasons = find_model([], thm.hypotheses, seed=self.seed, seconds=self.time_limit, extra=syms)
+        # the conditions the probability laws put on the parameters are checked at each point as well
+        hyps = thm.hypotheses + _law_conditions(thm.hypotheses)
+        model, reasons = find_model([], hyps, seed=self.seed, seconds=self.time_limit, extra=syms)
         if model is None:
             return None, "; ".join(reasons[:3]) or "no assignment satisfied them"
         return model.describe(), None
 
     # -- symbolic --------------------------------------------------------------------------------
-    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult]]:
+    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
         try:
             d = thm.get_derivation()
         except Exception as exc:
-            return LevelResult(Level.FAIL, f"building the derivation raised {type(exc).__name__}: {exc}"), []
+            return LevelResult(Level.FAIL, f"building the derivation raised {type(exc).__name__}: {exc}"), [], []
         if d is None:
-            return LevelResult(Level.NA, "no derivation"), []
+            return LevelResult(Level.NA, "no derivation"), [], []
         st = thm.statement
         steps: list[RuleResult] = []
+        engines: list[list] = []
         problems: list[str] = []
         undecided: list[str] = []
         if not d.steps:
@@ -205,8 +216,15 @@ class Checker:
         # step, a lemma's check would count against that step's time limit
         self._check_dependencies(thm, d)
         for n, (prev, step) in enumerate(d.pairs(), start=1):
-            res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
-            steps.append(res)
+            with second.collecting() as checks:
+                res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+            disagree = [c for c in checks if c.verdict == second.DISAGREE]
+            if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
+                res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
+                                                       + [c.both_answers() for c in disagree[:2]]))
+            # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
+            steps.append(dataclasses.replace(res, thm=None))
+            engines.append(list(checks))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
@@ -226,11 +244,12 @@ class Checker:
             problems.append(f"dimensions fixed by the hypotheses are not symbolic: {said}; not a general proof")
         data = {"steps": len(d.steps), "used": sorted(ctx.used)}
         if problems:
-            return LevelResult(Level.FAIL, "; ".join(problems), data), steps
+            return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
-            return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps
+            return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
         dims = ", ".join(map(str, thm.dimensions)) or "none"
-        return LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data), steps
+        return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
+                steps, engines)
 
     # -- instances --------------------------------------------------------------------------------
     def _derived(self, thm: Theorem, spec, size: int) -> tuple[Statement | None, dict | None, str]:
@@ -366,11 +385,18 @@ class Checker:
                             )
                     if derived is None:
                         derived_all, why_not = False, why
-                    res = _schwartz_zippel(st, rng, spec.trials, spec.field_size)
+                        # the hypotheses that speak of the builder's symbols (it may be written in others)
+                        syms = statement_symbols(st)
+                        hyps = tuple(h for h in thm.hypotheses if _hypothesis_symbols(h) & syms)
+                    else:
+                        hyps = _hypotheses_at(thm.hypotheses, _mapping)
+                    res = _schwartz_zippel(st, hyps, rng, spec.trials, spec.field_size)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit at size {size}")
             except _NotRational as exc:
                 return LevelResult(Level.NA, f"size {size}: {exc}")
+            except _Refused as exc:
+                return LevelResult(Level.NA, f"size {size}: Schwartz-Zippel does not run: {exc}")
             if res[0] == "fail":
                 if derived is None:
                     return LevelResult(
@@ -427,6 +453,31 @@ def _ambient_cache():
     return ambient()
 
 
+def _inconsistencies(hypotheses, seconds: float) -> list:
+    """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
+    values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
+    from symattn.kernel.schemas.probability import problems
+
+    try:
+        with time_limit(seconds):
+            return problems(hypotheses)
+    except TimeLimitExceeded:
+        return []
+
+
+def _law_conditions(hypotheses) -> tuple:
+    """The conditions the probability hypotheses put on their parameters (|correlation| <= 1, Jensen, ...:
+    :func:`symattn.kernel.schemas.probability.constraints`), as assumptions a model must satisfy."""
+    from symattn.kernel.schemas.probability import constraints
+    from symattn.statement import Assumption
+
+    out = []
+    for names, cond in constraints(hypotheses):
+        if isinstance(cond, sp.Basic) and cond is not sp.true:
+            out.append(Assumption(f"{names[0]} (law of {', '.join(names[1:]) or names[0]})", condition=cond))
+    return tuple(out)
+
+
 def _symbols_with_shapes(st: Statement) -> set:
     """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
     ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
@@ -437,6 +488,10 @@ def _symbols_with_shapes(st: Statement) -> set:
                 for dim in m.shape:
                     out |= set(getattr(dim, "free_symbols", set()))
     return out
+
+
+def _hypothesis_symbols(h) -> set:
+    return hypothesis_symbols((h,))
 
 
 def _limited(fn, seconds: float):
@@ -486,8 +541,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     The statement unchanged when that is not all of it: several families (their joint law is not
     i.i.d.), an entry outside ``1..dim``, or a moment the family does not give (it would come back
     as a fresh symbol, free to take values no law has)."""
-    from symattn.moments import iid_vector
-    from symattn.rules.expectation import _Moment
+    from symattn.moments import _Moment, iid_vector
     from symattn.statement import RandomFamily
 
     sides = (st.lhs, st.rhs)
@@ -514,7 +568,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     def evaluate(x):
         if not isinstance(x, sp.Basic):
             return x
-        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.doit())
+        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.closed_form())
 
     new = [evaluate(x) for x in sides]
     if any(isinstance(x, sp.Basic) and (x.has(_Moment) or x.atoms(sp.Indexed) & set(subs.values())
@@ -675,69 +729,6 @@ def _entries(x: Any) -> list:
     return [x]
 
 
-class _NotRational(Exception):
-    pass
-
-
-def _degree_bound(e: sp.Expr) -> int:
-    """Upper bound on the total degree of a polynomial expression tree (without expanding)."""
-    if e.is_number:
-        return 0
-    if isinstance(e, (sp.Symbol, sp.Indexed)) or type(e).__name__ == "MatrixElement":
-        return 1
-    if isinstance(e, sp.Add):
-        return max(_degree_bound(a) for a in e.args)
-    if isinstance(e, sp.Mul):
-        return sum(_degree_bound(a) for a in e.args)
-    if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp >= 0:
-        return int(e.exp) * _degree_bound(e.base)
-    raise _NotRational(f"not a rational function of its symbols ({type(e).__name__} in the identity)")
-
-
-def _undefined(v: Any) -> bool:
-    return not v.is_number or v.has(sp.zoo, sp.nan, sp.oo, -sp.oo)
-
-
-def _schwartz_zippel(st: Statement, rng: random.Random, trials: int, field_size: int):
-    """Evaluate both sides exactly at random points of ``{0..field_size-1}^k``. A point where a side
-    is undefined is drawn again and never counts as a pass. With ``D`` a bound on the degree of
-    ``(nl dr - nr dl) dl dr`` (sides ``nl/dl``, ``nr/dr``), a false identity passes one accepted
-    point with probability at most ``D / (field_size - D)``; trials multiply."""
-    if st.relation != "=":
-        raise _NotRational("only identities can be tested probabilistically")
-    lhs, rhs = expand_finite(st.lhs), expand_finite(st.rhs)
-    ls, rs = _entries(lhs), _entries(rhs)
-    if len(ls) != len(rs) or (isinstance(lhs, sp.MatrixBase) != isinstance(rhs, sp.MatrixBase)):
-        raise _NotRational("the sides have different shapes")
-    pairs = [(sp.sympify(a, strict=True), sp.sympify(b, strict=True)) for a, b in zip(ls, rs)]
-    degree = 0
-    syms: set = set()
-    for a, b in pairs:
-        na, da = sp.together(a).as_numer_denom()
-        nb, db = sp.together(b).as_numer_denom()
-        dda, ddb = _degree_bound(da), _degree_bound(db)
-        degree = max(degree, max(_degree_bound(na) + ddb, _degree_bound(nb) + dda) + dda + ddb)
-        syms |= a.free_symbols | b.free_symbols
-    syms = sorted(syms, key=sp.default_sort_key)
-    if field_size <= degree:
-        return ("pass", 1.0)
-    done = attempts = 0
-    while done < trials:
-        attempts += 1
-        if attempts > 10 * trials + 10:
-            return ("undefined", "a side is undefined at most random points; no point counted")
-        point = {x: sp.Integer(rng.randrange(field_size)) for x in syms}
-        values = [(a.xreplace(point), b.xreplace(point)) for a, b in pairs]
-        if any(_undefined(va) or _undefined(vb) for va, vb in values):
-            continue  # an undefined side is never a pass
-        for va, vb in values:
-            if va != vb:
-                where = ", ".join(f"{x} = {v}" for x, v in point.items())
-                return ("fail", f"at {where}: left = {va}, right = {vb}")
-        done += 1
-    return ("pass", float(Fraction(degree, field_size - degree)) ** trials)
-
-
 # ---------------------------------------------------------------------------------------------- API
 def check_theorem(thm: Theorem, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
@@ -783,6 +774,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
     return {
         "id": thm.id,
         "title": thm.title,
+        "claim": thm.claim,
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,
@@ -791,6 +783,17 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "levels": {k: o.levels[k].status.value if k in o.levels else "n/a" for k in LEVELS},
         "seconds": round(o.seconds, 3),
         "cached": bool(getattr(o, "cached", False)),
+        **rechecked_json(o),
+    }
+
+
+def rechecked_json(o: Outcome) -> dict:
+    """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
+    per_step = [second.step_rechecked(list(c)) for c in o.engines]
+    return {
+        "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
+        "steps": [{"step": n, "status": r.status.value, "rechecked": s, "why": why}
+                  for n, (r, (s, why)) in enumerate(zip(o.steps, per_step), start=1)],
     }
 
 

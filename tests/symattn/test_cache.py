@@ -48,12 +48,12 @@ def _sz_build(size):
 
 
 def family(*, lemma_steps=1, lemma_symbol=z, hypothesis=x > 0, seed=3) -> dict[str, Theorem]:
-    """Five small theorems: a lemma (algebra), one applying it, one with a hypothesis (algebra),
-    one probabilistic only (no derivation), and one numeric only."""
+    """Five small theorems: a lemma (by the rule of tests/symattn/cache_rule.py), one applying it, one
+    with a hypothesis (algebra), one probabilistic only (no derivation), and one numeric only."""
     w = lemma_symbol
     chain = Derivation(w + w)
     for _ in range(lemma_steps):
-        chain = chain.eq(2 * w, "algebra")
+        chain = chain.eq(2 * w, "zz_cache_double")
     lemma = Theorem(id="zz_cache_lemma", title="", source="extension", statement=Statement(w + w, 2 * w),
                     derivation=chain)
     user = Theorem(id="zz_cache_user", title="", source="extension", statement=Statement(y + y, 2 * y),
@@ -71,8 +71,15 @@ def family(*, lemma_steps=1, lemma_symbol=z, hypothesis=x > 0, seed=3) -> dict[s
 
 
 @pytest.fixture
-def registered():
-    """Register a family's theorems (the lemma must be in the registry for apply_theorem)."""
+def registered(monkeypatch):
+    """Register a family's theorems (the lemma must be in the registry for apply_theorem) and the
+    test rule."""
+    from symattn.rules import RULES, load_rules
+
+    from .cache_rule import RULE
+
+    load_rules()
+    monkeypatch.setitem(RULES, RULE.name, RULE)
     added: list[str] = []
 
     def put(fam):
@@ -113,9 +120,14 @@ def _patch_source(monkeypatch, module: str, extra: bytes = b"\n# changed\n"):
 
 # (name, how to change, the theorems that must be checked again)
 def _rule_module(monkeypatch, fam):
-    from symattn.rules import load_rules
+    from .cache_rule import RULE
 
-    _patch_source(monkeypatch, load_rules()["algebra"].check.__module__)
+    _patch_source(monkeypatch, RULE.check.__module__)
+    return fam
+
+
+def _algebra(monkeypatch, fam):
+    _patch_source(monkeypatch, "symattn.rules.algebra")  # the checker's own equality tests use it
     return fam
 
 
@@ -166,8 +178,8 @@ def _nothing(monkeypatch, fam):
 
 CHANGES = [
     ("nothing changed", _nothing, set()),
-    ("the source of the rule module the algebra steps use", _rule_module,
-     {"zz_cache_lemma", "zz_cache_user", "zz_cache_hyp"}),
+    ("the source of a rule's module", _rule_module, {"zz_cache_lemma", "zz_cache_user"}),
+    ("the source of symattn.rules.algebra (the checker uses it)", _algebra, ALL),
     ("the source of a rule module no derivation uses", _other_rule_module, set()),
     ("the kernel's source", _kernel, ALL),
     ("the checker's source", _checker_source, ALL),
