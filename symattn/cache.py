@@ -22,6 +22,16 @@ the Python installation (a user's source file and its helpers). Anything the key
 deterministically (an object whose ``repr`` holds a memory address, say) makes the key differ from
 run to run: the theorem is then simply checked every time, never served stale.
 
+**The quick key.** Computing a key builds the derivation and canonicalises every term, about as
+long as importing the library. So each entry is also recorded under a *quick key*
+(:func:`quick_key`): the theorem's parts as given (no derivation built, terms not canonicalised),
+the source of every file of the project packages (:func:`world`) and of the user modules the
+theorem's code reaches; the record under it also holds the quick keys its lemmas had, checked again
+(recursively) on every use. When nothing changed, the quick key finds the full key, and the
+outcome, without building anything; when anything in the project changed, every quick key changes
+and the full keys decide, re-checking exactly the theorems concerned. (This assumes, as the whole design
+does, that the same code builds the same derivation: builders depend on no outside state.)
+
 **Entries** are pickles of the checker's :class:`~symattn.verdict.Outcome` (plain data, SymPy terms
 and the kernel's messages), one file per key under ``<directory>/v<FORMAT>/<key[:2]>/<key>.pickle``,
 written to a temporary file in the same directory and moved into place with :func:`os.replace`:
@@ -48,6 +58,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import pickle
 import sys
@@ -112,6 +123,14 @@ def module_source(name: str) -> bytes:
     naming what could not be read. The one place keys read source code (tests patch it)."""
     module = sys.modules.get(name)
     path = getattr(module, "__file__", None) if module is not None else None
+    top = sys.modules.get(name.split(".", 1)[0])
+    if path is None and top is not None and getattr(top, "__path__", None) and "." in name:
+        # a module of a loaded package, found by its file without importing anything
+        base = Path(list(top.__path__)[0]).joinpath(*name.split(".")[1:])
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                path = str(candidate)
+                break
     if path is None:
         try:
             spec = importlib.util.find_spec(name)
@@ -130,6 +149,7 @@ def forget_sources() -> None:
     """Drop the memo of source hashes (after a source changed within this process)."""
     _sources.clear()
     _kernel.clear()
+    _world.clear()
 
 
 def _source_hash(name: str) -> bytes:
@@ -154,6 +174,12 @@ def _kernel_modules() -> list[str]:
             parts = parts[:-1]
         names.append(".".join(("symattn", "kernel", *parts)))
     return names
+
+
+def _kernel_digests() -> list[bytes]:
+    if not _kernel:
+        _kernel.extend(_source_hash(m) for m in _kernel_modules())
+    return _kernel
 
 
 def _is_project_module(name: str | None) -> bool:
@@ -243,7 +269,8 @@ def versions() -> dict[str, str]:
 class _Describer:
     """A deterministic text of a theorem's parts; collects the modules and lemma ids it meets."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, canonical: bool = True) -> None:
+        self.canonical = canonical  # False: terms as they are, callables by name (the quick key)
         self.modules: set[str] = set()
         self.lemmas: list[str] = []
         self._callables: set[int] = set()
@@ -302,6 +329,8 @@ class _Describer:
         from symattn.kernel.terms import canonical
 
         self._classes(x)
+        if not self.canonical:
+            return sp.srepr(x)
         try:
             c = canonical(x)
         except Exception:  # noqa: BLE001 - a term canonical cannot handle is described as it is
@@ -378,9 +407,7 @@ def theorem_key(thm: Any, options: dict, *, lookup=None, memo: dict | None = Non
         lookup = registry.get
     text, modules, lemmas = describe(thm, options)
     h = hashlib.sha256(text.encode())
-    if not _kernel:
-        _kernel.extend(_source_hash(m) for m in _kernel_modules())
-    for digest in _kernel:
+    for digest in _kernel_digests():
         h.update(digest)
     for name in sorted(set(CORE_MODULES) | modules):
         h.update(name.encode() + b"\0" + _source_hash(name))
@@ -402,6 +429,63 @@ def theorem_key(thm: Any, options: dict, *, lookup=None, memo: dict | None = Non
         memo[thm.id] = key
         memo[("lemmas", thm.id)] = list(lemmas)
     return key
+
+
+# ---------------------------------------------------------------------------------------------- the quick key
+_world: list[bytes] = []
+
+
+def _project_modules() -> list[str]:
+    """Every module of the project packages (:data:`PROJECT_PACKAGES`), by file, loaded or not."""
+    names = []
+    for package in PROJECT_PACKAGES:
+        try:
+            module = importlib.import_module(package)
+        except ImportError:
+            continue
+        for root in getattr(module, "__path__", []):
+            for path in sorted(Path(root).rglob("*.py")):
+                parts = path.relative_to(root).with_suffix("").parts
+                if parts[-1] == "__init__":
+                    parts = parts[:-1]
+                if all(p.isidentifier() for p in parts):
+                    names.append(".".join((package, *parts)))
+    return names
+
+
+def world() -> bytes:
+    """A hash of all the project's code (every file of the project packages, loaded or not).
+    Memoised per process (:func:`forget_sources` drops it)."""
+    if _world:
+        return _world[0]
+    h = hashlib.sha256(f"format {FORMAT}\0".encode())
+    for name in sorted(set(_project_modules()) | set(CORE_MODULES)):
+        h.update(name.encode() + b"\0" + _source_hash(name))
+    _world.append(h.digest())
+    return _world[0]
+
+
+def quick_key(thm: Any, options: dict) -> str:
+    """A key computed without building anything: the theorem's own parts as given (terms by their
+    ``srepr``, not canonicalised; callables by name), :func:`world`, and the source of every module
+    outside the project packages that its terms' classes or its callables' code reach (a user's
+    file and its helpers). Equal quick keys mean the same code and the same parts, hence the same
+    derivation built and the same full key (:func:`theorem_key`): the full key recorded under a
+    quick key stands for it."""
+    dsc = _Describer(canonical=False)
+    derivation = thm.derivation if not callable(thm.derivation) else f"built by {dsc(thm.derivation)}"
+    text = "\n".join([
+        f"quick {FORMAT}", dsc(thm.id), dsc(thm.kind), dsc(thm.target), dsc(thm.statement),
+        dsc(tuple(thm.hypotheses)), dsc(tuple(thm.dimensions)), dsc(dict(options)), dsc(derivation),
+        dsc(thm.instances), dsc(thm.probabilistic), dsc(thm.numeric),
+    ])
+    h = hashlib.sha256(world() + text.encode())
+    for dist, version in sorted(versions().items()):
+        h.update(f"{dist}={version}\0".encode())
+    for name in sorted(dsc.modules):
+        if name.split(".", 1)[0] not in PROJECT_PACKAGES:
+            h.update(name.encode() + b"\0" + _source_hash(name))
+    return h.hexdigest()
 
 
 # ---------------------------------------------------------------------------------------------- storage
@@ -435,6 +519,25 @@ def default_directory(sources: list[str | os.PathLike] | None = None) -> Path:
 
 def disabled_by_environment() -> bool:
     return os.environ.get(ENV_OFF, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _atomic_write(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and
+    :func:`os.replace`: readers see the old file, or the whole new one. False if it failed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:12]}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return False
+    return True
 
 
 class Cache:
@@ -491,22 +594,30 @@ class Cache:
             return False
         finally:
             outcome.cached = was
-        path = self._path(key)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{key[:12]}.", suffix=".tmp", dir=path.parent)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-        except OSError:
+        if not _atomic_write(self._path(key), data):
             return False
         self.writes += 1
         return True
+
+    def _index_path(self, quick: str) -> Path:
+        return self.root / "quick" / quick[:2] / quick
+
+    def quick_record(self, quick: str) -> dict | None:
+        """What was recorded under the quick key ``quick`` (:func:`quick_key`): ``{"key": full key,
+        "lemmas": {lemma id: its quick key then}}``, or None."""
+        try:
+            record = json.loads(self._index_path(quick).read_text())
+            key, lemmas = record["key"], record["lemmas"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if not (isinstance(key, str) and len(key) == 64 and isinstance(lemmas, dict)):
+            return None
+        return {"key": key, "lemmas": {str(i): str(q) for i, q in lemmas.items()}}
+
+    def record(self, quick: str, key: str, lemmas: dict[str, str]) -> None:
+        """Record (atomically) that quick key ``quick`` stands for full key ``key``, valid while the
+        lemmas it applies still have the quick keys ``lemmas``."""
+        _atomic_write(self._index_path(quick), json.dumps({"key": key, "lemmas": lemmas}).encode())
 
     def entries(self) -> list[Path]:
         if not self.root.is_dir():
@@ -534,13 +645,13 @@ class Cache:
         for sub in self.directory.glob("v*"):
             if not sub.is_dir():
                 continue
-            for p in sub.glob("*/*"):
+            for p in sorted(sub.rglob("*"), key=lambda p: -len(p.parts)):  # files, then directories
                 with contextlib.suppress(OSError):
-                    p.unlink()
-                    n += p.suffix == ".pickle"
-            for d in sub.glob("*"):
-                with contextlib.suppress(OSError):
-                    d.rmdir()
+                    if p.is_dir():
+                        p.rmdir()
+                    else:
+                        p.unlink()
+                        n += p.suffix == ".pickle"
             with contextlib.suppress(OSError):
                 sub.rmdir()
         return n
@@ -567,26 +678,78 @@ def _cacheable(outcome, checker, lemmas) -> bool:
 
 def cached_check(checker, thm, cache: Cache):
     """:meth:`symattn.checker.Checker.check` through ``cache``: the stored outcome of ``thm``'s key if
-    there is one, else a fresh check, stored when it is cacheable (:func:`_cacheable`)."""
+    there is one (found by its quick key when nothing changed), else a fresh check, stored when it
+    is cacheable (:func:`_cacheable`)."""
     from symattn.theorem import registry
 
     options = {"time_limit": checker.time_limit, "numeric": checker.numeric, "seed": checker.seed}
     memo = checker.__dict__.setdefault("_cache_keys", {})
+    quick = _quick(thm, options, memo)
+    if quick is not None:
+        known = _valid_record(cache, quick, options, memo, registry.get, {thm.id})
+        outcome = cache.get(known) if known is not None else None
+        if outcome is not None:
+            checker._outcomes[thm.id] = outcome
+            return outcome
     try:
         key = theorem_key(thm, options, lookup=registry.get, memo=memo)
         lemmas = describe_lemmas(thm, memo)
     except Exception:  # noqa: BLE001 - a theorem whose key cannot be computed is simply checked
         return checker._check_fresh(thm)
     outcome = cache.get(key)
-    if outcome is not None:
+    if outcome is None:
+        outcome = checker._check_fresh(thm)
+        ok = _cacheable(outcome, checker, lemmas)
+        outcome._cacheable = ok
+        if not (ok and cache.put(key, outcome)):
+            return outcome
+    else:
         checker._outcomes[thm.id] = outcome
-        return outcome
-    outcome = checker._check_fresh(thm)
-    ok = _cacheable(outcome, checker, lemmas)
-    outcome._cacheable = ok
-    if ok:
-        cache.put(key, outcome)
+    if quick is not None:
+        _record(cache, quick, key, lemmas, options, memo, registry.get)
     return outcome
+
+
+def _quick(thm, options, memo) -> str | None:
+    if ("quick", thm.id) not in memo:
+        try:
+            memo[("quick", thm.id)] = quick_key(thm, options)
+        except Exception:  # noqa: BLE001 - no quick key: the full key decides alone
+            memo[("quick", thm.id)] = None
+    return memo[("quick", thm.id)]
+
+
+def _record(cache, quick, key, lemmas, options, memo, lookup) -> None:
+    """Record ``quick`` -> ``key`` with the quick keys its lemmas have now (none unknown)."""
+    quicks = {}
+    for lemma_id in lemmas:
+        try:
+            q = _quick(lookup(lemma_id), options, memo)
+        except KeyError:
+            return
+        if q is None:
+            return
+        quicks[lemma_id] = q
+    cache.record(quick, key, quicks)
+
+
+def _valid_record(cache, quick, options, memo, lookup, seen: set) -> str | None:
+    """The full key recorded under ``quick`` if every lemma it applies (recursively) still has the
+    quick key recorded with it; None otherwise. A lemma's own quick key does not cover the lemmas it
+    applies, hence the recursion."""
+    record = cache.quick_record(quick)
+    if record is None:
+        return None
+    for lemma_id, then in record["lemmas"].items():
+        if lemma_id in seen:
+            continue
+        try:
+            now = _quick(lookup(lemma_id), options, memo)
+        except KeyError:
+            return None
+        if now != then or _valid_record(cache, now, options, memo, lookup, seen | {lemma_id}) is None:
+            return None
+    return record["key"]
 
 
 def describe_lemmas(thm, memo) -> list[str]:
