@@ -274,20 +274,22 @@ def test_keys_are_the_same_in_another_process():
 
 
 def test_two_processes_writing_one_cache_at_once(tmp_path):
-    code = ("import sys; from symattn.theorem import load_all; from symattn.checker import Checker; "
+    code = ("import sys, json; from symattn.theorem import load_all; from symattn.checker import Checker; "
             "from symattn.cache import Cache; r = load_all(); c = Cache(sys.argv[1]); ch = Checker(cache=c); "
-            "[ch.check(t) for t in r.select('softmax')[:6]]; print(c.writes + c.hits)")
+            "ts = r.select('^softmax')[:6]; [ch.check(t) for t in ts]; "
+            "print(json.dumps([c.writes + c.hits, [t.id for t in ts]]))")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True,
                               cwd=ROOT, env=env) for _ in range(2)]
-    counts = [int(p.communicate()[0]) for p in procs]
-    assert all(p.returncode == 0 for p in procs) and counts == [6, 6]
+    results = [json.loads(p.communicate()[0]) for p in procs]
+    assert all(p.returncode == 0 for p in procs) and [n for n, _ in results] == [6, 6]
+    assert results[0][1] == results[1][1]
     assert not list(tmp_path.rglob("*.tmp"))
-    cache = Cache(tmp_path)
-    checker = Checker(cache=cache)
     from symattn.theorem import load_all
 
-    assert all(checker.check(t).cached for t in load_all().select("softmax")[:6])
+    load_all()
+    checker = Checker(cache=Cache(tmp_path))  # this process: every outcome is served
+    assert all(checker.check(registry.get(i)).cached for i in results[0][1])
 
 
 def test_a_changed_rule_module_changes_the_keys_of_exactly_the_library_theorems_using_it(monkeypatch):
