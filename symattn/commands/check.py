@@ -11,6 +11,9 @@ import json
 import sys
 import time
 
+from symattn.cache import add_arguments as add_cache_arguments
+from symattn.cache import from_args as cache_from_args
+from symattn.cache import using as using_cache
 from symattn.commands.sources import add_source_arguments, resolve
 from symattn.timelimit import DEFAULT_SECONDS
 
@@ -25,6 +28,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
                         help=f"limit for each SymPy call of a rule (default {DEFAULT_SECONDS:g})")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
+    add_cache_arguments(parser)
 
 
 def _mark(judgement, outcome, target) -> str:
@@ -44,7 +48,7 @@ def _mark(judgement, outcome, target) -> str:
 def run(args) -> int:
     from symattn.acceptance import describe, judge
     from symattn.checker import check_many, outcome_to_json
-    from symattn.verdict import Verdict
+    from symattn.verdict import Verdict, wording
 
     if args.jobs < 1:
         print(f"symattn check: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
@@ -71,8 +75,9 @@ def run(args) -> int:
     if not args.json and sys.stderr.isatty():
         def progress(t, o):
             print(f"  checked {t.id} ({o.seconds:.1f}s)", file=sys.stderr)
-    outcomes = check_many(theorems, jobs=args.jobs, progress=progress, time_limit=args.time_limit,
-                          numeric=not args.no_numeric)
+    with using_cache(cache_from_args(args)):  # outcomes by content key (symattn.cache)
+        outcomes = check_many(theorems, jobs=args.jobs, progress=progress, time_limit=args.time_limit,
+                              numeric=not args.no_numeric)
     judgements = [judge(t, o) for t, o in zip(theorems, outcomes)]
     failed = [t for t, j in zip(theorems, judgements) if not j.ok]
     if args.json:
@@ -80,17 +85,27 @@ def run(args) -> int:
         return 1 if failed or chosen.empty_sources else 0
 
     w = max(len(t.id) for t in theorems)
-    print(f"{'id':<{w}}  {'verdict':<26} {'target':<26} {'seconds':>7}  how")
+    vw = max([26] + [len(wording(o.verdict, t.kind)) for t, o in zip(theorems, outcomes)])
+    tw = max([26] + [len(wording(t.target, t.kind)) for t in theorems])
+    print(f"{'id':<{w}}  {'verdict':<{vw}} {'target':<{tw}} {'seconds':>7}  how")
     for t, o, j in zip(theorems, outcomes, judgements):
         users = chosen.dependency_of(t.id)
         used = f"  [dependency of {', '.join(users)}]" if users else ""
-        print(f"{t.id:<{w}}  {o.verdict.value:<26} {t.target.value:<26} {o.seconds:>7.2f}  {o.how}"
+        shown, aim = wording(o.verdict, t.kind), wording(t.target, t.kind)
+        print(f"{t.id:<{w}}  {shown:<{vw}} {aim:<{tw}} {o.seconds:>7.2f}  {o.how}"
               f"{used}{_mark(j, o, t.target)}")
     counts: dict[str, int] = {}
-    for o in outcomes:
-        counts[o.verdict.value] = counts.get(o.verdict.value, 0) + 1
+    definitions: dict[str, int] = {}
+    for t, o in zip(theorems, outcomes):
+        tally = definitions if t.kind == "definition" else counts
+        tally[o.verdict.value] = tally.get(o.verdict.value, 0) + 1
     summary = ", ".join(f"{counts[v.value]} {v.value}" for v in reversed(Verdict) if v.value in counts)
-    print(f"\n{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {summary}")
+    if definitions:  # counted apart: a definition is never a proved result
+        summary += "; definitions: " + ", ".join(f"{definitions[v.value]} {wording(v, 'definition')}"
+                                                 for v in reversed(Verdict) if v.value in definitions)
+    cached = sum(bool(getattr(o, "cached", False)) for o in outcomes)
+    served = f" ({cached} from the cache of outcomes)" if cached else ""
+    print(f"\n{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s{served}: {summary}")
     for t, o, j in zip(theorems, outcomes, judgements):
         if j.status != "pass":
             where = chosen.origin(t)

@@ -32,7 +32,7 @@ import sympy as sp
 from symattn.printing import latex as _latex
 from symattn.report.typeset import LINE_EM, bound_names, display_lines, plain_with_names, rich, tex_width
 from symattn.timelimit import TimeLimitExceeded, time_limit
-from symattn.verdict import LEVELS, Level, Outcome, Verdict
+from symattn.verdict import LEVELS, Level, Outcome, Verdict, meaning_for, wording
 
 __all__ = [
     "TOPIC_ORDER",
@@ -213,6 +213,8 @@ class TheoremEntry:
     figures: tuple
     verdict: str | None  # None when not checked
     verdict_meaning: str
+    #: the verdict as shown: its name, or for a definition the wording of its checks (never "proved-...")
+    verdict_label: str | None
     how: str
     levels: list  # [LevelEntry]
     counterexample: str | None
@@ -264,7 +266,7 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
     except (Exception, TimeLimitExceeded) as exc:  # rendered as text: the check reports the same failure
         d, derr = None, f"building the derivation raised {type(exc).__name__}: {exc}"
     where = f"theorem {thm.id}"
-    for name in ("title", "plain", "notes"):
+    for name in ("title", "claim", "plain", "notes"):
         check_text(getattr(thm, name), f"{where}, field {name}")
     for h in thm.hypotheses:
         check_text(_hyp_words(h), f"{where}, hypothesis {h.name}")
@@ -317,7 +319,9 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         derivation_error=derr,
         figures=tuple(thm.figures),
         verdict=outcome.verdict.value if outcome is not None else None,
-        verdict_meaning=outcome.verdict.meaning if outcome is not None else "",
+        verdict_meaning=meaning_for(outcome.verdict, thm.kind) if outcome is not None else "",
+        verdict_label=wording(outcome.verdict, thm.kind) if outcome is not None else None,
+        claim=thm.claim,
         how=outcome.how if outcome is not None else "",
         levels=levels,
         counterexample=outcome.counterexample if outcome is not None else None,
@@ -329,7 +333,6 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         start_lines=start_lines,
         how_parts=rich(outcome.how, names) if outcome is not None else [],
         counterexample_parts=rich(outcome.counterexample, names) if outcome is not None else [],
-        claim=check_text(str(getattr(thm, "claim", "") or ""), f"{where}, field claim"),
     )
 
 
