@@ -438,8 +438,8 @@ register(Theorem(
     id="alibi_slopes_geometric",
     title="For $h = 2^p$ heads, the ALiBi reference code's slopes are $2^{-8k/h}$: a geometric sequence of ratio "
           "$2^{-8/h}$ starting at $2^{-8/h}$",
-    claim=r"For $h = 2^p$ heads, Press et al.'s `get_slopes` gives head $k$ the slope $2^{-8k/h}$, so the slopes form a "
-          r"geometric sequence that starts at $2^{-8/h}$ with ratio $2^{-8/h}$.",
+    claim=r"For $h = 2^p$ heads, Press et al.'s `get_slopes` gives head $k$ the slope $2^{-8k/h}$, so the slopes "
+          r"form a geometric sequence that starts at $2^{-8/h}$ with ratio $2^{-8/h}$.",
     statement=_slopes_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at "
            "$2^{-8/n}$') and the reference code's `get_slopes`",

@@ -30,7 +30,9 @@ _UNKNOWN = re.compile(r">(\\[A-Za-z]+)<|<mtext>([^<]*[\\^][^<]*)</mtext>")
 
 
 #: the width, in em, that a displayed formula may take in the page's main column (about 1000 px)
-FIT_EM = 44.0
+FIT_EM = 38.0
+#: the width of a full-width table, in em, less the cells' padding
+CELL_EM = 50.0
 
 
 class MathML:
@@ -71,14 +73,16 @@ class MathML:
                       f'<annotation encoding="application/x-tex">{escape(latex)}</annotation>'
                       f"</semantics></math>")
 
-    def rich(self, parts) -> Markup:
+    def rich(self, parts, width: float | None = None) -> Markup:
         """Parts from :func:`symattn.report.typeset.rich`: words escaped, maths as inline MathML,
-        program output as code."""
+        program output as code. ``width`` (em): the column's, for parts inside a table cell."""
         from symattn.report.typeset import tex_width
 
         out = Markup("")
         for kind, s in parts or ():
-            if kind == "math":  # a formula too long to share a line gets one of its own, as in the PDF
+            if kind == "math" and width is not None:
+                out += self.fitted(s, display=False, width=width)
+            elif kind == "math":  # a formula too long to share a line gets one of its own, as in the PDF
                 out += self.fitted(s, display=True, width=FIT_EM - 12) if tex_width(s) > 22 else self.convert(s)
             elif kind == "code":
                 out += Markup('<code class="out">') + escape(s) + Markup("</code>")
@@ -171,6 +175,9 @@ def environment(mathml: MathML, user_dir: Path | None = None) -> jinja2.Environm
         dmath=lambda s: mathml.fitted(s, display=True),
         text=mathml.text,
         rich=mathml.rich,
+        # inside a table cell: ``share`` is the column's part of the table's width
+        cellrich=lambda parts, share: mathml.rich(parts, width=max(4.0, share * CELL_EM)),
+        cellmath=lambda s, share: mathml.fitted(s, display=False, width=max(4.0, share * CELL_EM)),
         dlines=mathml.lines,
         svgids=prefix_svg_ids,
         wbr=lambda s: Markup("<wbr>_").join(escape(part) for part in str(s).split("_")),
