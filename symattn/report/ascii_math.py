@@ -20,6 +20,8 @@ prose such as "left side - right side" is left alone.
 [('text', 'std '), ('math', '\\sqrt{d_{k}} \\sigma^{2}'), ('text', '; '), ('math', '\\delta_{i j} = 0')]
 >>> program_parts("split the sum over j = 1..i - 1 at i")
 [('text', 'split the sum over '), ('math', 'j = 1, \\dots, i - 1'), ('text', ' at i')]
+>>> program_parts("h heads: d*(d/h) + d^2 = 4*d**2")
+[('text', 'h heads: '), ('math', 'd \\left(\\frac{d}{h}\\right) + d^{2} = 4 d^{2}')]
 >>> program_parts("left side - right side, 20000 samples")
 [('text', 'left side - right side, 20000 samples')]
 """
@@ -125,7 +127,7 @@ class _Parser:
 
     def power(self):
         base = self.postfix()
-        if self.eat("**"):
+        if self.eat("**") or (self.peek("^") and not self.peek("^(") and self.eat("^")):
             self.mathy = True
             neg = self.eat("-")
             e = self.power()
