@@ -254,6 +254,10 @@ class Checker:
         """The kernel's derived instances (every theorem with integer dimensions), and the author's
         builder, if any, checked against them: only instances derived from the statement count."""
         kernel = self._kernel_instances(thm)
+        if kernel is not None and kernel.status is Level.UNDECIDED:
+            # the kernel's own instances were inconclusive: no evidence either way, and nothing the author
+            # configured failed (acceptance does not count it against the theorem; a failure refutes)
+            kernel.data["kernel_inconclusive"] = True
         if thm.instances is None:
             return kernel if kernel is not None else LevelResult(
                 Level.NA, "no instance check (no integer dimension to instantiate, and no builder)")
@@ -275,7 +279,10 @@ class Checker:
         if kernel.status is Level.PASS:
             return LevelResult(Level.PASS, f"{kernel.detail}; {note} (not counted)",
                                {**kernel.data, "builder": built.status.value})
-        return LevelResult(kernel.status, f"{kernel.detail}; {note}", {**kernel.data, "builder": built.status.value})
+        if built.status is Level.PASS:  # the builder's pass does not count, and the kernel's check was inconclusive
+            return LevelResult(Level.UNDECIDED, f"{kernel.detail}; {note} (not counted)",
+                               {**kernel.data, "builder": built.status.value, "derived": False})
+        return LevelResult(built.status, f"{built.detail}; the kernel's instances: {kernel.detail}", built.data)
 
     def _kernel_instances(self, thm: Theorem) -> LevelResult | None:
         """The statement at the smallest sizes inside the hypotheses (:mod:`symattn.kernel.instances`),

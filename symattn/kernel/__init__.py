@@ -36,6 +36,11 @@ Modules
   ``undecided``); ``find_counterexample`` (values for free symbols only, inside the hypotheses,
   reported only when every hypothesis is shown to hold there, and only where the sides are shown to
   differ by :mod:`.exact`): it shows failures and models, never a proof.
+* :mod:`.instances` -- the sizes of derived instances: a theorem's integer dimensions at their
+  smallest values inside the symbols' assumptions *and* the hypotheses (a size where a closed
+  hypothesis is not shown true, an index range is empty, or the hypotheses have no model is
+  skipped, with the reason); every theorem with integer dimensions is instantiated, no builder
+  needed.
 * :mod:`.exact` -- exact decisions about closed numbers: nonzero and the sign by ball arithmetic
   (python-flint's ``acb``, whose balls are guaranteed to contain the value), zero by the rational
   value or the minimal polynomial over Q (``minimal_polynomial`` under a time limit), never by
@@ -75,7 +80,7 @@ What is trusted, exactly
 
 Size
 ----
-About 2900 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 3450 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 
@@ -86,7 +91,7 @@ from pathlib import Path
 __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
-MODULES = ("terms", "sign", "zero", "sums", "search", "exact", "zippel", "grading", "timelimit")
+MODULES = ("terms", "sign", "zero", "sums", "search", "instances", "exact", "zippel", "grading", "timelimit")
 
 
 def core_size() -> int:

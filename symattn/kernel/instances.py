@@ -183,13 +183,17 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
         if any(not getattr(v, "is_Integer", False) for v in mapping.values()):
             skipped.append((mapping, "a determined size is not an integer there"))
             continue
-        why = domain_violation(mapping, hypotheses)
-        if why is None:
-            at = hypotheses_at(hypotheses, mapping)
-            exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
-            model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
-            if model is None:
-                why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
+        try:
+            why = domain_violation(mapping, hypotheses)
+            if why is None:
+                at = hypotheses_at(hypotheses, mapping)
+                exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
+                model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
+                if model is None:
+                    why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
+        except (ValueError, TypeError, AttributeError, ZeroDivisionError) as exc:
+            # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
+            why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"
         if why is not None:
             skipped.append((mapping, why))
             continue

@@ -524,9 +524,28 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
         for a in sorted(pending, key=sp.default_sort_key):
             if isinstance(a, sp.Indexed) and a.base in bases:
                 continue  # a random entry: no value (the statement speaks of its distribution)
-            v = _entry_from_equations(a, hypotheses, point)
+            if a in point:  # valued meanwhile, as an entry a definition refers to
+                continue
+            v = _entry_from_equations(a, hypotheses, point, rng, bases)
             point[a] = v if v is not None else _draw(a, rng)
+    for a, v in point.items():  # an entry keeps its base's assumptions (a[j] >= 0 for a nonnegative base)
+        if isinstance(a, (sp.Indexed, MatrixElement)) and _is_number(v) and not _entry_ok(a, v):
+            raise _Reject(f"{sp.sstr(a)} = {sp.sstr(v)} breaks the assumptions of {sp.sstr(a.args[0])}")
     return point
+
+
+def _entry_ok(atom, value) -> bool:
+    """Whether a value keeps an entry's assumptions, the sign facts decided exactly."""
+    for fact, test in (("positive", lambda s: s == 1), ("negative", lambda s: s == -1),
+                       ("nonnegative", lambda s: s in (0, 1)), ("nonpositive", lambda s: s in (0, -1)),
+                       ("real", lambda s: s in (-1, 0, 1)), ("nonzero", lambda s: s != 0)):
+        if getattr(atom, f"is_{fact}", None):
+            sv = exact.sign(value)
+            if sv is None or not test(sv):
+                return False
+    if getattr(atom, "is_integer", None) and not getattr(value, "is_Integer", False):
+        return False
+    return True
 
 
 def _solve_linear_equations(hypotheses, point, pending, rng, bases) -> None:
@@ -548,6 +567,12 @@ def _solve_linear_equations(hypotheses, point, pending, rng, bases) -> None:
         *rest, last = unknown
         for a in rest:
             v = _entry_from_equations(a, hypotheses, point)
+            if v is None and (getattr(a, "is_positive", False) or getattr(a, "is_nonnegative", False)) \
+                    and not getattr(a, "is_integer", False):
+                # a weight of a sum: a small share, so that the solved last one keeps its sign too
+                # (the equal split 1/len first, as the smallest point of a simplex)
+                share = sp.Rational(1, len(unknown))
+                v = share if rng is None else share * sp.Rational(rng.randint(1, 9), 10)
             point[a] = v if v is not None else _draw(a, rng)
         r = _evaluate(r, point)
         coeff = sp.expand(r).coeff(last, 1)
@@ -567,9 +592,10 @@ def _atoms(e: Any) -> set:
     return out
 
 
-def _entry_from_equations(atom, hypotheses, point) -> Any:
+def _entry_from_equations(atom, hypotheses, point, rng=None, bases=frozenset(), depth: int = 0) -> Any:
     """The value an equation hypothesis gives an entry (``L[0] = 0``, or ``L[t] = ...`` for all t,
-    at a t inside the forall variable's assumptions), or None."""
+    at a t inside the forall variable's assumptions), or None. The entries a definition refers to
+    (``S[1]`` in ``E[0] = S[1] - S[0]``) are valued first (by their own equations, or drawn)."""
     for h in _hyps(hypotheses, "Equation"):
         if not isinstance(h.lhs, sp.Indexed) or not isinstance(atom, sp.Indexed) or h.lhs.base != atom.base:
             continue
@@ -584,7 +610,15 @@ def _entry_from_equations(atom, hypotheses, point) -> Any:
                 elif pat != idx:
                     break
             else:
-                v = _evaluate(substitute_free(h.rhs, sub), point)
+                rhs = substitute_free(h.rhs, sub)
+                v = _evaluate(rhs, point)
+                if not _is_number(v) and depth < 6 and isinstance(v, (sp.Basic, sp.MatrixBase)):
+                    for b in sorted((b for b in _atoms(v) if b not in point and b != atom), key=sp.default_sort_key):
+                        if isinstance(b, sp.Indexed) and b.base in bases:
+                            continue
+                        w = _entry_from_equations(b, hypotheses, point, rng, bases, depth + 1)
+                        point[b] = w if w is not None else _draw(b, rng)
+                    v = _evaluate(rhs, point)
                 if _is_number(v):
                     return v
     return None
@@ -620,7 +654,7 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                     "but they are independent with variance > 0"
                 )
             if h.forall:
-                why = _definition_problem(h, hypotheses)
+                why = _definition_problem(h, hypotheses) or _definition_at_point(h, hypotheses, point)
                 if why:
                     unchecked.append((h.name, why))
                 else:
@@ -643,11 +677,20 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
             if not isinstance(c, sp.Basic):
                 unchecked.append((h.name, INFORMAL))
                 continue
-            # a condition on an entry s[j] with j an index is read for every j in its range
+            # a condition on an entry s[j] with j an index is read for every j in its range; with j
+            # not ranged, for every entry of s the point values (and at the point's own j)
             instances = [point]
             idx = [s for s in _basic_symbols(c) if s in ranges]
             if idx:
                 instances = [{**point, **combo} for combo in _range_points(idx, ranges, point)]
+            loose = [e for e in c.atoms(sp.Indexed) if len(e.indices) == 1 and isinstance(e.indices[0], sp.Symbol)
+                     and e.indices[0] not in ranges and not e.indices[0].is_Integer]
+            for e in loose:
+                j = e.indices[0]
+                seen = sorted({a.indices[0] for a in point if isinstance(a, sp.Indexed) and a.base == e.base
+                               and len(a.indices) == 1 and a.indices[0].is_Integer and _assumption_ok(j, a.indices[0])},
+                              key=sp.default_sort_key)
+                instances = [{**inst, j: v} for inst in instances for v in seen] + instances
             for inst in instances:
                 val = _truth(_evaluate(c, inst))
                 if val is False:
@@ -736,6 +779,28 @@ def _definition_problem(h, hypotheses) -> str | None:
             if not (c.is_Integer and c > 0 and v in lower):
                 return (f"refers to {sp.sstr(e)}, not only to earlier entries of a variable bounded below: "
                         "not shown to be a definition")
+    return None
+
+
+def _definition_at_point(h, hypotheses, point) -> str | None:
+    """Why the point's entries of a defined head do not follow the definition (raises
+    :class:`_Reject` when one is shown not to); None when each entry in its domain does."""
+    vars_ = tuple(h.forall)
+    for a, value in list(point.items()):
+        if not (isinstance(a, sp.Indexed) and a.base == h.lhs.base and len(a.indices) == len(vars_)):
+            continue
+        sub = dict(zip(vars_, a.indices))
+        if not all(_assumption_ok(v, i) for v, i in sub.items()) or not _inside_ranges(vars_, a.indices, hypotheses):
+            continue
+        want = _evaluate(substitute_free(h.rhs, sub), point)
+        if not _is_number(want):
+            return f"the entries {sp.sstr(a)} refers to have no value at the point"
+        eq = _numbers_equal(value, want)
+        if eq is False:
+            raise _Reject(f"{h.name}: {sp.sstr(a)} = {sp.sstr(value)} at the point, but the definition gives "
+                          f"{sp.sstr(want)}")
+        if eq is None:
+            return f"{sp.sstr(a)} is not shown to follow the definition at the point"
     return None
 
 
