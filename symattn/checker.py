@@ -17,6 +17,7 @@ never graded above ``numerically-consistent``, whatever its checkable parts reac
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import random
@@ -158,6 +159,9 @@ class Checker:
     def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
+        inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
+        if inconsistent:
+            return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
         syms = statement_symbols(thm.statement)
         model, reasons = find_model([], thm.hypotheses, seed=self.seed, seconds=self.time_limit, extra=syms)
         if model is None:
@@ -198,7 +202,8 @@ class Checker:
         self._check_dependencies(thm, d)
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
-            steps.append(res)
+            # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
+            steps.append(dataclasses.replace(res, thm=None))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
@@ -531,6 +536,18 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _inconsistencies(hypotheses, seconds: float) -> list:
+    """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
+    values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
+    from symattn.kernel.schemas.probability import problems
+
+    try:
+        with time_limit(seconds):
+            return problems(hypotheses)
+    except TimeLimitExceeded:
+        return []
+
+
 def _symbols_with_shapes(st: Statement) -> set:
     """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
     ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
@@ -596,8 +613,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     it: families not shown independent (their joint law is not known), an entry outside ``1..dim``,
     or a moment a family does not give (it would come back as a fresh symbol, free to take values no
     law has)."""
-    from symattn.moments import iid_vector
-    from symattn.rules.expectation import _Moment
+    from symattn.moments import _Moment, iid_vector
     from symattn.statement import Independent, RandomFamily
 
     sides = (st.lhs, st.rhs)
@@ -637,7 +653,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     def evaluate(x):
         if not isinstance(x, sp.Basic):
             return x
-        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.doit())
+        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.closed_form())
 
     new = [evaluate(x) for x in sides]
     if any(isinstance(x, sp.Basic) and (x.has(_Moment) or x.atoms(sp.Indexed) & set(subs.values())
@@ -841,6 +857,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
     return {
         "id": thm.id,
         "title": thm.title,
+        "claim": thm.claim,
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,

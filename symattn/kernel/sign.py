@@ -206,17 +206,27 @@ def _ranges(ranges) -> tuple:
     return tuple(out)
 
 
+def _unfolded(expr: Any) -> Any:
+    """``expr`` with the registered definitions' heads unfolded: the sign test never reads the
+    assumptions a head class declares of itself, only what its definition shows."""
+    from symattn.kernel.zero import UNFOLDINGS, unfold_all
+
+    if UNFOLDINGS and isinstance(expr, sp.Basic) and expr.has(*UNFOLDINGS):
+        return canonical(unfold_all(expr))
+    return expr
+
+
 def sign_of(expr: Any, ranges=()) -> str | None:
     """'positive', 'nonnegative' or None (see the module docstring); ``ranges``: ``(v, lo, hi)``
     for free symbols known to lie in ``lo..hi``."""
-    expr = canonical(sp.sympify(expr, strict=True))
+    expr = _unfolded(canonical(sp.sympify(expr, strict=True)))
     return _sign(expr, _ranges(ranges))
 
 
 def nonzero(expr: Any, ranges=()) -> bool:
     """Whether ``expr != 0`` follows from the symbols' assumptions and the ranges (and the kernel's
     sum signs)."""
-    expr = canonical(sp.sympify(expr, strict=True))
+    expr = _unfolded(canonical(sp.sympify(expr, strict=True)))
     if expr.is_zero is False:
         return True
     r = _ranges(ranges)

@@ -37,7 +37,7 @@ import sympy as sp
 from symattn.kernel.terms import KernelError, alpha_equal, canonical, free_symbols, is_matrix
 
 __all__ = ["Thm", "refl", "sym", "trans", "by_zero", "by_sign", "rewrite", "hypothesis", "lemma", "accept",
-           "RELATIONS"]
+           "RELATIONS", "within"]
 
 _TOKEN = object()
 RELATIONS = ("=", "<=", "<", ">=", ">")
@@ -51,6 +51,8 @@ class _Body:
     relation: str
     why: str
     checks: tuple
+    #: the hypotheses in force where the kernel made it (it holds under them, not beyond)
+    context: tuple
 
 
 class Thm:
@@ -74,15 +76,31 @@ class Thm:
     relation = property(lambda self: self._body.relation)
     why = property(lambda self: self._body.why)
     checks = property(lambda self: self._body.checks)
+    context = property(lambda self: self._body.context)
 
     def __repr__(self) -> str:
         return f"Thm({sp.sstr(self.lhs)} {self.relation} {sp.sstr(self.rhs)})"
 
 
-def _make(lhs: Any, rhs: Any, relation: str, why: str, checks=()) -> Thm:
+def _make(lhs: Any, rhs: Any, relation: str, why: str, checks=(), context=None) -> Thm:
     if relation not in RELATIONS:
         raise KernelError(f"unknown relation {relation!r}")
-    return Thm(_Body(canonical(lhs), canonical(rhs), relation, why, tuple(checks)), _TOKEN)
+    ctx = _hypotheses() if context is None else tuple(context)
+    return Thm(_Body(canonical(lhs), canonical(rhs), relation, why, tuple(checks), ctx), _TOKEN)
+
+
+def _union(*contexts) -> tuple:
+    out: list = []
+    for c in contexts:
+        for h in c:
+            if not any(h is g or h == g for g in out):
+                out.append(h)
+    return tuple(out)
+
+
+def within(t: Thm, hypotheses) -> bool:
+    """Whether every hypothesis ``t`` was made under is among ``hypotheses``."""
+    return all(any(h is g or h == g for g in hypotheses) for h in t.context)
 
 
 def _take_checks() -> tuple:
@@ -97,9 +115,7 @@ def refl(e: Any) -> Thm:
 
 
 def sym(t: Thm) -> Thm:
-    if t.relation != "=":
-        return _make(t.rhs, t.lhs, _FLIP[t.relation], t.why, t.checks)
-    return _make(t.rhs, t.lhs, "=", t.why, t.checks)
+    return _make(t.rhs, t.lhs, _FLIP[t.relation], t.why, t.checks, t.context)
 
 
 def _compose(r1: str, r2: str) -> str:
@@ -124,7 +140,7 @@ def trans(*ts: Thm) -> Thm:
         if not alpha_equal(out.rhs, t.lhs):
             raise KernelError(f"trans: {sp.sstr(out.rhs)} is not {sp.sstr(t.lhs)}")
         out = _make(out.lhs, t.rhs, _compose(out.relation, t.relation), f"{out.why}; {t.why}",
-                    out.checks + t.checks)
+                    out.checks + t.checks, _union(out.context, t.context))
     return out
 
 
@@ -191,9 +207,14 @@ def rewrite(expr: Any, t: Thm) -> Thm:
     if bound & (free_symbols(t.lhs) | free_symbols(t.rhs)):
         raise KernelError("rewrite would capture a bound variable")
     new = e.xreplace({t.lhs: t.rhs}) if isinstance(e, sp.Basic) else e
+    if new == e and isinstance(e, sp.Basic):
+        # an occurrence under binders has its bound variables numbered from its depth: match canonically
+        # (the right side mentions no variable bound above it, so inserting it captures nothing)
+        new = e.replace(lambda x: isinstance(x, sp.Basic) and not x.is_Atom and canonical(x) == t.lhs,
+                        lambda x: t.rhs)
     if new == e:
         raise KernelError(f"rewrite: {sp.sstr(t.lhs)} does not occur in {sp.sstr(e)}")
-    return _make(e, new, "=", t.why, t.checks)
+    return _make(e, new, "=", t.why, t.checks, t.context)
 
 
 def _binder_vars(e: Any) -> set:
@@ -210,8 +231,10 @@ def _binder_vars(e: Any) -> set:
 
 def hypothesis(h: Any) -> Thm:
     """An ``Equation`` hypothesis (without a ``forall``) or an ``Assumption`` relation, as stated."""
+    from symattn.kernel.hypotheses import _member
     from symattn.statement import Assumption, Equation
 
+    _member(h)
     if isinstance(h, Equation):
         if h.forall:
             raise KernelError(f"hypothesis {h.name!r} holds for all {h.forall}: instantiate it with lemma()")
@@ -244,8 +267,9 @@ def _weaker_or_equal(have: str, want: str) -> bool:
 
 def accept(t: Any, lhs: Any, rhs: Any, relation: str) -> bool:
     """Whether the kernel's ``t`` states the step ``lhs relation rhs`` (sides alpha-equal; a stronger
-    relation accepted for a weaker one; a flipped theorem accepted)."""
-    if not isinstance(t, Thm):
+    relation accepted for a weaker one; a flipped theorem accepted) under the step's hypotheses (``t``
+    made under no hypothesis the step does not have)."""
+    if not isinstance(t, Thm) or not within(t, _hypotheses()):
         return False
     lhs, rhs = canonical(lhs), canonical(rhs)
     for a, b, r in ((t.lhs, t.rhs, t.relation), (t.rhs, t.lhs, _FLIP[t.relation])):

@@ -25,6 +25,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel import ledger
+from symattn.kernel.lemmas import REGISTRY, LemmaUse
 from symattn.kernel.sums import check_finite
 from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.thm import accept
@@ -131,18 +132,15 @@ RULES: dict[str, Rule] = {}
 #: such (:data:`LEGACY`); a theorem with such a step is never graded above what they can promise.
 #: This set only shrinks (a test pins its content); every rule outside it must hand the kernel's Thm.
 UNCONVERTED: frozenset = frozenset({
-    "differentiate", "nonnegative_terms", "cauchy_schwarz", "pair_moment", "variance_of_pair_sum",
-    "linearity_of_expectation", "independence", "variance_of_independent_sum", "variance_of_independent_product",
-    "variance_definition", "covariance_definition", "std_definition", "variance_scaling", "moment",
+    "differentiate", "nonnegative_terms", "cauchy_schwarz",
     "tanh_bound", "hyperbolic_as_exp", "limit_evaluate", "hyperbolic_witness", "bounded_induction",
     "positivity", "sum_monotone", "matrix_associativity", "transpose_product", "matrix_distributivity",
     "matrix_entrywise", "block_matrix_product", "peel_last_block", "factor_out_of_blocks", "induction",
     "rank_of_product_le", "permutation_matrix_orthogonal", "sum_reindex_bijection", "evaluate_explicit",
     "monotone_step", "mask_restrict", "abs_by_sign", "delta_by_range", "floor_by_range", "minmax_by_range",
-    "range_split", "range_join", "range_inequality", "rename_bound", "sum_interchange", "sum_join",
-    "substitute", "sum_shift", "triangle_inequality", "termwise_bound", "weighted_cauchy_schwarz",
-    "sum_linearity", "kronecker_delta_contraction", "sum_split", "sum_evaluate", "apply_theorem",
-    "trig_identity", "block_diagonal_product", "definition",
+    "range_split", "range_join", "range_inequality",
+    "sum_shift", "triangle_inequality", "termwise_bound", "weighted_cauchy_schwarz",
+    "trig_identity", "block_diagonal_product",
 })
 
 
@@ -181,6 +179,7 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         if unknown:
             return failed(f"rule {rule_name!r} does not take arguments {sorted(unknown)}; it takes {list(r.params)}")
     token = HYPOTHESES.set(tuple(ctx.hypotheses))
+    reg_token = REGISTRY.set(ctx.registry)
     try:
         with time_limit(ctx.time_limit):
             # the term layer first: bound variables become canonical dummies knowing only their range
@@ -227,6 +226,7 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         return failed(f"{rule_name}: could not apply: {type(exc).__name__}: {exc}")
     finally:
         HYPOTHESES.reset(token)
+        REGISTRY.reset(reg_token)
     if not isinstance(result, RuleResult):  # a rule bug must not read as a pass
         return failed(f"rule {rule_name!r} returned {result!r}, not a RuleResult")
     if result.ok:
@@ -234,6 +234,8 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
 
         own = tuple(result.thm.checks) if result.thm is not None else (LEGACY,)
         result = replace(result, checks=own + ledger.take())
+        # the lemmas the kernel instantiated cap the verdict, whatever the rule reported
+        ctx.used.update(c.theorem_id for c in result.checks if isinstance(c, LemmaUse))
     return result
 
 

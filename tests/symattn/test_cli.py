@@ -35,7 +35,7 @@ def test_check_json_follows_the_schema(capsys):
     records = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
-    assert set(r) == {"id", "title", "source", "kind", "verdict", "target", "how", "levels", "seconds"}
+    assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "target", "how", "levels", "seconds"}
     assert r["verdict"] == "proved" and r["target"] == "proved"
     assert r["verdict"] in VERDICTS and r["target"] in VERDICTS
     assert set(r["levels"]) == {"symbolic", "instances", "probabilistic", "numeric"}

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+import symattn.kernel.hypotheses as khyp
+import symattn.kernel.lemmas as klemmas
 import symattn.kernel.sums as ksums
 import symattn.kernel.terms as kterms
+import symattn.kernel.thm as kthm
 import symattn.kernel.zero as kzero
 import symattn.rules as rules_pkg
 from tests.symattn.kernel import test_binders, test_definedness, test_ranges, test_sums
@@ -33,7 +36,7 @@ MUTANTS = {
         [(kzero, "undischarged", lambda *a, **k: []), (rules_pkg, "undischarged", lambda *a, **k: [])],
         test_definedness.FALSE_CLAIMS),
     "bound_variables_not_renamed": (
-        [(kterms, "canonical", lambda e, level=0: e), (rules_pkg, "canonical", lambda e, level=0: e)],
+        [(m, "canonical", lambda e, level=0: e) for m in (kterms, rules_pkg, kthm, khyp, klemmas)],
         test_binders.FALSE_CLAIMS),
     "bound_variable_keeps_its_own_assumptions": (
         [(kterms, "_range_assumptions", lambda lo, hi, integral: {"integer": True, "positive": True})],
