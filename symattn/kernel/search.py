@@ -212,7 +212,11 @@ def _hypothesis_exprs(h) -> list:
         c = h.condition
         return [c] if isinstance(c, sp.Basic) else []
     if kind == "RandomFamily":
-        return [h.dim, h.mean, h.variance]
+        return [h.dim, h.mean, h.variance, *(sp.sympify(m) for _, m in h.moments)]
+    if kind == "CorrelatedPairs":
+        return [h.dim, h.covariance, *(sp.sympify(v) for _, v in h.mixed)]
+    if kind == "Permutation":
+        return [h.n]
     return []
 
 
@@ -709,7 +713,7 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                 unchecked.append((h.name, "variance not shown >= 0 at the point"))
                 continue
             if h.moments:
-                why = _moments_problem(h, point)
+                why = _moments_problem(h, point) and _constraints_problem(h.name, hypotheses, point)
                 if why:
                     unchecked.append((h.name, why))
                     continue
@@ -729,7 +733,9 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
             holds.append((h.name, "distinct families"))
         elif kind == "CorrelatedPairs":
             why = _correlation_problem(h, hypotheses, point)
-            if why:
+            if why and not _constraints_problem(h.name, hypotheses, point):
+                holds.append((h.name, "the kernel's constraints on the pair hold there (|correlation| <= 1, ...)"))
+            elif why:
                 unchecked.append((h.name, why))
             else:
                 holds.append((h.name, "a bivariate normal law has these moments"))
@@ -866,12 +872,32 @@ def moments_at(exprs: list, families: list) -> list:
             out.append(x)
             continue
         before = x.free_symbols
-        new = x.xreplace(subs).replace(_is_moment, lambda e: e.doit())
+        new = x.xreplace(subs).replace(_is_moment, lambda e: e.closed_form())
         if any(_is_moment(e) for e in sp.preorder_traversal(new)) or not new.free_symbols <= before:
             out.append(x)
         else:
             out.append(new)
     return out
+
+
+def _constraints_problem(name: str, hypotheses, point) -> str | None:
+    """Why the kernel's conditions on the parameters of the probability hypothesis ``name``
+    (:func:`symattn.kernel.schemas.probability.constraints`: variance >= 0, Jensen's inequality for
+    declared moments, |correlation| <= 1) are not shown at the point (raises :class:`_Reject` when one
+    is false there); None when every one holds exactly."""
+    try:
+        from symattn.kernel.schemas.probability import constraints
+
+        found = [c for names, c in constraints(tuple(hypotheses)) if name in names]
+    except Exception as exc:  # noqa: BLE001 -- no constraint known: not shown
+        return f"the kernel's constraints could not be formed ({type(exc).__name__})"
+    for c in found:
+        val = _truth(_evaluate(c, point))
+        if val is False:
+            raise _Reject(f"{name}: {sp.sstr(c)} is false at the point")
+        if val is not True:
+            return f"{sp.sstr(c)} is not shown at the point"
+    return None
 
 
 def _gaussian_moments(mean, var, order: int) -> dict:

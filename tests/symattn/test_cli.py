@@ -10,7 +10,7 @@ from symattn.cli import main
 
 VERDICTS = {"proved", "proved-for-instances", "checked-probabilistically", "numerically-consistent",
             "undecided", "refuted"}
-LEVEL_VALUES = {"pass", "fail", "undecided", "n/a"}
+LEVEL_VALUES = {"pass", "fail", "undecided", "n/a", "not-counted"}
 
 
 def test_list_shows_every_theorem(capsys):
@@ -35,7 +35,8 @@ def test_check_json_follows_the_schema(capsys):
     records = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
-    assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "target", "how", "levels", "seconds"}
+    assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "target", "how", "levels", "not_counted",
+                      "seconds"}
     assert r["verdict"] == "proved" and r["target"] == "proved"
     assert r["verdict"] in VERDICTS and r["target"] in VERDICTS
     assert set(r["levels"]) == {"symbolic", "instances", "probabilistic", "numeric"}

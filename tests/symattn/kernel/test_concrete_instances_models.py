@@ -189,4 +189,5 @@ def test_satisfiable_hypotheses_have_a_model_where_each_is_shown(name, hyps):
 def test_a_theorem_without_a_model_is_undecided_and_says_which():
     hyps = (Equation("a", lhs=L[t], rhs=t, forall=(t,)), Equation("b", lhs=L[t], rhs=t + 1, forall=(t,)))
     o = check(theorem(Statement(1, 2), hypotheses=hyps))
-    assert o.verdict is Verdict.UNDECIDED and "no model" in o.how and "defines" in o.how, o.how
+    assert o.verdict is Verdict.UNDECIDED and "no model" in o.how, o.how
+    assert "defines" in o.how or "two values" in o.how, o.how  # the search's words, or the kernel's consistency check
