@@ -29,6 +29,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.derivation import relation_implies
+from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.instances import describe_point, describe_sizes, domain_violation, hypotheses_at, sizes_inside
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
@@ -145,7 +146,7 @@ class Checker:
         )
         levels: dict[str, LevelResult] = {}
         model, no_model = self._model(thm)
-        symbolic, steps = self._symbolic(thm, ctx)
+        symbolic, steps, engines = self._symbolic(thm, ctx)
         if model is not None:
             symbolic.data["model"] = model
         levels["symbolic"] = symbolic
@@ -153,7 +154,8 @@ class Checker:
         levels["probabilistic"] = self._probabilistic(thm)
         levels["numeric"] = self._numeric(thm)
         verdict, how, counterexample = grade(thm.kind, levels, ctx.used, self.verdict_of, model, no_model)
-        return Outcome(thm.id, verdict, how, levels, steps=steps, counterexample=counterexample, model=model)
+        return Outcome(thm.id, verdict, how, levels, steps=steps, counterexample=counterexample, model=model,
+                       engines=engines)
 
     # -- model of the hypotheses -----------------------------------------------------------------
     def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
@@ -169,15 +171,16 @@ class Checker:
         return model.describe(), None
 
     # -- symbolic --------------------------------------------------------------------------------
-    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult]]:
+    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
         try:
             d = thm.get_derivation()
         except Exception as exc:
-            return LevelResult(Level.FAIL, f"building the derivation raised {type(exc).__name__}: {exc}"), []
+            return LevelResult(Level.FAIL, f"building the derivation raised {type(exc).__name__}: {exc}"), [], []
         if d is None:
-            return LevelResult(Level.NA, "no derivation"), []
+            return LevelResult(Level.NA, "no derivation"), [], []
         st = thm.statement
         steps: list[RuleResult] = []
+        engines: list[list] = []
         problems: list[str] = []
         undecided: list[str] = []
         if not d.steps:
@@ -201,9 +204,15 @@ class Checker:
         # step, a lemma's check would count against that step's time limit
         self._check_dependencies(thm, d)
         for n, (prev, step) in enumerate(d.pairs(), start=1):
-            res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+            with second.collecting() as checks:
+                res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+            disagree = [c for c in checks if c.verdict == second.DISAGREE]
+            if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
+                res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
+                                                       + [c.both_answers() for c in disagree[:2]]))
             # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
             steps.append(dataclasses.replace(res, thm=None))
+            engines.append(list(checks))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
@@ -223,11 +232,12 @@ class Checker:
             problems.append(f"dimensions fixed by the hypotheses are not symbolic: {said}; not a general proof")
         data = {"steps": len(d.steps), "used": sorted(ctx.used)}
         if problems:
-            return LevelResult(Level.FAIL, "; ".join(problems), data), steps
+            return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
-            return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps
+            return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
         dims = ", ".join(map(str, thm.dimensions)) or "none"
-        return LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data), steps
+        return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
+                steps, engines)
 
     # -- instances --------------------------------------------------------------------------------
     def _derived(self, thm: Theorem, spec, size: int) -> tuple[Statement | None, dict | None, str]:
@@ -867,6 +877,17 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "not_counted": {k: o.levels[k].detail for k in LEVELS if k in o.levels
                         and shown_status(o.levels[k]) == "not-counted"},
         "seconds": round(o.seconds, 3),
+        **rechecked_json(o),
+    }
+
+
+def rechecked_json(o: Outcome) -> dict:
+    """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
+    per_step = [second.step_rechecked(list(c)) for c in o.engines]
+    return {
+        "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
+        "steps": [{"step": n, "status": r.status.value, "rechecked": s, "why": why}
+                  for n, (r, (s, why)) in enumerate(zip(o.steps, per_step), start=1)],
     }
 
 

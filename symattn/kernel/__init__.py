@@ -54,6 +54,10 @@ Modules
   ``numerically-consistent``).
 * :mod:`.timelimit` -- every potentially slow SymPy call runs under it; running out of time is
   ``undecided``, never a pass.
+* :mod:`.second` -- the second engine, sharing nothing with SymPy's simplifier: every zero test
+  the kernel accepts is re-checked by python-flint (a rational function over Q of opaque atoms),
+  every sign/nonzero answer by Z3; a disagreement refuses the fact, with both answers; what it
+  cannot express is recorded as checked by one engine (``symattn check --json``: ``rechecked``).
 
 What is trusted, exactly
 ------------------------

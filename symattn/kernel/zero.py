@@ -74,12 +74,15 @@ def register_unfolding(cls: type, expand) -> None:
 class ZeroTest:
     reduced: bool  # lhs - rhs reduced to 0
     missing: list = field(default_factory=list)  # definedness conditions not shown (as strings)
+    disagreement: str = ""  # the second engine showed lhs - rhs != 0: both answers
 
     @property
     def ok(self) -> bool:
         return self.reduced and not self.missing
 
     def explain(self) -> str:
+        if self.disagreement:
+            return self.disagreement
         if not self.reduced:
             return "lhs - rhs does not reduce to 0"
         conds = " and ".join(f"{m} != 0" for m in self.missing)
@@ -146,6 +149,28 @@ def _contracted(expr: Any) -> Any:
         return contract(expr, HYPOTHESES.get())
     except KernelError:
         return expr
+
+
+def _second_opinion(expr: Any):
+    """The second engine's re-check of ``expr == 0`` once SymPy reduced it to 0 (recorded for the step):
+    the :class:`~symattn.kernel.second.Check`, or ``None`` when the second engine is off."""
+    from symattn.kernel import second
+
+    if not second.enabled():
+        return None
+    from symattn.kernel.second.flint_zero import recheck_zero
+
+    if not isinstance(expr, sp.MatrixBase) and not is_matrix(expr):
+        expr = _contracted(canonical(sp.sympify(expr, strict=True)))
+    return second.record(recheck_zero(expr))
+
+
+def _refused(expr: Any) -> str:
+    """Both answers when the second engine disagrees that ``expr`` (reduced to 0 by SymPy) is 0."""
+    check = _second_opinion(expr)
+    if check is not None and check.verdict == "disagree":
+        return check.both_answers()
+    return ""
 
 
 def _reduces_to_zero(expr: Any) -> bool:
@@ -370,17 +395,21 @@ def is_zero(expr: Any, hypotheses=None) -> bool:
     """Exact zero test for scalars, explicit matrices (entrywise) and matrix expressions, with the
     definedness conditions of ``expr`` (every one must be shown nonzero)."""
     reduced = _matrix_reduces(expr) if is_matrix(expr) else _reduces_to_zero(expr)
-    return reduced and not undischarged(expr, sp.S.Zero, hypotheses)
+    return reduced and not _refused(expr) and not undischarged(expr, sp.S.Zero, hypotheses)
 
 
 def zero_test(lhs: Any, rhs: Any, hypotheses=None) -> ZeroTest:
     """Whether ``lhs = rhs``, with the definedness conditions that are missing."""
     if canonical(lhs) == canonical(rhs):
+        _second_opinion(residual(canonical(lhs), canonical(rhs)))  # alpha-equivalent: 0 for flint too
         return ZeroTest(True, [])
     diff = residual(lhs, rhs)
     reduced = _matrix_reduces(diff) if is_matrix(diff) else _reduces_to_zero(diff)
     if not reduced:
         return ZeroTest(False, [])
+    refused = _refused(diff)
+    if refused:
+        return ZeroTest(False, [], refused)
     return ZeroTest(True, [sp.sstr(m) for m in undischarged(lhs, rhs, hypotheses)])
 
 

@@ -137,8 +137,7 @@ UNCONVERTED: frozenset = frozenset({
     "positivity", "sum_monotone", "matrix_associativity", "transpose_product", "matrix_distributivity",
     "matrix_entrywise", "block_matrix_product", "peel_last_block", "factor_out_of_blocks", "induction",
     "rank_of_product_le", "permutation_matrix_orthogonal", "sum_reindex_bijection", "evaluate_explicit",
-    "monotone_step", "mask_restrict", "abs_by_sign", "delta_by_range", "floor_by_range", "minmax_by_range",
-    "range_split", "range_join", "range_inequality",
+    "monotone_step",
     "sum_shift", "triangle_inequality", "termwise_bound", "weighted_cauchy_schwarz",
     "trig_identity", "block_diagonal_product",
 })

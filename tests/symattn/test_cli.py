@@ -36,7 +36,9 @@ def test_check_json_follows_the_schema(capsys):
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
     assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "target", "how", "levels", "not_counted",
-                      "seconds"}
+                      "seconds", "rechecked", "steps"}
+    assert r["rechecked"] in ("all", "partial", "none")
+    assert r["steps"] and all(s["rechecked"] in ("both", "one-engine") and s["why"] for s in r["steps"])
     assert r["verdict"] == "proved" and r["target"] == "proved"
     assert r["verdict"] in VERDICTS and r["target"] in VERDICTS
     assert set(r["levels"]) == {"symbolic", "instances", "probabilistic", "numeric"}

@@ -1,0 +1,104 @@
+"""The second engine: every fact the kernel accepts, re-checked by code that shares nothing with
+SymPy's simplifier.
+
+* :mod:`.atoms` turns a SymPy expression into a rational function over Q of opaque *atoms*
+  (every subterm that is not rational arithmetic: sums, indexed entries, ``exp``, ``log``, roots,
+  function applications, ...), identical atoms sharing one variable. It reads SymPy trees as data
+  only (``.args``, ``.func``, the declared assumptions of symbols), never simplifies.
+* :mod:`.flint_zero` decides ``p/q == 0`` with python-flint's exact multivariate polynomials
+  (``fmpq_mpoly``).
+* :mod:`.z3_sign` decides sign, nonzero and integrality obligations with Z3 (nonlinear real and
+  integer arithmetic), every atom carrying only the facts derived from its structure.
+
+Each re-check gives a :class:`Check`: ``agree`` (the second engine shows the same fact),
+``disagree`` (it shows the fact false: the kernel refuses it), or ``inexpressible`` (it cannot
+express or decide the fact: the fact stands on the kernel alone, "checked by one engine").
+A Z3 ``unknown`` (timeout) is ``inexpressible``, never agreement.
+
+The kernel records every check made while a step is checked in the list opened by
+:func:`collecting` (the checker opens one per step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["AGREE", "Check", "DISAGREE", "INEXPRESSIBLE", "collecting", "disabled", "enabled", "record",
+           "step_rechecked", "theorem_rechecked"]
+
+AGREE, DISAGREE, INEXPRESSIBLE = "agree", "disagree", "inexpressible"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One re-check: which engine, its verdict, a one-line reason, the fact and the kernel's answer."""
+
+    engine: str  # 'flint' | 'z3'
+    verdict: str  # AGREE | DISAGREE | INEXPRESSIBLE
+    reason: str
+    fact: str = ""  # what was checked, e.g. "x**2 + 1 > 0"
+    kernel: str = ""  # the kernel's (SymPy's) answer, e.g. "SymPy reduces lhs - rhs to 0"
+
+    def as_json(self) -> dict:
+        return {"engine": self.engine, "verdict": self.verdict, "fact": self.fact, "reason": self.reason}
+
+    def both_answers(self) -> str:
+        return f"the engines disagree on {self.fact}: kernel: {self.kernel}; {self.engine}: {self.reason}"
+
+
+_LEDGER: contextvars.ContextVar = contextvars.ContextVar("symattn_second_engine_ledger", default=None)
+_ENABLED: contextvars.ContextVar = contextvars.ContextVar("symattn_second_engine_enabled", default=True)
+
+
+def enabled() -> bool:
+    return _ENABLED.get()
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """The kernel alone (for measuring the second engine's cost, and inside the engine itself)."""
+    token = _ENABLED.set(False)
+    try:
+        yield
+    finally:
+        _ENABLED.reset(token)
+
+
+def record(check: Check) -> Check:
+    ledger = _LEDGER.get()
+    if ledger is not None:
+        ledger.append(check)
+    return check
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[list]:
+    """A fresh list receiving every :class:`Check` made inside the block."""
+    ledger: list = []
+    token = _LEDGER.set(ledger)
+    try:
+        yield ledger
+    finally:
+        _LEDGER.reset(token)
+
+
+def step_rechecked(checks: list) -> tuple[str, str]:
+    """``('both' | 'one-engine', why)`` for a step whose facts were re-checked by ``checks``: both
+    engines when there was at least one fact and every one was agreed."""
+    if not checks:
+        return "one-engine", "no fact of the step went through the kernel's zero or sign test"
+    bad = [c for c in checks if c.verdict != AGREE]
+    if not bad:
+        return "both", f"{len(checks)} facts re-checked ({', '.join(sorted({c.engine for c in checks}))})"
+    return "one-engine", f"{len(bad)} of {len(checks)} facts not re-checked: {bad[0].engine}: {bad[0].reason}"
+
+
+def theorem_rechecked(per_step: list[str]) -> str:
+    """``'all'``, ``'partial'`` or ``'none'`` from the steps' ``'both' | 'one-engine'``."""
+    if not per_step:
+        return "none"
+    both = sum(1 for s in per_step if s == "both")
+    return "all" if both == len(per_step) else ("none" if both == 0 else "partial")

@@ -1,0 +1,473 @@
+"""A SymPy expression as a rational function over Q of opaque atoms, in flint's ``fmpq_mpoly``.
+
+The tree is read as data (``.args``, the class of a node, the declared assumptions of symbols);
+nothing here calls a SymPy simplifier. Rational arithmetic (``Add``, ``Mul``, integer powers,
+rational numbers) becomes flint arithmetic; every other subterm becomes one *atom*, keyed by its
+canonical structure -- its head and the normal forms of its arguments -- so that ``f(x + x)`` and
+``f(2*x)`` are one atom. The normal form of a rational function is ``num/den`` with the gcd
+cancelled and ``den`` monic.
+
+A few structural identities, valid for every value of the variables (principal branches), are
+built in so that atoms are canonical:
+
+* ``exp(c_1 m_1 + ... )`` is ``prod exp(m_i/q_i)**p_i`` (``c_i = p_i/q_i``, ``m_i`` monomials);
+  ``E`` is ``exp(1)``;
+* ``b**(p/q)`` is ``b**floor(p/q) * R**r`` with the root atom ``R = b**(1/q)`` and the relation
+  ``R**q = b`` (when ``b`` is a polynomial), used to reduce numerators; ``I`` is ``(-1)**(1/2)``;
+* ``b**(c + e)`` with an integer ``c`` is ``b**c * b**e``, and ``b**e`` splits over the terms
+  of ``e`` like ``exp``;
+* a finite ``Sum`` is linear: terms and factors free of the index come out, one atom per
+  remaining summand monomial (SymPy's convention for reversed ranges is linear too).
+
+An atom is *independent* (a free variable: a symbol, an indexed entry, a matrix entry, ``pi``, an
+undefined function applied to independent arguments) or not (``exp``, ``log``, sums, ...: such
+atoms may satisfy relations this module does not know, so a nonzero numerator over them proves
+nothing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import flint
+import sympy as sp
+from sympy.concrete.expr_with_limits import ExprWithLimits
+from sympy.core.function import AppliedUndef
+
+__all__ = ["Atom", "Inexpressible", "RationalForm"]
+
+
+class Inexpressible(Exception):
+    """The expression has no rational form over Q of atoms (a float, ``oo``, a relation, ...)."""
+
+
+@dataclass
+class Atom:
+    index: int
+    expr: Any  # a SymPy term the atom stands for (messages, and Z3's facts)
+    kind: str  # 'symbol' | 'indexed' | 'exp' | 'log' | 'root' | 'pow' | 'sum' | 'product' | 'function' | ...
+    independent: bool
+    deps: frozenset = field(default_factory=frozenset)  # symbol atoms it depends on
+    relation: Any = None  # (q, base polynomial): atom**q == base
+    parts: tuple = ()  # for Z3: the SymPy pieces (base, argument, body, limits, ...)
+
+
+def _count(expr: Any) -> int:
+    n = 0
+    for _ in sp.preorder_traversal(expr):
+        n += 1
+    return n
+
+
+class RationalForm:
+    """Translator of SymPy expressions into ``(num, den)`` pairs of one flint polynomial ring."""
+
+    def __init__(self, *exprs: Any, spare: int = 8):
+        nodes = sum(_count(e) for e in exprs if isinstance(e, sp.Basic))
+        self.nvars = 2 * nodes + spare
+        self.ctx = flint.fmpq_mpoly_ctx.get(("a", self.nvars))
+        self.atoms: dict = {}  # key -> Atom
+        self.by_index: list[Atom] = []
+        self._memo: dict = {}
+        self.zero = self.ctx.from_dict({})
+        self.one = self.ctx.from_dict({(0,) * self.nvars: 1})
+
+    # ------------------------------------------------------------------------ rational functions
+    def const(self, c: Any) -> tuple:
+        return (self.ctx.from_dict({(0,) * self.nvars: flint.fmpq(int(c.p), int(c.q))}) if c != 0 else self.zero,
+                self.one)
+
+    def normal(self, num: Any, den: Any) -> tuple:
+        if den.is_zero():
+            raise Inexpressible("division by zero")
+        num, den = self.reduce(num), self.reduce(den)
+        if den.is_zero():
+            raise Inexpressible("a denominator is 0 once roots are reduced")
+        if num.is_zero():
+            return self.zero, self.one
+        if not den.is_constant():
+            g = num.gcd(den)
+            if not g.is_one() and not g.is_constant():
+                num, den = num / g, den / g
+        lc = den.leading_coefficient()
+        if lc != 1:
+            num, den = num / lc, den / lc
+        return num, den
+
+    def add(self, a: tuple, b: tuple) -> tuple:
+        if a[1] == b[1]:
+            return self.normal(a[0] + b[0], a[1])
+        return self.normal(a[0] * b[1] + b[0] * a[1], a[1] * b[1])
+
+    def mul(self, a: tuple, b: tuple) -> tuple:
+        return self.normal(a[0] * b[0], a[1] * b[1])
+
+    def power(self, a: tuple, n: int) -> tuple:
+        if n >= 0:
+            return self.normal(a[0] ** n, a[1] ** n)
+        if a[0].is_zero():
+            raise Inexpressible("division by zero (a negative power of 0)")
+        return self.normal(a[1] ** (-n), a[0] ** (-n))
+
+    def var(self, atom: Atom) -> tuple:
+        exps = [0] * self.nvars
+        exps[atom.index] = 1
+        return self.ctx.from_dict({tuple(exps): 1}), self.one
+
+    def reduce(self, p: Any) -> Any:
+        """``p`` with every root atom's power ``R**e`` (``e >= q``) rewritten by ``R**q = base``."""
+        rels = [a for a in self.by_index if a.relation is not None]
+        if not rels or p.is_constant():
+            return p
+        for _ in range(64):
+            changed = False
+            for a in rels:
+                q, base = a.relation
+                terms = p.to_dict()
+                if not any(m[a.index] >= q for m in terms):
+                    continue
+                changed = True
+                out = self.zero
+                for m, c in terms.items():
+                    e = m[a.index]
+                    if e < q:
+                        out = out + self.ctx.from_dict({m: c})
+                        continue
+                    m2 = list(m)
+                    m2[a.index] = e % q
+                    out = out + self.ctx.from_dict({tuple(m2): c}) * base ** (e // q)
+                p = out
+            if not changed:
+                return p
+        raise Inexpressible("root relations did not reduce")
+
+    @staticmethod
+    def key(r: tuple) -> tuple:
+        return (tuple(sorted(r[0].to_dict().items())), tuple(sorted(r[1].to_dict().items())))
+
+    # ------------------------------------------------------------------------------------ atoms
+    def _atom(self, key: Any, expr: Any, kind: str, independent: bool, deps=frozenset(), relation=None,
+              parts: tuple = ()) -> Atom:
+        if key in self.atoms:
+            return self.atoms[key]
+        if len(self.by_index) >= self.nvars:
+            raise Inexpressible("too many atoms")
+        atom = Atom(len(self.by_index), expr, kind, independent, frozenset(deps), relation, parts)
+        self.atoms[key] = atom
+        self.by_index.append(atom)
+        return atom
+
+    def atoms_of(self, p: Any) -> list[Atom]:
+        """The atoms occurring in the polynomial ``p``."""
+        if p.is_zero():
+            return []
+        used = [any(m[i] for m in p.to_dict()) for i in range(len(self.by_index))]
+        return [a for a, u in zip(self.by_index, used) if u]
+
+    def deps_of(self, r: tuple) -> frozenset:
+        out: set = set()
+        for p in r:
+            for a in self.atoms_of(p):
+                out |= a.deps
+        return frozenset(out)
+
+    def all_independent(self, p: Any) -> bool:
+        return all(a.independent for a in self.atoms_of(p))
+
+    def to_sympy(self, r: tuple) -> Any:
+        """The rational function back as a SymPy term of the atoms' representatives (messages)."""
+
+        def poly(p):
+            out = []
+            for m, c in sorted(p.to_dict().items()):
+                term = sp.Rational(int(c.p), int(c.q))
+                for i, e in enumerate(m):
+                    if e:
+                        term = term * self.by_index[i].expr ** e
+                out.append(term)
+            return sp.Add(*out)
+
+        return poly(r[0]) / poly(r[1])
+
+    def _mono_expr(self, m: tuple) -> Any:
+        out = sp.S.One
+        for i, e in enumerate(m):
+            if e:
+                out = out * self.by_index[i].expr ** e
+        return out
+
+    def _mono(self, m: tuple) -> tuple:
+        return self.ctx.from_dict({m: 1}), self.one
+
+    # -------------------------------------------------------------------------------- translation
+    def of(self, expr: Any) -> tuple:
+        """``(num, den)`` of ``expr``; raises :class:`Inexpressible`."""
+        try:
+            hit = self._memo.get(expr)
+        except TypeError:
+            hit = None
+        if hit is not None:
+            return hit
+        got = self._of(expr)
+        try:
+            self._memo[expr] = got
+        except TypeError:
+            pass
+        return got
+
+    def _of(self, e: Any) -> tuple:
+        if isinstance(e, (int,)) and not isinstance(e, bool):
+            return self.const(sp.Integer(e))
+        if not isinstance(e, sp.Expr):
+            raise Inexpressible(f"not a scalar expression: {type(e).__name__}")
+        if isinstance(e, sp.Rational):
+            return self.const(e)
+        if isinstance(e, sp.Float):
+            raise Inexpressible(f"a floating-point number ({e})")
+        if e.is_Number or e in (sp.oo, -sp.oo, sp.zoo, sp.nan):
+            raise Inexpressible(f"not a finite rational or algebraic quantity: {e}")
+        if isinstance(e, sp.Add):
+            out = self.zero, self.one
+            for a in e.args:
+                out = self.add(out, self.of(a))
+            return out
+        if isinstance(e, sp.Mul):
+            out = self.one, self.one
+            for a in e.args:
+                out = self.mul(out, self.of(a))
+            return out
+        if isinstance(e, sp.Pow):
+            return self._pow(e)
+        if isinstance(e, sp.exp) or e is sp.E:
+            return self._exp(e.args[0] if isinstance(e, sp.exp) else sp.S.One, e)
+        if isinstance(e, sp.Symbol):
+            return self.var(self._symbol(e))
+        if e is sp.pi:
+            return self.var(self._atom(("const", "pi"), e, "constant", True))
+        if isinstance(e, sp.NumberSymbol):
+            return self.var(self._atom(("const", e), e, "constant", False))
+        if isinstance(e, sp.core.numbers.ImaginaryUnit):
+            return self._root(sp.Integer(-1), 2, 1, e, independent=True)
+        if isinstance(e, sp.Indexed):
+            return self._indexed(e)
+        if isinstance(e, sp.matrices.expressions.matexpr.MatrixElement):
+            return self._matrix_entry(e)
+        if isinstance(e, sp.Sum):
+            return self._sum(e)
+        if isinstance(e, (ExprWithLimits, sp.Limit, sp.Derivative, sp.Subs)):
+            return self._opaque(e, "binder")
+        if isinstance(e, sp.log):
+            a = self.of(e.args[0])
+            atom = self._atom(("log", self.key(a)), e, "log", False, self.deps_of(a), parts=(e.args[0],))
+            return self.var(atom)
+        if isinstance(e, (sp.Function, sp.Piecewise)) or getattr(e, "args", None):
+            return self._function(e)
+        raise Inexpressible(f"no rational form for {type(e).__name__}")
+
+    def _symbol(self, s: sp.Symbol) -> Atom:
+        key = ("sym", s)
+        if key in self.atoms:
+            return self.atoms[key]
+        atom = self._atom(key, s, "symbol", True)
+        atom.deps = frozenset({atom.index})
+        return atom
+
+    def _arg_key(self, a: Any) -> tuple:
+        """The key of an argument: its normal form when it is a scalar, else its structure."""
+        if isinstance(a, sp.Expr) and not isinstance(a, (sp.Lambda,)) and not getattr(a, "is_Matrix", False):
+            try:
+                r = self.of(a)
+                return ("rat", self.key(r)), self.deps_of(r), self._independent_rat(r)
+            except Inexpressible:
+                pass
+        return ("raw", a), self._raw_deps(a), False
+
+    def _independent_rat(self, r: tuple) -> bool:
+        return all(a.independent for p in r for a in self.atoms_of(p))
+
+    def _raw_deps(self, a: Any) -> frozenset:
+        from symattn.kernel.terms import free_symbols
+
+        out = set()
+        for s in free_symbols(a) if isinstance(a, sp.Basic) else ():
+            if isinstance(s, sp.Symbol):
+                out |= self._symbol(s).deps
+        return frozenset(out)
+
+    def _opaque(self, e: Any, kind: str) -> tuple:
+        return self.var(self._atom(("raw", e), e, kind, False, self._raw_deps(e)))
+
+    def _function(self, e: Any) -> tuple:
+        keys, deps, indep = [], set(), isinstance(e, AppliedUndef)
+        for a in e.args:
+            k, d, i = self._arg_key(a)
+            keys.append(k)
+            deps |= d
+            indep = indep and i
+        atom = self._atom(("fn", type(e), tuple(keys)), e, "function", indep, deps, parts=tuple(e.args))
+        return self.var(atom)
+
+    def _indexed(self, e: sp.Indexed) -> tuple:
+        keys, deps, indep = [], set(), True
+        for a in e.indices:
+            k, d, i = self._arg_key(a)
+            keys.append(k)
+            deps |= d
+            indep = indep and i
+        atom = self._atom(("idx", e.base, tuple(keys)), e, "indexed", indep, deps, parts=(e.base, *e.indices))
+        return self.var(atom)
+
+    def _matrix_entry(self, e: Any) -> tuple:
+        parent, i, j = e.args
+        ki, di, ii = self._arg_key(i)
+        kj, dj, ij = self._arg_key(j)
+        indep = isinstance(parent, sp.MatrixSymbol) and ii and ij
+        atom = self._atom(("melem", parent, ki, kj), e, "matrix-entry", indep, di | dj | self._raw_deps(parent))
+        return self.var(atom)
+
+    # ------------------------------------------------------------------------------ exp and powers
+    def _split_exponent(self, ex: tuple, make) -> tuple:
+        """``prod make(m, q)**p`` over the terms ``(p/q) m`` of the polynomial exponent ``ex``."""
+        out = self.one, self.one
+        for m, c in sorted(ex[0].to_dict().items()):
+            p, q = int(c.p), int(c.q)
+            atom = make(m, q)
+            out = self.mul(out, self.power(self.var(atom), p))
+        return out
+
+    def _exp(self, arg: Any, e: Any) -> tuple:
+        u = self.of(arg)
+        if u[0].is_zero():
+            return self.one, self.one
+        if not u[1].is_one():
+            return self.var(self._atom(("exp", self.key(u)), e, "exp", False, self.deps_of(u), parts=(arg,)))
+
+        def make(m, q):
+            mono = self._mono(m)
+            inner = self._mono_expr(m) / q
+            return self._atom(("exp", q, m), sp.exp(inner, evaluate=False), "exp", False, self.deps_of(mono),
+                              parts=(inner,))
+
+        return self._split_exponent(u, make)
+
+    def _root(self, base: Any, q: int, p: int, e: Any, independent: bool = False) -> tuple:
+        b = self.of(base)
+        if b[0].is_zero():
+            if p <= 0:
+                raise Inexpressible("a non-positive power of 0")
+            return self.zero, self.one
+        whole, r = divmod(p, q)
+        out = self.power(b, whole)
+        if r == 0:
+            return out
+        relation = (q, b[0]) if b[1].is_one() else None
+        rep = sp.Pow(base, sp.Rational(1, q), evaluate=False) if not isinstance(e, sp.core.numbers.ImaginaryUnit) else e
+        atom = self._atom(("root", q, self.key(b)), rep, "root", independent, self.deps_of(b), relation,
+                          parts=(base, sp.Rational(1, q)))
+        return self.mul(out, self.power(self.var(atom), r))
+
+    def _pow(self, e: sp.Pow) -> tuple:
+        base, ex = e.args
+        if isinstance(ex, sp.Integer):
+            return self.power(self.of(base), int(ex))
+        if isinstance(ex, sp.Rational):
+            return self._root(base, int(ex.q), int(ex.p), e)
+        if base is sp.E:
+            return self._exp(ex, sp.exp(ex))
+        b = self.of(base)
+        x = self.of(ex)
+        if not x[1].is_one():
+            atom = self._atom(("pow", self.key(b), self.key(x)), e, "pow", False, self.deps_of(b) | self.deps_of(x),
+                              parts=(base, ex))
+            return self.var(atom)
+        # b**(c + e') = b**c * b**e' for the integer constant c; b**e' splits over the terms of e'
+        out = self.one, self.one
+        const = x[0].to_dict().get((0,) * self.nvars)
+        if const is not None and const.q == 1:
+            out = self.power(b, int(const.p))
+            rest = x[0] - self.ctx.from_dict({(0,) * self.nvars: const})
+        else:
+            rest = x[0]
+        bkey = self.key(b)
+
+        def make(m, q):
+            mono = self._mono(m)
+            inner = self._mono_expr(m) / q
+            return self._atom(("pow", bkey, q, m), sp.Pow(base, inner, evaluate=False), "pow", False,
+                              self.deps_of(b) | self.deps_of(mono), parts=(base, inner))
+
+        return self.mul(out, self._split_exponent((rest, self.one), make))
+
+    # -------------------------------------------------------------------------------------- sums
+    def _sum(self, e: sp.Sum) -> tuple:
+        from symattn.kernel.terms import canonical
+
+        c = canonical(e)  # alpha-invariant keys: a sum taken out of a binder is renamed to its own level
+        if c != e:
+            return self.of(c)
+        limits = list(e.limits)
+        if any(len(lim) != 3 for lim in limits):
+            return self._opaque(e, "sum")
+        r = self.of(e.function)
+        for (v, lo, hi) in limits:  # innermost limit first (SymPy's order)
+            r = self._sum_one(r, v, lo, hi)
+        return r
+
+    def _integral_bound(self, b: Any) -> tuple | None:
+        """``b``'s rational form when it is a polynomial with integer coefficients in integer symbols."""
+        try:
+            r = self.of(b)
+        except Inexpressible:
+            return None
+        if not r[1].is_one():
+            return None
+        if any(c.q != 1 for c in r[0].to_dict().values()):
+            return None
+        if any(a.kind != "symbol" or not a.expr.is_integer for a in self.atoms_of(r[0])):
+            return None
+        return r
+
+    def _sum_one(self, r: tuple, v: Any, lo: Any, hi: Any) -> tuple:
+        kv = self._symbol(v).index
+
+        def depends(m):
+            return any(e and kv in self.by_index[i].deps for i, e in enumerate(m))
+
+        num, den = r
+        if any(depends(m) for m in den.to_dict()):
+            return self._sum_atom(self.to_sympy(r), v, lo, hi)
+        # Karr's convention (SymPy's): sum_{k=lo}^{hi} c = (hi - lo + 1) c for all integer bounds
+        lo_r, hi_r = self._integral_bound(lo), self._integral_bound(hi)
+        count = None
+        if lo_r is not None and hi_r is not None and kv not in self.deps_of(lo_r) | self.deps_of(hi_r):
+            count = self.add(self.add(hi_r, self.mul(lo_r, self.const(sp.Integer(-1)))), self.one_r())
+        out = self.zero, self.one
+        for m, c in sorted(num.to_dict().items()):
+            mk = tuple(e if e and kv in self.by_index[i].deps else 0 for i, e in enumerate(m))
+            free = tuple(e - k for e, k in zip(m, mk))
+            coeff = (self.ctx.from_dict({free: c}), self.one)
+            if not any(mk) and count is not None:
+                out = self.add(out, self.mul(coeff, count))
+                continue
+            out = self.add(out, self.mul(coeff, self._sum_atom(self._mono_expr(mk), v, lo, hi)))
+        return self.mul(out, (self.one, den))
+
+    def one_r(self) -> tuple:
+        return self.one, self.one
+
+    def _sum_atom(self, summand: Any, v: Any, lo: Any, hi: Any) -> tuple:
+        from symattn.kernel.terms import canonical
+
+        rep = sp.Sum(summand, (v, lo, hi))
+        c = canonical(rep)
+        if c != rep:  # a summand monomial taken out of an enclosing binder: rename to its own level
+            return self.of(c)
+        kv = self._symbol(v).index
+        part = self.of(summand)
+        lo_k, lo_d, _ = self._arg_key(lo)
+        hi_k, hi_d, _ = self._arg_key(hi)
+        deps = (self.deps_of(part) - {kv}) | lo_d | hi_d
+        atom = self._atom(("sum", self.key(part), kv, lo_k, hi_k), rep, "sum", False, deps,
+                          parts=(summand, v, lo, hi))
+        return self.var(atom)
