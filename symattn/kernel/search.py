@@ -659,7 +659,11 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                 )
             if h.forall:
                 why = _definition_problem(h, hypotheses) or _definition_at_point(h, hypotheses, point)
-                if why:
+                if why and _mentions_moment(h.lhs, h.rhs) and _kernel_consistent(hypotheses):
+                    holds.append((h.name, "a moment equation for every value of "
+                                          f"{', '.join(map(str, h.forall))}: the kernel's consistency check of the "
+                                          "probability hypotheses (symattn.kernel.schemas.probability) accepts it"))
+                elif why:
                     unchecked.append((h.name, why))
                 else:
                     holds.append((h.name, "a definition of its head for every value of "
@@ -695,8 +699,12 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                                and len(a.indices) == 1 and a.indices[0].is_Integer and _assumption_ok(j, a.indices[0])},
                               key=sp.default_sort_key)
                 instances = [{**inst, j: v} for inst in instances for v in seen] + instances
+            families = _families_at(hypotheses, point) if _mentions_moment(c) else ()
             for inst in instances:
-                val = _truth(_evaluate(c, inst))
+                ev = _evaluate(c, inst)
+                if families:  # a condition on moments: computed from the families' laws
+                    ev = moments_at([ev], families)[0]
+                val = _truth(ev)
                 if val is False:
                     raise _Reject(f"{h.name}: {sp.sstr(c)} is false at {_show_point(inst, c)}")
                 if val is None:
@@ -713,7 +721,11 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                 unchecked.append((h.name, "variance not shown >= 0 at the point"))
                 continue
             if h.moments:
-                why = _moments_problem(h, point) and _constraints_problem(h.name, hypotheses, point)
+                why = _moments_problem(h, point)
+                if why and getattr(h.base[1], "is_real", False):
+                    why = _constraints_problem(h.name, hypotheses, point)
+                elif why and _kernel_consistent(hypotheses):
+                    why = None  # complex entries: the kernel's consistency check of the laws is all there is
                 if why:
                     unchecked.append((h.name, why))
                     continue
@@ -836,6 +848,21 @@ def _families_at(hypotheses, point) -> list:
     return out
 
 
+def _mentions_moment(*exprs) -> bool:
+    return any(isinstance(x, sp.Basic) and any(_is_moment(e) for e in sp.preorder_traversal(x)) for x in exprs)
+
+
+def _kernel_consistent(hypotheses) -> bool:
+    """Whether the kernel's consistency check of the probability and equation hypotheses
+    (:func:`symattn.kernel.schemas.probability.problems`) finds no contradiction."""
+    try:
+        from symattn.kernel.schemas.probability import problems
+
+        return not problems(tuple(hypotheses))
+    except Exception:  # noqa: BLE001 -- not shown consistent
+        return False
+
+
 def _is_moment(e: Any) -> bool:
     return isinstance(e, sp.Basic) and any(c.__name__ == "_Moment" for c in type(e).__mro__)
 
@@ -923,6 +950,9 @@ def _moments_problem(h, point) -> str | None:
         m[o] = v
     if all(exact.equal(v, gauss[o]) is True for o, v in declared.items()):
         return None
+    if not getattr(h.base[1], "is_real", False):
+        # complex entries: E[w^4] is no square's mean (it may be 0), so no Hankel matrix constrains it
+        return "the entries are not real: their raw moments are not checked by a Hankel matrix"
     K = (top + 1) // 2
     H = sp.Matrix(K + 1, K + 1, lambda i, j: m[i + j])
     for size in range(1, K + 2):
