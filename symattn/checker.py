@@ -362,14 +362,17 @@ class Checker:
         derived_all = True
         why_not = ""
         skipped = []
+        witnesses: set = set()
         for size in sorted(spec.sizes):
             try:
                 mapping = _size_mapping(thm, spec, size)
             except Exception as exc:
                 return LevelResult(Level.UNDECIDED, f"instance {spec.label} = {size}: what the size sets raised "
                                    f"{type(exc).__name__}: {exc}")
-            # a size is a value of an integer symbol; setting a real or complex variable is a sample point
-            pinned = sorted((str(v) for v in mapping if not (isinstance(v, sp.Symbol) and v.is_integer)), key=str)
+            # a size is a value of an integer symbol; setting a real or complex scalar variable is a sample
+            # point, not a size (a matrix set to a witness is shown as such)
+            pinned = sorted((str(v) for v in mapping if isinstance(v, sp.Symbol) and not v.is_integer), key=str)
+            witnesses |= {str(v) for v in mapping if isinstance(v, sp.MatrixSymbol)}
             if pinned and derived_all:
                 derived_all, why_not = False, (
                     f"the instance sets {', '.join(pinned)}, which is not an integer symbol (a size): it pins a "
@@ -438,6 +441,8 @@ class Checker:
                 Level.UNDECIDED, f"{spec.label} = {size}: not shown exactly, and no counterexample found"
             )
         shown = f"{spec.label} in {{{', '.join(map(str, checked))}}}"
+        if witnesses:
+            shown += f", with {', '.join(sorted(witnesses))} set to the builder's witness values"
         if skipped:
             shown += f" (sizes outside the symbols' domains or the hypotheses, not used: {'; '.join(skipped)})"
         if not checked:

@@ -131,15 +131,20 @@ def domain_violation(mapping: dict, hypotheses) -> str | None:
                 return f"the family {h.name} has dimension {dim} there"
         elif kind == "Equation" and not h.forall:
             a, b = at(h.lhs), at(h.rhs)
-            if not (_basic_symbols(a) or _basic_symbols(b)) and a.is_number and b.is_number:
+            if not (_open(a) or _open(b)) and a.is_number and b.is_number:
                 if exact.equal(a, b) is not True:
                     return f"{h.name}: {sp.sstr(a)} = {sp.sstr(b)} is not shown to hold there"
         elif kind == "Assumption" and isinstance(h.condition, sp.Basic):
             c = at(h.condition)
-            if not _basic_symbols(c):
+            if not _open(c):
                 if _truth(c) is not True:
                     return f"{h.name}: {sp.sstr(h.condition)} is not shown to hold there"
     return None
+
+
+def _open(e: Any) -> bool:
+    """Whether ``e`` still has something to take a value: a free symbol or an entry (``L[1]``)."""
+    return bool(_basic_symbols(e) or (isinstance(e, sp.Basic) and e.atoms(sp.Indexed)))
 
 
 def describe_point(symbols: list, mapping: dict) -> str:

@@ -616,9 +616,18 @@ def _entry_from_equations(atom, hypotheses, point, rng=None, bases=frozenset(), 
             else:
                 rhs = substitute_free(h.rhs, sub)
                 v = _evaluate(rhs, point)
-                if not _is_number(v) and depth < 6 and isinstance(v, (sp.Basic, sp.MatrixBase)):
-                    for b in sorted((b for b in _atoms(v) if b not in point and b != atom), key=sp.default_sort_key):
-                        if isinstance(b, sp.Indexed) and b.base in bases:
+                for _round in range(4):
+                    if _is_number(v) or depth >= 6 or not isinstance(v, (sp.Basic, sp.MatrixBase)):
+                        break
+                    missing = sorted((b for b in _atoms(v) if b not in point and b != atom
+                                      and not (isinstance(b, sp.Indexed) and b.base in bases)), key=sp.default_sort_key)
+                    if not missing:
+                        break
+                    bounds = _limit_atoms(v)
+                    for b in missing:
+                        if b in bounds:  # a sum's bound: a small positive integer (a value any real may take)
+                            w = sp.Integer(1 if rng is None else rng.randint(1, 3))
+                            point[b] = w if _assumption_ok(b, w) else _draw(b, rng)
                             continue
                         w = _entry_from_equations(b, hypotheses, point, rng, bases, depth + 1)
                         point[b] = w if w is not None else _draw(b, rng)
@@ -626,6 +635,16 @@ def _entry_from_equations(atom, hypotheses, point, rng=None, bases=frozenset(), 
                 if _is_number(v):
                     return v
     return None
+
+
+def _limit_atoms(e: Any) -> set:
+    """The entries that occur in the bounds of a sum or product of ``e``."""
+    out: set = set()
+    if isinstance(e, sp.Basic):
+        for x in e.atoms(sp.Sum, sp.Product):
+            for (_v, lo, hi) in x.limits:
+                out |= _atoms(lo) | _atoms(hi) if isinstance(lo, sp.Basic) and isinstance(hi, sp.Basic) else set()
+    return out
 
 
 def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
