@@ -172,6 +172,8 @@ def _layer_cost_total_instance(size: int) -> Statement:
 
 layer_cost_total = register(Theorem(
     id="layer_cost_total",
+    claim=r"With an MLP of width $4d$ and $h$ dividing $d$, one transformer layer costs exactly $12nd^2 + 2n^2d$ "
+          r"multiply-accumulates, whatever $h$.",
     title=r"One transformer layer costs $12 n d^2 + 2 n^2 d$ multiply-accumulates",
     statement=Statement(LayerMACs(n, d, h, 4), 12 * n * d**2 + 2 * n**2 * d),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' (table, FLOPs column)",
@@ -268,6 +270,8 @@ def _crossover_numeric(block: bool):
 
 attention_mlp_crossover = register(Theorem(
     id="attention_mlp_crossover",
+    claim=r"The logits and $AV$ cost $n/(rd)$ times an MLP of width $rd$, so with $r = 4$ they cost as much as the "
+          r"MLP exactly at $n = 4d$.",
     title=r"Attention (logits and $AV$) over MLP cost is $n / (r d)$: the crossover is $n = 4d$",
     statement=Statement(_ATTN / MLPMACs(n, d, r), n / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP "
@@ -295,6 +299,8 @@ attention_mlp_crossover = register(Theorem(
 
 attention_block_mlp_crossover = register(Theorem(
     id="attention_block_mlp_crossover",
+    claim=r"The whole attention block costs $(n + 2d)/(rd)$ times an MLP of width $rd$, so with $r = 4$ the two are "
+          r"equal exactly at $n = 2d$.",
     title=r"Whole attention block over MLP cost is $(n + 2d) / (r d)$: the crossover is $n = 2d$",
     statement=Statement(_BLOCK / MLPMACs(n, d, r), (n + 2 * d) / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP when n >~ d')",
@@ -353,6 +359,8 @@ def _mha_params_numeric(seed: int) -> NumericResult:
 
 mha_param_count_with_bias = register(Theorem(
     id="mha_param_count_with_bias",
+    claim=r"A multi-head attention block of width $d$ has $4d^2 + 4d$ parameters with biases, for any number of "
+          r"heads $h$ dividing $d$.",
     title=r"A multi-head attention block has $4 d^2 + 4 d$ parameters, whatever the number of heads",
     statement=Statement(MHAParamCount(d, h), 4 * d**2 + 4 * d),
     source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: $1{{,}}050{{,}}624$ for $d = "
@@ -434,6 +442,7 @@ def _float_ratio(nv, dv, block):
 
 mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
     id="mlp_dominates_attention_at_n2048_d4096",
+    claim=r"At $d = 4096$, $n = 2048$ and $32$ heads, the whole attention block costs $5/8$ of the MLP.",
     title=r"At $d = 4096$, $n = 2048$ the MLP costs more than the whole attention block (ratio $5/8$)",
     statement=Statement(_BLOCK_2048, 1, "<"),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('For a model with d = 4096 "
@@ -451,6 +460,8 @@ mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
 
 attention_mlp_ratio_at_n128000_d4096 = register(Theorem(
     id="attention_mlp_ratio_at_n128000_d4096",
+    claim=r"At $d = 4096$, $n = 128{,}000$ and $32$ heads, the logits and $AV$ cost $125/16 \approx 7.8$ times the "
+          r"MLP.",
     title=r"At $d = 4096$, $n = 128{,}000$ attention costs $125/16 = 7.8$ times the MLP (not $30$)",
     statement=Statement(_ATTN_128K, sp.Rational(125, 16)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('At n = 128,000 attention "

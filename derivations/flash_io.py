@@ -304,8 +304,7 @@ register(Theorem(
 register(Theorem(
     id="flash_attention_hbm_lower",
     title=r"With $B_c = M/(4d)$, Algorithm 1's HBM accesses are at least $12 N^2 d^2 / M$",
-    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements; with "
-          r"flash_attention_hbm_upper, $\Theta(N^2d^2/M)$ for $d \le M \le Nd$.",
+    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements.",
     statement=_lower_statement,
     source=SOURCE,
     hypotheses=_TILES + _SRAM,
@@ -419,6 +418,8 @@ def _workspace_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="tiled_attention_extra_memory",
+    claim=r"The workspace model $3nd + 3n + 2b_q b_k + 4b_q d + 8b_q$ of `numeric.tiled_attention` is at most $2 b_q "
+          r"b_k + 18nd$ numbers whenever $b_q \le n$.",
     title="A model of `numeric.tiled_attention`'s workspace, read off its arrays, is at most $2 b_q b_k + 18 n d$ "
           "numbers",
     statement=_ws_statement,

@@ -164,6 +164,8 @@ _gqa_statement = Statement(_GQA, _REPEATED)
 
 register(Theorem(
     id="gqa_eq_attention_with_repeated_kv",
+    claim=r"For every group $c$ and member $r$, query head $(c-1)g + r$ of grouped-query attention gives the same "
+          r"output as multi-head attention with each key/value head repeated $g$ times.",
     title="Grouped-query attention is multi-head attention with each key/value head repeated $g$ times",
     statement=_gqa_statement,
     source=GQA_SOURCE,
@@ -393,6 +395,8 @@ def _cost_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_decode_cost",
+    claim=r"Decoding $n$ tokens costs $n(n+1)d/2$ score multiply-accumulates with a KV cache and $n(n+1)(2n+1)d/6$ "
+          r"when every step recomputes all scores.",
     title="$n$ decoding steps cost $n(n+1)d/2$ score MACs with a KV cache, $n(n+1)(2n+1)d/6$ without",
     statement=_cost_statement,
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4",
@@ -531,6 +535,8 @@ def _decode_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_decode_eq_causal_row",
+    claim=r"For every step $T \le n$ and any running references, the cached decoder's normalised output $O_T / L_T$ "
+          r"is row $T$ of causal attention.",
     title="Decoding with a KV cache gives row $t$ of causal attention, for every $t$",
     statement=_decode_statement,
     source="extension; Shazeer (2019), section 2.4 (incremental decoding); the online-softmax recurrence of Dao et al. "

@@ -42,7 +42,7 @@ from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
 from symattn.theorem import Theorem, registry
-from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict
+from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
 
@@ -165,7 +165,9 @@ class Checker:
         if inconsistent:
             return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
         syms = statement_symbols(thm.statement)
-        model, reasons = find_model([], thm.hypotheses, seed=self.seed, seconds=self.time_limit, extra=syms)
+        # the conditions the probability laws put on the parameters are checked at each point as well
+        hyps = thm.hypotheses + _law_conditions(thm.hypotheses)
+        model, reasons = find_model([], hyps, seed=self.seed, seconds=self.time_limit, extra=syms)
         if model is None:
             return None, "; ".join(reasons[:3]) or "no assignment satisfied them"
         return model.describe(), None
@@ -563,6 +565,19 @@ def _inconsistencies(hypotheses, seconds: float) -> list:
         return []
 
 
+def _law_conditions(hypotheses) -> tuple:
+    """The conditions the probability hypotheses put on their parameters (|correlation| <= 1, Jensen, ...:
+    :func:`symattn.kernel.schemas.probability.constraints`), as assumptions a model must satisfy."""
+    from symattn.kernel.schemas.probability import constraints
+    from symattn.statement import Assumption
+
+    out = []
+    for names, cond in constraints(hypotheses):
+        if isinstance(cond, sp.Basic) and cond is not sp.true:
+            out.append(Assumption(f"{names[0]} (law of {', '.join(names[1:]) or names[0]})", condition=cond))
+    return tuple(out)
+
+
 def _symbols_with_shapes(st: Statement) -> set:
     """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
     ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
@@ -876,6 +891,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,
+        "shown_as": wording(o.verdict, thm.kind),
         "target": thm.target.value,
         "how": o.how,
         "levels": {k: shown_status(o.levels[k]) if k in o.levels else "n/a" for k in LEVELS},
