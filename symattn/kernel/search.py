@@ -763,8 +763,9 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                                       f"correlated (covariance {sp.sstr(cov)})")
             holds.append((h.name, "distinct families"))
         elif kind == "CorrelatedPairs":
+            constraint = _constraints_problem(h.name, hypotheses, point)  # raises when one is false
             why = _correlation_problem(h, hypotheses, point)
-            if why and not _constraints_problem(h.name, hypotheses, point):
+            if why and not constraint:
                 holds.append((h.name, "the kernel's constraints on the pair hold there (|correlation| <= 1, ...)"))
             elif why:
                 unchecked.append((h.name, why))
@@ -805,7 +806,9 @@ def _definition_problem(h, hypotheses) -> str | None:
         if not g.forall and isinstance(g.lhs, sp.Indexed) and g.lhs.base == head:
             if all(_assumption_ok(v, i) and i.is_number for v, i in zip(vars_, g.lhs.indices)) and \
                     _inside_ranges(vars_, g.lhs.indices, hypotheses):
-                return f"{g.name} fixes the entry {sp.sstr(g.lhs)}, which {h.name} defines as well"
+                defined = substitute_free(h.rhs, dict(zip(vars_, g.lhs.indices)))
+                if not _identically_zero(defined, g.rhs):
+                    return f"{g.name} fixes the entry {sp.sstr(g.lhs)}, which {h.name} defines as well"
     lower = _lower_bounds(vars_, hypotheses)
     rhs = h.rhs if isinstance(h.rhs, sp.Basic) else sp.sympify(h.rhs)
     for e in rhs.atoms(sp.Indexed):

@@ -142,7 +142,7 @@ NO_MODEL = [
      "defines"),
     ("index_above_upper_bound", (IndexRange("r", index=i, lower=1, upper=n), Equation("e", lhs=i, rhs=n + 1)), "r"),
     ("correlation_two", (_fam(), _fam(base=kk, name="k_iid"),
-                         CorrelatedPairs("pairs", q=q, k=kk, dim=d_k, covariance=2)), "covariance"),
+                         CorrelatedPairs("pairs", q=q, k=kk, dim=d_k, covariance=2)), "pairs"),
     ("fourth_moment_zero", (_fam(moments=((4, 0),)),), "distribution"),
     ("independent_and_correlated", (_fam(), _fam(base=kk, name="k_iid"), Independent("ind", families=(q, kk)),
                                     CorrelatedPairs("pairs", q=q, k=kk, dim=d_k, covariance=sp.Rational(1, 2))),
