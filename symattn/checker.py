@@ -698,11 +698,36 @@ def _hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
 
 
 def _instance_holds(st: Statement, hypotheses) -> bool:
-    """Whether an instance holds, shown exactly: its equation hypotheses are solved for a variable
-    each (as Schwartz--Zippel does, :func:`symattn.kernel.zippel.solve_equations`) and substituted,
-    then the sides are compared by the zero test (or the sign test)."""
+    """Whether an instance holds, shown exactly: a free index whose range the size made concrete
+    (``i`` in ``1..2``) is split into its cases (every value checked: exhaustive, so exact); the
+    equation hypotheses are solved for a variable each (as Schwartz--Zippel does,
+    :func:`symattn.kernel.zippel.solve_equations`) and substituted; then the sides are compared by
+    the zero test (or the sign test)."""
     if _statement_holds(st):
         return True
+    from symattn.statement import IndexRange
+
+    free = statement_symbols(st)
+    cases = [{}]
+    for h in hypotheses:
+        if isinstance(h, IndexRange) and h.index in free:
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            if lo.is_Integer and hi.is_Integer and lo <= hi:
+                cases = [{**c, h.index: sp.Integer(v)} for c in cases for v in range(int(lo), int(hi) + 1)]
+    if len(cases) > 64:
+        cases = [{}]
+    for case in cases:
+        if not _case_holds(st, hypotheses, case):
+            return False
+    return True
+
+
+def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
+    if case:
+        st = Statement(*(expand_finite(_xreplace(x, case)) for x in (st.lhs, st.rhs)), st.relation)
+        hypotheses = _hypotheses_at(hypotheses, case)
+        if _statement_holds(st):
+            return True
     try:
         solution, sides = solve_equations(hypotheses, [st.lhs, st.rhs], strict=False)
     except (_Refused, TypeError, ValueError):

@@ -91,6 +91,12 @@ TRUE_BY_INSTANCE = [
      (Assumption("n_ge_3", condition=sp.Ge(n, 3)),), (n,), "n in {3, 4, 5}"),
     ("query_norm", Statement(Expectation(sp.Sum(q[i] ** 2, (i, 1, d_k))), d_k * sigma**2), QK[:1], (d_k,),
      "d_k in {1, 2, 3}"),
+    # a free index whose range the size makes concrete is split into its cases
+    ("delta_sum_over_range", Statement(sp.Sum(sp.KroneckerDelta(i, k), (k, 1, n)), 1),
+     (IndexRange("i_range", index=i, lower=1, upper=n),), (n,), "n in {1, 2, 3}"),
+    ("weighted_delta_rows", Statement(sp.Sum((sp.KroneckerDelta(i, k) - w[k]) * w[i], (k, 1, n)), 0),
+     (IndexRange("i_range", index=i, lower=1, upper=n), Equation("w_one", lhs=sp.Sum(w[k], (k, 1, n)), rhs=1)), (n,),
+     "n in {1, 2, 3}"),
 ]
 
 
