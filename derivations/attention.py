@@ -8,8 +8,9 @@ Main results
 * ``softmax_add_const``: adding the same constant to every logit leaves the softmax unchanged.
 * ``attention_row_stochastic``: the weights of one query sum to 1 (symbolic ``n``).
 * ``attention_weights_positive``: every weight is strictly positive for finite scores.
-* ``attention_output_convex_combination``: each output row is a convex combination of the value
-  rows (weights positive, summing to 1).
+* ``attention_output_convex_combination``: for real ``Q, K, V``, row ``i`` of
+  ``Attention(Q, K, V)`` is ``sum_j A_ij v_j`` with the weights unfolded, ``A_ij > 0`` and
+  ``sum_j A_ij = 1``: a convex combination of the value rows.
 * ``attention_output_le_max_value``, ``attention_output_ge_min_value``: the box bounds that follow,
   each output coordinate between the smallest and largest value.
 

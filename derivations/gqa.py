@@ -11,10 +11,10 @@ Main results
 * ``gqa_eq_attention_with_repeated_kv``: GQA equals multi-head attention with each key/value head
   repeated ``g`` times (``repeat_interleave`` along the head axis): query head ``(c-1)g + r``
   reads key/value head ``floor(((c-1)g + r - 1)/g) + 1 = c``.
-* ``gqa_param_count``: the projections have ``2d^2 + 2d^2 h_kv/h`` weights
+* ``gqa_param_count``: counted from their shapes, the projections have ``2d^2 + 2d^2 h_kv/h`` weights
   (``2d^2 + 2d^2 h_kv/h + 2d + 2d h_kv/h`` with biases).
-* ``kv_cache_size``: a cache of ``T`` tokens for ``B`` sequences holds ``2 L h_kv d_head T B``
-  values; GQA divides MHA's cache by ``h/h_kv``.
+* ``kv_cache_size``: counted from its arrays, a cache of ``T`` tokens for ``B`` sequences holds
+  ``2 L h_kv d_head T B`` values; GQA divides MHA's cache by ``h/h_kv``.
 * ``kv_cache_decode_cost``: ``n`` decoding steps cost ``sum_t t d = n(n+1)d/2`` score MACs with a
   cache and ``sum_t t^2 d = n(n+1)(2n+1)d/6`` without.
 

@@ -8,7 +8,9 @@ the *same* input feeding queries, keys and values has no such bound.
 
 Main results
 ------------
-* ``softmax_jacobian_inf_norm_le_half``: every row of ``|J|`` sums to ``2 a_i (1 - a_i) <= 1/2``.
+* ``softmax_jacobian_row_abs_sum``, ``softmax_jacobian_column_abs_sum``: for weights ``a >= 0`` summing
+  to 1 (masked keys allowed), every row and column of ``|J|`` sums to exactly ``2 a_i (1 - a_i)``.
+* ``softmax_jacobian_inf_norm_le_half``, ``softmax_jacobian_column_abs_sum_le_half``: so at most ``1/2``.
 * ``softmax_jacobian_operator_norm_le_half``: ``||J v|| <= ||v|| / 2``.
 * ``dot_product_self_attention_jacobian_unbounded``: for ``n = 2, d = 1`` and unit weights,
   ``f(X)_i = sum_j softmax_j(x_i x_j) x_j``; at ``X = (t, 0)``, ``d f_2 / d x_2 = t^2/4 + 1/2``,

@@ -16,9 +16,11 @@ Main results
   over the keys ``max(1, i-w+1)..i``.
 * ``causal_eq_window_left_unbounded``: a window at least as long as the sequence is the causal mask.
 * ``alibi_causal_eq_key_position_bias``: under a causal mask, ALiBi's bias ``-m|i-j|`` gives the
-  same attention as the per-key bias ``+m j`` (the ``-m i`` is constant along the row).
-* ``alibi_slopes_geometric``: ALiBi's slopes ``2^{-8k/h}`` form a geometric sequence of ratio
-  ``2^{-8/h}`` starting at ``2^{-8/h}``.
+  same attention as the per-key bias ``+m j`` (the ``-m i`` is constant along the row), for any real ``m``.
+* ``alibi_slopes_geometric``: for ``h = 2^p`` heads, the reference code's slopes are ``2^{-8k/h}``,
+  a geometric sequence of ratio ``2^{-8/h}`` starting at ``2^{-8/h}``.
+* ``alibi_slopes_between_powers_of_two``: for ``2^p < h < 2^{p+1}``, the reference code gives head
+  ``2^p + q`` the slope ``2^{-4(2q-1)/2^p}``, the geometric mean of two consecutive slopes of ``2^p`` heads.
 
 References
 ----------

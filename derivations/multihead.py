@@ -315,7 +315,8 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str, what: 
                             at=_rank_witness(kind)),
         numeric=_rank_numeric(kind),
         plain=(
-            f"The bound of {bound_id} cannot be improved: for generic weights the rank is exactly d/h. "
+            f"At the sizes checked the bound of {bound_id} cannot be improved: for generic weights the rank is "
+            "exactly d/h. "
             "At each concrete size one integer instance of full rank d/h is exhibited and its rank computed "
             r"exactly; since '$\operatorname{rank} \ge r$' means some $r \times r$ minor, a polynomial in the weights, "
             "is non-zero, one such instance shows the minor is a non-zero polynomial, hence non-zero for generic "

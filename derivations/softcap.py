@@ -7,10 +7,11 @@ for the final logits): a smooth clamp to ``(-c, c)``. This module proves what th
 Main results
 ------------
 * ``softcap_bounded``: ``|c tanh(s/c)| < c``.
-* ``softcap_monotone``: ``d/ds c tanh(s/c) = 1 - tanh^2(s/c) > 0``: strictly increasing, so the
-  order of the logits is kept.
-* ``softcap_tends_to_identity``: ``c tanh(s/c) -> s`` as ``c -> oo``.
-* ``softcap_weights_ge``: every weight after soft-capping is at least ``e^{-2c}/n``.
+* ``softcap_monotone``: ``d/ds c tanh(s/c) = 1 - tanh^2(s/c) > 0``: strictly increasing (mean value
+  theorem), so the order of the logits is kept.
+* ``softcap_tends_to_identity``: ``c tanh(s/c) -> s`` as ``c -> oo``, pointwise (not uniformly in ``s``).
+* ``softcap_weights_ge``: in exact arithmetic every weight after soft-capping is at least
+  ``e^{-2c}/n`` (at ``c = 50`` that is below float32's smallest subnormal once ``n >= 27``).
 
 References
 ----------

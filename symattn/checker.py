@@ -574,7 +574,8 @@ def _law_conditions(hypotheses) -> tuple:
     out = []
     for names, cond in constraints(hypotheses):
         if isinstance(cond, sp.Basic) and cond is not sp.true:
-            out.append(Assumption(f"{names[0]} (law of {', '.join(names[1:]) or names[0]})", condition=cond))
+            laws = f"with {', '.join(names[1:])}" if names[1:] else "by the declared laws"
+            out.append(Assumption(f"{names[0]} ({laws})", condition=cond))
     return tuple(out)
 
 

@@ -23,6 +23,13 @@ def test_show_prints_statement_hypotheses_and_steps(capsys):
     assert main(["show", "softmax_add_const"]) == 0
     out = capsys.readouterr().out
     assert "Statement:" in out and "Hypotheses:" in out and "by definition(name=softmax)" in out
+    assert "claim: For every real $c$" in out  # the claim, next to the statement
+
+
+def test_list_json_carries_the_claim(capsys):
+    assert main(["list", "-k", "^softmax_add_const$", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)
+    assert r["claim"].startswith("For every real $c$")
 
 
 def test_show_unknown_id_is_a_usage_error(capsys):

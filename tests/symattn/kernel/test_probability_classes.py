@@ -29,6 +29,7 @@ s = sp.Symbol("s", positive=True)
 m = sp.Symbol("m", positive=True)  # a mean known to be nonzero
 rho = sp.Symbol("rho", real=True)
 mu4 = sp.Symbol("mu4", positive=True)
+mu = sp.Symbol("mu", real=True)
 i = sp.Symbol("i", integer=True, positive=True)
 j = sp.Symbol("j", integer=True)
 t = sp.Symbol("t", integer=True)
@@ -42,6 +43,7 @@ K = RandomFamily("k_iid", base=k, dim=d, mean=0, variance=s**2)
 V = RandomFamily("v_iid", base=v, dim=d, mean=0, variance=s**2)
 Q1 = RandomFamily("q_iid", base=q, dim=d, mean=0, variance=1)
 K1 = RandomFamily("k_iid", base=k, dim=d, mean=0, variance=1)
+QMU = RandomFamily("q_iid", base=q, dim=d, mean=mu, variance=s**2)
 QK = Independent("q_k_independent", families=(q, k))
 
 
@@ -101,6 +103,13 @@ INCONSISTENT_CLAIMS = [
     claim("forall_mean_equation_against_the_family", Expectation(q[1]), 1, [step(1, "substitute", using="e")],
           (Q, IndexRange("t_range", index=t, lower=1, upper=d),
            Equation("e", lhs=Expectation(q[t]), rhs=1, forall=(t,))), 0, "by the declared laws"),
+    claim("mean_pinned_two_ways", sp.S.One, sp.S.Zero,
+          [step(mu, "substitute", using="mu1"), step(Expectation(q[1]), "moment"), step(0, "substitute", using="e")],
+          (QMU, Equation("mu1", lhs=mu, rhs=1), Equation("e", lhs=Expectation(q[1]), rhs=0)), 0, "eq(mu, 0) is false"),
+    claim("one_is_two_by_two_forall_equations", sp.S.One, sp.Integer(2),
+          [step(L[1], "substitute", using="a"), step(1 + 1, "substitute", using="b"), step(2, "algebra")],
+          (Equation("a", lhs=L[t], rhs=t, forall=(t,)), Equation("b", lhs=L[t], rhs=t + 1, forall=(t,))),
+          0, "two values"),
     claim("two_values_for_a_forall_equation", L[1], 2, [step(1 + 1, "substitute", using="b"), step(2, "algebra")],
           (Equation("a", lhs=L[t], rhs=t, forall=(t,)), Equation("b", lhs=L[t], rhs=t + 1, forall=(t,))),
           0, "two values"),
@@ -166,6 +175,8 @@ CONSISTENT_CLAIMS = [
           (Equation("a", lhs=L[tp], rhs=tp, forall=(tp,)), Equation("b", lhs=L[0], rhs=5))),
     claim("forall_equation_and_an_agreeing_instance", L[1], 1, [step(1, "substitute", using="b")],
           (Equation("a", lhs=L[tp], rhs=tp, forall=(tp,)), Equation("b", lhs=L[1], rhs=1))),
+    claim("mean_pinned_consistently", Expectation(q[1]), 1, [step(mu, "moment"), step(1, "substitute", using="mu1")],
+          (QMU, Equation("mu1", lhs=mu, rhs=1), Equation("e", lhs=Expectation(q[1]), rhs=1))),
     claim("one_forall_equation", L[1], 2, [step(1 + 1, "substitute", using="b"), step(2, "algebra")],
           (Equation("b", lhs=L[t], rhs=t + 1, forall=(t,)),)),
     claim("real_mean_of_real_entries", Expectation(q[1]), m, [step(m, "moment")], (fam(mean=m),)),
@@ -248,6 +259,14 @@ FALSE_CLAIMS = [
     claim("variance_of_an_undeclared_entry", Variance(q[1]), 0,
           [step(Expectation(q[1] ** 2) - Expectation(q[1]) ** 2, "variance_definition"),
            step(0, "linearity_of_expectation")], (), 1, "no randomfamily hypothesis"),
+    claim("independence_of_an_entry_and_a_sum_holding_it", Expectation(q[1] * sp.Sum(q[i], (i, 1, d))),
+          Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 1, d))),
+          [step(Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 1, d))), "independence")], (Q,), 1,
+          "not shown to be different entries"),
+    claim("independence_of_two_sums_binding_alike", Expectation(sp.Sum(q[i], (i, 1, 1)) * sp.Sum(q[i - 1], (i, 2, 2))),
+          Expectation(sp.Sum(q[i], (i, 1, 1))) * Expectation(sp.Sum(q[i - 1], (i, 2, 2))),
+          [step(Expectation(sp.Sum(q[i], (i, 1, 1))) * Expectation(sp.Sum(q[i - 1], (i, 2, 2))), "independence")],
+          (Q,), 1, "cannot be compared"),  # both are q_1
     claim("independence_on_the_diagonal", *pairs_above(i), [step(pairs_above(i)[1], "independence")], (Q,), 1,
           "not shown to be different entries"),
     claim("pair_moment_with_nonzero_means", Expectation(S), d * COV, mean_of_logit(COV), (QM, KM, pairs(COV)),
@@ -294,6 +313,11 @@ TRUE_CLAIMS = [
           [step(var_sum(q[i] * k[i], 1, d)[1], "variance_of_independent_sum")], (Q, K, QK)),
     claim("moment_under_a_forward_sum", sp.Sum(Expectation(q[i]), (i, 1, d)), sp.Sum(m, (i, 1, d)),
           [step(sp.Sum(m, (i, 1, d)), "moment")], (QM,)),
+    claim("independence_of_an_entry_and_a_sum_without_it", Expectation(q[1] * sp.Sum(q[i], (i, 2, d))),
+          Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 2, d))),
+          [step(Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 2, d))), "independence")], (Q,)),
+    claim("an_expectation_is_a_constant", Expectation(Expectation(q[1]) * q[1]), Expectation(q[1]) ** 2,
+          [step(Expectation(q[1]) ** 2, "linearity_of_expectation")], (fam(mean=m),)),
     claim("independence_above_the_diagonal", *pairs_above(i + 1), [step(pairs_above(i + 1)[1], "independence")], (Q,)),
     claim("pair_moment_with_nonzero_means", Expectation(q[1] * k[1]), COV + m**2, [step(COV + m**2, "pair_moment")],
           (QM, KM, pairs(COV))),
