@@ -57,7 +57,8 @@ The tests
   one engine (``symattn check --json``: ``rechecked``).
 * The concrete levels: :mod:`.search` (the expander, models shown at a point, counterexamples inside
   the hypotheses), :mod:`.instances` (the smallest sizes inside the assumptions and the hypotheses,
-  at which every theorem with integer dimensions is instantiated), :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
+  at which every theorem with integer dimensions is instantiated),
+  :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
   polynomials for zero), :mod:`.zippel` (Schwartz--Zippel at points of the hypotheses),
   :mod:`.grading` (four levels to one verdict), :mod:`.timelimit` (a slow call is ``undecided``).
 

@@ -648,12 +648,29 @@ def _limit_atoms(e: Any) -> set:
 
 
 def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
-    """Evidence that each hypothesis holds at ``point``; raises :class:`_Reject` naming the first
-    one that does not. Returns (holds, unchecked)."""
+    """Evidence that each hypothesis holds at ``point``; raises :class:`_Reject` naming every one
+    that does not (which hypotheses could not be satisfied together there). Returns (holds, unchecked)."""
+    failed: list = []
+    holds, unchecked = [], []
+    for h in hypotheses:
+        try:
+            got, missing = _check_one(h, hypotheses, point)
+        except _Reject as exc:
+            failed.append(str(exc))
+            continue
+        holds += got
+        unchecked += missing
+    if failed:
+        raise _Reject("; ".join(failed))
+    return holds, unchecked
+
+
+def _check_one(hyp, hypotheses, point: dict) -> tuple[list, list]:
+    """``(holds, unchecked)`` for one hypothesis at ``point``; raises :class:`_Reject` when it fails."""
     holds, unchecked = [], []
     ranges = {h.index: h for h in _hyps(hypotheses, "IndexRange")}
     quantified = {x for e in _hyps(hypotheses, "Equation") for x in (e.forall or ())}
-    for h in hypotheses:
+    for h in (hyp,):  # one hypothesis; ``continue`` ends its check
         kind = type(h).__name__
         if kind == "IndexRange" and h.index in quantified and h.index not in point:
             # the range of an equation's ``forall`` variable, which takes no value at a point
