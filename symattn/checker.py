@@ -80,10 +80,14 @@ def _applied_ids(d) -> list[str]:
 class Checker:
     """Checks theorems, memoising outcomes so that ``apply_theorem`` dependencies are checked once."""
 
-    def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0):
+    def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0,
+                 cache=None):
         self.time_limit = time_limit
         self.numeric = numeric
         self.seed = seed
+        #: a :class:`symattn.cache.Cache` of outcomes by content key (None: the ambient one, if any,
+        #: at the time of each check; see :func:`symattn.cache.using`)
+        self.cache = cache
         self._outcomes: dict[str, Outcome] = {}
         self._stack: tuple = ()
 
@@ -91,6 +95,14 @@ class Checker:
     def check(self, thm: Theorem) -> Outcome:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
+        cache = self.cache if self.cache is not None else _ambient_cache()
+        if cache is None:
+            return self._check_fresh(thm)
+        from symattn.cache import cached_check
+
+        return cached_check(self, thm, cache)  # the stored outcome of thm's content key, or _check_fresh
+
+    def _check_fresh(self, thm: Theorem) -> Outcome:
         t0 = time.perf_counter()
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
@@ -553,6 +565,12 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _ambient_cache():
+    from symattn.cache import ambient
+
+    return ambient()
+
+
 def _inconsistencies(hypotheses, seconds: float) -> list:
     """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
     values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
@@ -924,6 +942,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "not_counted": {k: o.levels[k].detail for k in LEVELS if k in o.levels
                         and shown_status(o.levels[k]) == "not-counted"},
         "seconds": round(o.seconds, 3),
+        "cached": bool(getattr(o, "cached", False)),
         **rechecked_json(o),
     }
 

@@ -380,12 +380,12 @@ def _pair_problems(st: Setting) -> list:
         kk, _ = _family_moments(fk)
         first = _first_mixed(p, fq, fk)
         for item in p.mixed:
-            try:
-                (a, b), value = item
-                a, b, value = int(a), int(b), sp.sympify(value)
-            except (TypeError, ValueError):
-                out.append(f"CorrelatedPairs {p.name!r}: a mixed moment must be ((a, b), value), got {item!r}")
+            key = _mixed_key(item)
+            if key is None:
+                out.append(f"CorrelatedPairs {p.name!r}: a mixed moment must be ((a, b), value) with integer orders, "
+                           f"got {item!r}")
                 continue
+            (a, b), value = key, sp.sympify(item[1])
             if a < 0 or b < 0 or a + b == 0:
                 out.append(f"CorrelatedPairs {p.name!r}: mixed moment orders ({a}, {b}) are not positive")
                 continue
@@ -753,6 +753,8 @@ def _entries_env(x: Any, env: dict, st: Setting, local: frozenset = frozenset())
             local = local | {v}
         yield from _entries_env(x.function, inner, st, local)
         return
+    if isinstance(x, MOMENTS):
+        return  # a moment is a number
     if isinstance(x, (ExprWithLimits, sp.Lambda, sp.Limit)) and st.random_in(x):
         raise KernelError(f"random entries under {type(x).__name__} are not supported")
     for a in x.args:
@@ -1026,11 +1028,22 @@ def _pair_moment(node, st):
             if (a, b) == (1, 1):
                 value = _first_mixed(p, fq, fk)
             else:
-                value = next((sp.sympify(v) for (key, v) in p.mixed if tuple(map(int, key)) == (a, b)), None)
+                value = next((sp.sympify(item[1]) for item in p.mixed if _mixed_key(item) == (a, b)), None)
                 if value is None:
                     raise KernelError(f"CorrelatedPairs {p.name!r} declares no mixed moment E[{p.q}^{a} {p.k}^{b}]")
             return value, functools.partial(_pair_declared, st, p.q[index], p.dim)
     raise NotApplicable(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
+
+
+def _mixed_key(item) -> tuple | None:
+    """``(a, b)`` of a declared mixed moment ``((a, b), value)`` with integer orders, else None."""
+    try:
+        (a, b), _value = item
+    except (TypeError, ValueError):
+        return None
+    if any(isinstance(x, bool) or not isinstance(x, (int, sp.Integer)) for x in (a, b)):
+        return None
+    return int(a), int(b)
 
 
 def _first_mixed(p: CorrelatedPairs, fq: RandomFamily, fk: RandomFamily):

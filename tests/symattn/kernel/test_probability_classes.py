@@ -135,6 +135,8 @@ INCONSISTENT_CLAIMS = [
           (Q, RandomFamily("k_iid", base=k, dim=d, mean=q[1], variance=s**2)), 1, "mention random entries"),
     claim("assumption_against_the_variance", Variance(q[1]), s**2, [step(s**2, "moment")],
           (Q, Assumption("big", condition=sp.Gt(Variance(q[1]), 2 * s**2))), 1, "false by the declared laws"),
+    claim("mixed_moment_of_a_fractional_order", Expectation(q[1] ** 2 * k[1] ** 2), 3 * s**4,
+          [step(3 * s**4, "pair_moment")], (Q, K, pairs(0, mixed=(((2.5, 2), 3 * s**4),))), 1, "integer orders"),
     claim("mixed_moment_against_the_covariance", Expectation(q[1] * k[1]), 5, [step(5, "pair_moment")],
           (Q, K, pairs(0, mixed=(((1, 1), 5),))), 1, "contradicts"),
 ]
