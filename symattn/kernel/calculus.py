@@ -35,7 +35,8 @@ reversed: nonnegative; nonempty and summand positive: positive), where a Kroneck
 summand is split into its two values 0 and 1 (every case must have the sign); ``max_{l=a}^{b} F(l)``
 written as ``F(j) + d`` and ``min`` as ``F(j) - d`` with ``d >= 0`` for an index ``j`` shown to lie in
 ``a..b`` (the defining property of the maximum and minimum), and otherwise signed by ``F`` on the
-range when the range is nonempty.
+range when the range is nonempty; ``sin``, ``cos`` (in ``[-1, 1]``) and ``tanh`` (in ``(-1, 1)``) of a
+real argument written ``-1 + p`` or ``1 - q`` with ``p, q >= 0`` (``> 0`` for ``tanh``).
 """
 
 from __future__ import annotations
@@ -274,6 +275,25 @@ def real_on(e: Any, v: Any, ranges: tuple) -> bool:
     return False
 
 
+def real_where_defined(e: Any) -> bool:
+    """Whether ``e`` is real at every point where it is defined (``1/x`` for real ``x``: real, or
+    undefined at 0), read structurally from the leaves' assumptions."""
+    if not isinstance(e, sp.Basic):
+        return False
+    if e.is_extended_real or (e.is_number and e.is_real):
+        return True
+    if isinstance(e, (sp.Symbol, sp.Indexed)) or not e.args:
+        return bool(e.is_extended_real)
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return all(real_where_defined(a) for a in e.args)
+    if isinstance(e, sp.Pow):
+        b, x = e.args
+        return real_where_defined(b) and (bool(x.is_integer) or (real_where_defined(x) and sign_of(b) == _POSITIVE))
+    if isinstance(e, _REAL_HEADS + (sp.tan, sp.cot, sp.sec, sp.csc, sp.coth, sp.csch)):
+        return all(real_where_defined(a) for a in e.args)
+    return False
+
+
 # ------------------------------------------------------------------------------ order hypotheses
 def _order_facts() -> list:
     """``p - q`` for each strict order hypothesis ``p > q`` (an Assumption ``Gt``/``Lt``) of the step."""
@@ -422,6 +442,25 @@ def _extremum_variants(e: Any, ranges: tuple) -> list:
     return out
 
 
+#: heads bounded on the reals: sin, cos in [-1, 1]; tanh in (-1, 1) (strictly)
+_BOUNDED = {sp.sin: False, sp.cos: False, sp.tanh: True}
+
+
+def bounded_variants(e: Any, limit: int = 2) -> list:
+    """``e`` with each bounded atom ``b`` (``sin``, ``cos``, ``tanh`` of a real argument; at most
+    ``limit`` of them) written ``-1 + p`` or ``1 - q`` with ``p, q >= 0`` (``> 0`` for ``tanh``): a sign
+    shown for every such ``p`` (or ``q``) holds at ``b``, which is one of them."""
+    if not isinstance(e, sp.Basic):
+        return []
+    atoms = sorted((a for a in e.atoms(*_BOUNDED) if real_where_defined(a.args[0])), key=sp.default_sort_key)
+    choices = []
+    for a in atoms[:limit]:
+        strict = _BOUNDED[type(a)]
+        kw = {"positive": True} if strict else {"nonnegative": True}
+        choices.append([(a, -1 + fresh("p", **kw)), (a, 1 - fresh("q", **kw))])
+    return [e.xreplace(dict(combo)) for combo in itertools.product(*choices)] if choices else []
+
+
 def _delta_cases(e: Any) -> list:
     deltas = sorted(e.atoms(sp.KroneckerDelta), key=sp.default_sort_key)
     if len(deltas) > 4:
@@ -478,8 +517,8 @@ def _sign(e: Any, ranges: tuple, depth: int):
         return sign_of(e, ranges) if depth <= 12 else None
     if e.is_number:
         return sign_of(e, ranges)
-    if not e.has(sp.KroneckerDelta, ExprWithLimits) and not (set(map(type, sp.preorder_traversal(e)))
-                                                             & set(_definition_classes())):
+    if not e.has(sp.KroneckerDelta, ExprWithLimits, *_BOUNDED) and not (set(map(type, sp.preorder_traversal(e)))
+                                                                        & set(_definition_classes())):
         return sign_of(e, ranges)  # nothing the extension adds: the core's test as it is
     if isinstance(e, sp.KroneckerDelta):
         return _NONNEG  # 0 or 1
@@ -504,7 +543,7 @@ def _sign(e: Any, ranges: tuple, depth: int):
         if sp.count_ops(u) < 80:
             forms.append(sp.expand(u))
     for form in forms:
-        for var in [form] + _extremum_variants(form, ranges):
+        for var in [form] + _extremum_variants(form, ranges) + bounded_variants(form):
             if var is not e and var != e:
                 s_ = _structural(var, ranges, depth) if var.has(ExprWithLimits) else sign(var, ranges, depth + 1)
                 got = _stronger(got, s_)
