@@ -950,6 +950,11 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
     per_step = [second.step_rechecked(list(c)) for c in o.engines]
+    # a step an unconverted rule decided by itself (symattn.rules.UNCONVERTED) was not shown by the
+    # kernel at all: say so, whatever the second engine saw of the facts the rule asked about
+    per_step = [("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
+                if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ())) else p
+                for r, p in zip(o.steps, per_step)]
     return {
         "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
         "steps": [{"step": n, "status": r.status.value, "rechecked": s, "why": why}
