@@ -198,6 +198,8 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
+                    _recheck_whole_step(checks, prev, step, ctx, self.time_limit)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
             if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
                 res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
@@ -221,7 +223,7 @@ class Checker:
         if pinned:
             said = ", ".join(f"{sym} (by {why})" for sym, why in pinned.items())
             problems.append(f"dimensions fixed by the hypotheses are not symbolic: {said}; not a general proof")
-        data = {"steps": len(d.steps), "used": sorted(ctx.used)}
+        data = {"steps": len(d.steps), "used": sorted(ctx.used), "rules": [step.rule for _, step in d.pairs()]}
         if problems:
             return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
@@ -419,6 +421,19 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext, seconds: float) -> None:
+    """The second engine on the step's claim as a whole (:mod:`symattn.kernel.second.steps`)."""
+    from symattn.kernel.second.steps import recheck_step
+
+    try:
+        with time_limit(seconds):
+            whole = recheck_step(prev, step.expr, step.relation, ctx.hypotheses, step.rule, step.args)
+    except (TimeLimitExceeded, Exception):  # the re-check is evidence only: it never breaks a step
+        return
+    if whole is not None:
+        checks.append(whole)
+
+
 def _symbols_with_shapes(st: Statement) -> set:
     """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
     ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
@@ -789,10 +804,13 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
     per_step = [second.step_rechecked(list(c)) for c in o.engines]
+    sym = o.levels.get("symbolic")
+    rules = list(sym.data.get("rules", [])) if sym is not None else []
+    rules += [""] * (len(per_step) - len(rules))
     return {
         "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
-        "steps": [{"step": n, "status": r.status.value, "rechecked": s, "why": why}
-                  for n, (r, (s, why)) in enumerate(zip(o.steps, per_step), start=1)],
+        "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
+                  for n, (r, rule, (s, why)) in enumerate(zip(o.steps, rules, per_step), start=1)],
     }
 
 

@@ -123,7 +123,27 @@ def _not_reversed(lo, hi, hypotheses, env) -> bool:
     return any(provably_le(0, a) for a, _ in _linear_bounds(sp.expand(hi - lo + 1), ranges))
 
 
+def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> bool:
+    """The second engine's re-check of an integrality fact (recorded for the step); ``False`` only
+    when it shows the fact false."""
+    from symattn.kernel import second
+
+    if not second.enabled():
+        return True
+    from symattn.kernel.second.z3_sign import recheck_integer
+
+    ranges = _ranges(hypotheses, env or {})
+    check = second.record(recheck_integer(x, integers=tuple(ranges),
+                                          ranges=tuple((v, a, b) for v, (a, b) in ranges.items()), negate=negate),
+                          "sign")
+    return check.verdict != second.DISAGREE
+
+
 def _is_integer(x: Any, hypotheses, env) -> bool:
+    return _integer_by_kernel(x, hypotheses, env) and _integrality_confirmed(x, hypotheses, env)
+
+
+def _integer_by_kernel(x: Any, hypotheses, env) -> bool:
     if getattr(x, "is_integer", None) is True:
         return True
     ranges = _ranges(hypotheses, env or {})
@@ -173,6 +193,8 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
         if sol is None:
             raise KernelError(f"cannot contract {where}: its equation is not linear in {k}")
         if getattr(sol, "is_integer", None) is False:
+            if not _integrality_confirmed(sol, hyps, env, negate=True):
+                raise KernelError(f"cannot contract {where}: the engines disagree whether {sp.sstr(sol)} is an integer")
             return sp.S.Zero
         if not _is_integer(sol, hyps, env):
             raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an "

@@ -299,6 +299,13 @@ class RationalForm:
         return self.var(self._atom(("raw", e), e, kind, False, self._raw_deps(e)))
 
     def _function(self, e: Any) -> tuple:
+        from symattn.kernel import zero
+
+        if zero.UNFOLDINGS and isinstance(e, tuple(zero.UNFOLDINGS)):
+            # a head the kernel defines is its unfolding (the definitions are the kernel's axioms)
+            body = zero._unfold_one(e)
+            if body is not e and isinstance(body, sp.Expr) and not body.has(type(e)):
+                return self.of(body)
         keys, deps, indep = [], set(), isinstance(e, AppliedUndef)
         for a in e.args:
             k, d, i = self._arg_key(a)

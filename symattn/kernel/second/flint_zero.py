@@ -30,7 +30,7 @@ _KERNEL = "SymPy reduces it to 0"
 
 
 def _short(x: Any, limit: int = 120) -> str:
-    s = sp.sstr(x)
+    s = " ".join(sp.sstr(x).split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
@@ -47,6 +47,18 @@ def zero_form(expr: Any) -> tuple[RationalForm, tuple]:
 def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL) -> Check:
     """Re-check the kernel's claim ``expr == 0`` (``hypotheses`` are not used: the zero test is
     an identity of rational functions; the definedness conditions go to the sign test)."""
+    if isinstance(expr, sp.ZeroMatrix) or (isinstance(expr, sp.MatrixExpr) and expr.is_ZeroMatrix):
+        return Check(_ENGINE, AGREE, "the zero matrix", f"{_short(expr)} == 0", kernel)
+    if isinstance(expr, sp.MatrixExpr) and not isinstance(expr, sp.MatrixBase):
+        try:
+            rows, cols = (int(d) for d in expr.shape)
+        except TypeError:
+            return Check(_ENGINE, INEXPRESSIBLE, "a matrix expression of symbolic shape", f"{_short(expr)} == 0",
+                         kernel)
+        if rows * cols > 400:
+            return Check(_ENGINE, INEXPRESSIBLE, "a matrix expression too large to expand", f"{_short(expr)} == 0",
+                         kernel)
+        expr = sp.ImmutableMatrix(rows, cols, lambda i, j: expr[i, j])
     if isinstance(expr, sp.MatrixBase):
         checks = [recheck_zero(x, kernel=kernel) for x in expr]
         for verdict in (DISAGREE, INEXPRESSIBLE):

@@ -116,3 +116,132 @@ def test_a_step_flint_cannot_express_is_shown_as_one_engine():
     assert out.steps[0].ok
     assert rec["steps"][0]["rechecked"] == "one-engine" and "may be related" in rec["steps"][0]["why"]
     assert rec["rechecked"] == "none"
+
+
+# ------------------------------------------------------------------------------------------- Z3
+from symattn.kernel.second import z3_sign  # noqa: E402
+from symattn.kernel.second.z3_sign import recheck_integer, recheck_sign  # noqa: E402
+from symattn.kernel.sign import nonzero, sign_of  # noqa: E402
+
+m = sp.Symbol("m", integer=True)
+j = sp.Symbol("j", integer=True)
+P = sp.IndexedBase("P", positive=True)
+R = sp.IndexedBase("R", real=True)
+AGREE, DISAGREE, INEXPRESSIBLE = second.AGREE, second.DISAGREE, second.INEXPRESSIBLE
+
+# (expr, relation, ranges, what Z3 must say)
+SIGNS = [
+    (x**2 + 1, "positive", (), AGREE),
+    (x**2 * y**2 - 2 * x * y + 1, "nonnegative", (), AGREE),
+    (x**2 - 1, "positive", (), DISAGREE),  # x = 0
+    (x * y, "nonnegative", (), DISAGREE),
+    (sp.exp(x) - sp.exp(x - 1), "positive", (), AGREE),  # exp atoms ordered as their arguments
+    (sp.log(p) - p + 1, "nonpositive", (), AGREE),
+    (sp.log(x), "positive", (), INEXPRESSIBLE),  # log's argument is not shown positive
+    (sp.sqrt(p) - 1, "nonnegative", (), DISAGREE),  # p = 1/4: a root is exact (R >= 0, R**2 = p)
+    (sp.sqrt(p) + sp.sqrt(x**2), "nonnegative", (), AGREE),
+    (sp.Max(x, 1), "positive", (), AGREE),
+    (sp.Abs(x) - x, "nonnegative", (), AGREE),
+    (sp.Piecewise((x, x > 0), (-x, True)), "nonnegative", (), AGREE),
+    (sp.Piecewise((x, x > 0)), "nonnegative", (), INEXPRESSIBLE),  # no default branch
+    (m - 1, "nonnegative", ((m, 1, n),), AGREE),
+    (n - m, "nonnegative", ((m, 1, n),), AGREE),
+    (n - m, "positive", ((m, 1, n),), DISAGREE),  # m = n
+    (x - 1, "positive", ((x, 1, n),), DISAGREE),  # a ranged real may sit on its bound
+    (sp.Sum(P[k], (k, 1, n)), "positive", (), AGREE),
+    (sp.Sum(R[k] ** 2, (k, 1, n)), "nonnegative", (), AGREE),
+    (sp.Sum(R[k] ** 2, (k, 1, n)), "positive", (), INEXPRESSIBLE),
+    (sp.exp(x) / sp.Sum(sp.exp(R[k]), (k, 1, n)), "positive", (), AGREE),
+    (sp.Sum(P[k], (k, 1, m)), "nonnegative", (), INEXPRESSIBLE),  # m may be -2: a reversed range
+    (sp.Sum(P[k], (k, 1, m)), "nonnegative", ((m, 0, n),), AGREE),  # hi >= lo - 1: not reversed
+    (sp.Sum(P[k], (k, 1, 0)), "nonpositive", (), AGREE),  # empty: 0
+    (sp.Sum(P[k], (k, 1, m)), "nonpositive", ((m, -n, -1),), AGREE),  # Karr: -sum_{m+1}^{0} P_k <= 0
+    (sp.Sum(P[k], (k, 1, m)), "negative", ((m, -n, -2),), AGREE),
+    (sp.Sum(k, (k, 1, -5)), "nonnegative", (), AGREE),  # = -sum_{-4}^{0} k = 10
+    (sp.Sum(-k, (k, 1, -5)), "nonpositive", (), AGREE),
+    (sp.Sum(sp.Abs(k) - k, (k, 1, -5)), "nonnegative", (), INEXPRESSIBLE),  # it is -20: never agreement
+    (sp.Sum(sp.Abs(k) - k, (k, 1, -5)), "nonpositive", (), AGREE),
+    (sp.Sum(1, (k, 1, -5)), "positive", (), DISAGREE),  # (hi - lo + 1) c = -5, exact
+    (sp.Sum(y**2, (k, 1, m)), "nonnegative", ((m, 0, n),), AGREE),
+    (sp.Sum(sp.Sum(P[j], (j, 1, k)), (k, 1, n)), "positive", (), AGREE),  # nested: inner range from k
+    (sp.Product(P[k], (k, 1, m)), "positive", (), AGREE),  # reversed too: 1/prod of positives
+    (sp.KroneckerDelta(m, j) - 1, "nonpositive", (), AGREE),
+    ((-1) ** m, "nonzero", (), AGREE),
+    (sp.tanh(x) + 1, "positive", (), AGREE),
+    (x**2 + 1, "nonzero", (), AGREE),
+    (sp.exp(x), "nonzero", (), AGREE),
+    (x, "nonzero", (), DISAGREE),
+    (n - m, "nonzero", ((m, 1, n),), DISAGREE),
+    (sp.Sum(P[k], (k, 1, n)), "nonzero", (), AGREE),
+    (sp.sin(x), "positive", (), INEXPRESSIBLE),
+    (sp.Symbol("w") ** 2, "nonnegative", (), INEXPRESSIBLE),  # not declared real
+]
+
+
+@pytest.mark.parametrize("expr,relation,ranges,expected", SIGNS)
+def test_z3_sign_table(expr, relation, ranges, expected):
+    check = recheck_sign(expr, relation, ranges=ranges)
+    assert check.verdict == expected, check.reason
+    assert check.engine == "z3"
+
+
+INTEGRAL = [
+    (n * (n + 1) / 2, False, AGREE),
+    (n * (n - 1) * (n - 2) / 6, False, AGREE),
+    (m**2 / 2 + m / 2, False, AGREE),
+    (sp.floor(x / 2), False, AGREE),
+    (n / 2, False, DISAGREE),
+    ((n**2 + 1) / 2, False, DISAGREE),
+    (sp.Symbol("e", even=True) / 2, False, AGREE),
+    (m + sp.Rational(1, 2), True, AGREE),
+    (m / 2, True, DISAGREE),  # m = 0
+    (x, False, DISAGREE),
+]
+
+
+@pytest.mark.parametrize("expr,negate,expected", INTEGRAL)
+def test_integrality_table(expr, negate, expected):
+    check = recheck_integer(expr, negate=negate)
+    assert check.verdict == expected, check.reason
+
+
+def test_an_index_range_makes_its_symbol_an_integer():
+    i = sp.Symbol("i")  # declared nothing; an IndexRange index is an integer
+    assert recheck_integer(i + 1, integers=(i,), ranges=((i, 1, n),)).verdict == AGREE
+    assert recheck_integer(i + 1).verdict == INEXPRESSIBLE
+
+
+def test_every_z3_call_has_a_timeout_and_unknown_is_never_agreement(monkeypatch):
+    monkeypatch.setattr(z3_sign, "TIMEOUT_MS", 1)
+    z3_sign._decide.cache_clear()
+    hard = (x**7 - 3 * x**5 * y**2 + x * y**6 - 2 * x**3 + y - 5) ** 2 + 1
+    try:
+        check = recheck_sign(hard, "positive")
+    finally:
+        z3_sign._decide.cache_clear()
+    assert check.verdict in (AGREE, INEXPRESSIBLE)
+    if check.verdict == INEXPRESSIBLE:
+        assert "unknown" in check.reason
+
+
+def test_the_kernel_sign_test_records_a_z3_check_and_agrees():
+    with second.collecting() as checks:
+        assert sign_of(sp.Sum(j, (j, 1, n))) == "positive"
+        assert nonzero(x**2 + 1)
+    assert [c.engine for c in checks] == ["z3", "z3"]
+    assert all(c.verdict == AGREE for c in checks)
+
+
+def test_an_injected_z3_disagreement_refuses_the_sign_and_fails_the_step(monkeypatch):
+    def lie(expr, relation, **kw):
+        return second.Check("z3", DISAGREE, "false at x = 0 (injected)", f"{expr} {relation}", "SymPy: positive")
+
+    monkeypatch.setattr(z3_sign, "recheck_sign", lie)
+    with second.collecting():
+        assert sign_of(x**2 + 1) is None
+        assert not nonzero(x**2 + 1)
+    lhs = (x**3 + x) / (x**2 + 1)  # the definedness condition x**2 + 1 != 0 needs the sign test
+    thm = _theorem(lhs, x, Derivation(lhs).eq(x, "algebra"))
+    out = Checker(numeric=False).check(thm)
+    assert out.verdict != Verdict.PROVED
+    assert "kernel: SymPy: positive" in out.steps[0].reason and "z3: false at x = 0 (injected)" in out.steps[0].reason
