@@ -32,6 +32,7 @@ import numpy as np
 import sympy as sp
 
 from symattn.derivation import Derivation
+from symattn.permutation import Attention, Entry
 from symattn.rules.inequalities import MaxOver, MinOver
 from symattn.softmax import Softmax
 from symattn.statement import Assumption, IndexRange, Statement
@@ -311,23 +312,42 @@ _BOUND_NOTES = (
     "the scores symbolic."
 )
 
+# the attention of real matrices Q (n_q x d_k), K (n x d_k), V (n x d_v), unfolded entry by entry
+n_q, d_k, d_v = sp.symbols("n_q d_k d_v", integer=True, positive=True)
+cv, tk = sp.symbols("c t", integer=True, positive=True)  # a value coordinate, a feature index
+_Qm, _Km, _Vm = sp.MatrixSymbol("Q", n_q, d_k), sp.MatrixSymbol("K", n, d_k), sp.MatrixSymbol("V", n, d_v)
+_Q, _K, _V = (sp.IndexedBase(x, real=True) for x in "QKV")
+
+
+def _score(x, y):
+    """The scaled score of query x and key y, q_x . k_y / sqrt(d_k), written out."""
+    return sp.Sum(_Q[x, tk] * _K[y, tk], (tk, 1, d_k)) / sp.sqrt(d_k)
+
+
+_A = sp.exp(_score(i, j)) / sp.Sum(sp.exp(_score(i, l)), (l, 1, n))  # A_ij, the softmax unfolded
+_convex_statement = Statement(
+    sp.ImmutableMatrix([Entry(Attention(_Qm, _Km, _Vm), i, cv), sp.Sum(_A, (j, 1, n)), sp.sign(_A)]),
+    sp.ImmutableMatrix([sp.Sum(_A * _V[j, cv], (j, 1, n)), 1, 1]))
+
+
 def _convex_derivation() -> Derivation:
-    weights = sp.Matrix([sp.Sum(_weight(j), (j, 1, n)), sp.sign(_weight(j))])
+    rest = [sp.Sum(_A, (j, 1, n)), sp.sign(_A)]
+    weight = Softmax(sp.Lambda(l, _score(i, l)), j, n)
+    output = sp.Sum(_A * _V[j, cv], (j, 1, n))
+    normalised = sp.Sum(sp.exp(_score(i, j)), (j, 1, n)) / sp.Sum(sp.exp(_score(i, l)), (l, 1, n))
     return (
-        Derivation(weights)
-        .eq(sp.Matrix([sp.S.One, sp.sign(_weight(j))]), "apply_theorem", theorem="attention_row_stochastic",
-            note="the weights of row $i$ sum to $1$")
-        .eq(sp.Matrix([sp.S.One, sp.S.One]), "definition", name="softmax",
-            note=r"unfolded, $A_{ij} = e^{s_j} / \sum_k e^{s_k}$ is a positive number over a positive one, "
-                 r"so its sign is $1$")
+        Derivation(_convex_statement.lhs)
+        .eq(sp.ImmutableMatrix([sp.Sum(weight * _V[j, cv], (j, 1, n))] + rest), "definition", name="entry",
+            note=r"entry $(i, c)$ of $\operatorname{softmax}_{\mathrm{rows}}(QK^\top/\sqrt{d_k})\, V$: a sum over the "
+                 r"keys $j$ of the weight times $V_{jc}$")
+        .eq(sp.ImmutableMatrix([output] + rest), "definition", name="softmax", note="unfold the softmax")
+        .eq(sp.ImmutableMatrix([output, normalised, sp.sign(_A)]), "sum_linearity",
+            note="the normaliser does not depend on $j$")
+        .eq(sp.ImmutableMatrix([output, 1, sp.sign(_A)]), "rename_bound",
+            note="numerator and normaliser are the same sum: the weights of row $i$ sum to $1$")
+        .eq(_convex_statement.rhs, "algebra",
+            note=r"$A_{ij}$ is a positive number over a positive one (real scores), so its sign is $1$")
     )
-
-
-def _convex_instance(size: int) -> Statement:
-    x = sp.symbols(f"x1:{size + 1}", real=True)
-    z = sum(sp.exp(xk) for xk in x)
-    return Statement(sp.Matrix([sum(sp.exp(xk) / z for xk in x)] + [sp.sign(sp.exp(xk) / z) for xk in x]),
-                     sp.ones(size + 1, 1))
 
 
 def _convex_numeric(seed: int) -> NumericResult:
@@ -352,19 +372,24 @@ register(
         id="attention_output_convex_combination",
         title=r"Each output row is a convex combination of the value rows: $o_i = \sum_j A_{ij} v_j$ with "
               r"$A_{ij} > 0$ and $\sum_j A_{ij} = 1$",
-        statement=Statement(sp.Matrix([sp.Sum(_weight(j), (j, 1, n)), sp.sign(_weight(j))]), sp.Matrix([1, 1])),
+        claim=r"For real $Q, K, V$, row $i$ of $\operatorname{Attention}(Q, K, V)$ is $\sum_j A_{ij} v_j$ with "
+              r"$A_{ij} = e^{q_i \cdot k_j/\sqrt{d_k}} / \sum_l e^{q_i \cdot k_l/\sqrt{d_k}}$, every $A_{ij} > 0$ and "
+              r"$\sum_j A_{ij} = 1$: a convex combination of the value rows.",
+        statement=_convex_statement,
         source=_SOURCE_ROWS,
-        hypotheses=(IndexRange("j_range", index=j, lower=1, upper=n),),
+        hypotheses=(IndexRange("query_row", index=i, lower=1, upper=n_q),
+                    IndexRange("value_column", index=cv, lower=1, upper=d_v),
+                    IndexRange("key", index=j, lower=1, upper=n)),
         derivation=_convex_derivation,
-        dimensions=(n,),
-        instances=Instances(_convex_instance, tuple(range(1, 7)), label="n"),
+        dimensions=(n, n_q, d_k, d_v),
         numeric=_convex_numeric,
         plain=(
-            r"Row $i$ of the output is $o_i = \sum_j A_{ij} v_j$, by the definition of attention "
-            r"($O = AV$). The statement is what makes this sum a convex combination: the weights of the "
-            r"row add up to $1$ and each one is strictly positive ($\operatorname{sgn} A_{ij} = 1$). So "
-            r"$o_i$ lies in the convex hull of $v_1, \dots, v_n$, in fact in its relative interior: "
-            r"attention mixes the values, it cannot extrapolate beyond them."
+            r"Entry $(i, c)$ of $\operatorname{Attention}(Q, K, V) = \operatorname{softmax}_{\mathrm{rows}}"
+            r"(QK^\top/\sqrt{d_k})\, V$ is $\sum_j A_{ij} V_{jc}$, so row $i$ of the output is "
+            r"$o_i = \sum_j A_{ij} v_j$ with $v_j$ the rows of $V$. The weights of the row add up to $1$ "
+            r"and each is strictly positive ($\operatorname{sgn} A_{ij} = 1$). So $o_i$ lies in the convex "
+            r"hull of $v_1, \dots, v_n$, in fact in its relative interior: attention mixes the values, it "
+            r"cannot extrapolate beyond them."
         ),
         notes=(
             r"The two box bounds, each coordinate of $o_i$ at most the largest and at least the smallest "

@@ -34,10 +34,10 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC, exact_count, statement_at
-from symattn.complexity import MatMulMACs
+from symattn.complexity import ArrayEntries, MatMulMACs
 from symattn.derivation import Derivation
 from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, TiledWorkspace, flash_hbm_accesses
-from symattn.statement import Assumption, Statement
+from symattn.statement import Assumption, Equation, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
 SOURCE = "extension; Dao et al. (2022), 'FlashAttention', Algorithm 1 and Theorem 2"
@@ -45,13 +45,8 @@ SOURCE = "extension; Dao et al. (2022), 'FlashAttention', Algorithm 1 and Theore
 N, d, M, B_r, B_c = sp.symbols("N d M B_r B_c", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
 
-_DIV = (
-    Assumption("blocks_divide", text="$B_r$ and $B_c$ divide $N$ (the paper rounds up; edge blocks then move fewer "
-                                     "rows)"),
-)
 _M_RANGE = (Assumption("sram_at_least_d", condition=sp.Le(d, M), text=r"$d \le M$"),
             Assumption("sram_at_most_nd", condition=sp.Le(M, N * d), text=r"$M \le N d$"))
-_BC = M / (4 * d)
 
 
 class _HBM:
@@ -140,21 +135,33 @@ def _flash_numeric(kind: str):
     return check
 
 
+T_c, T_r = sp.symbols("T_c T_r", integer=True, positive=True)  # key and query blocks
+#: whole tiles: the loops of Algorithm 1 run over T_c = N/B_c key blocks and T_r = N/B_r query blocks,
+#: each a positive integer (so B_c and B_r divide N); the derivations rewrite the loop bounds with these
+_TILES = (
+    Equation("key_tiles", lhs=T_c, rhs=N / B_c),
+    Equation("query_tiles", lhs=T_r, rhs=N / B_r),
+)
+_SRAM = (Equation("block_c", lhs=M, rhs=4 * d * B_c),)  # B_c = M/(4d), the paper's choice: 4d divides M
 _flops_statement = Statement(FlashMACs(N, d, B_r, B_c), 2 * N**2 * d)
 
 register(Theorem(
     id="flash_attention_flops",
-    title="FlashAttention (Algorithm 1) performs $2 N^2 d$ multiply-accumulates: $O(N^2 d)$",
+    title="FlashAttention (Algorithm 1) performs exactly $2 N^2 d$ multiply-accumulates for any block sizes that "
+          "divide $N$",
+    claim="For any block sizes $B_r, B_c$ dividing $N$, Algorithm 1 performs exactly $2N^2 d$ multiply-accumulates, "
+          "the same as standard attention.",
     statement=_flops_statement,
     source=SOURCE,
-    hypotheses=_DIV,
+    hypotheses=_TILES,
     derivation=lambda: (
         Derivation(_flops_statement.lhs)
         .eq(sp.Sum(sp.Sum(MatMulMACs(B_r, d, B_c) + MatMulMACs(B_r, B_c, d), (i, 1, N / B_r)), (j, 1, N / B_c)),
             "definition", name="flash_macs", note=r"every inner iteration computes $Q_i K_j^\top$ and $P_{ij} V_j$")
         .eq(sp.Sum(sp.Sum(2 * B_r * B_c * d, (i, 1, N / B_r)), (j, 1, N / B_c)), "definition", name="matmul_macs",
             note=r"$(B_r \times d)(d \times B_c)$ and $(B_r \times B_c)(B_c \times d)$")
-        .eq(2 * N**2 * d, "sum_evaluate", note="$N/B_c$ outer and $N/B_r$ inner iterations")
+        .eq(2 * N**2 * d, "sum_evaluate",
+            note="$T_c T_r = (N/B_c)(N/B_r)$ iterations, whole numbers by the hypotheses")
     ),
     dimensions=(N, d, B_r, B_c),
     instances=Instances(statement_at(_flops_statement, lambda s: {N: 4 * s, d: 3, B_r: 2, B_c: 4}), (1, 2, 3),
@@ -162,54 +169,96 @@ register(Theorem(
     numeric=_flash_numeric("flops"),
     plain=(
         "Algorithm 1 computes every score $Q_i K_j^\\top$ and every product $P_{ij} V_j$ once, "
-        "$2 B_r B_c d$ multiply-accumulates per pair of blocks, over $(N/B_r)(N/B_c)$ pairs: $2N^2 d$, exactly "
-        "the count of standard attention. Tiling changes where the data lives, not how much arithmetic is done."
+        "$2 B_r B_c d$ multiply-accumulates per pair of blocks, over $T_c T_r = (N/B_c)(N/B_r)$ pairs: $2N^2 d$, "
+        "exactly the count of standard attention. Tiling changes where the data lives, not how much arithmetic is done."
     ),
-    notes="The softmax statistics add $O(N^2)$ elementwise operations, not counted here.",
+    notes="The softmax statistics add $O(N^2)$ elementwise operations, not counted here. The block counts are "
+          "hypotheses: $T_c = N/B_c$ and $T_r = N/B_r$ positive integers (whole tiles); with partial edge tiles the "
+          "products are smaller by exactly the missing rows, so the count is again $2N^2d$.",
     topic=TOPIC,
 ))
 
-_EXACT = 3 * N * d + 2 * N + 12 * N**2 * d**2 / M + 16 * N**2 * d / M
-_hbm_statement = Statement(FlashHBM(N, d, B_r, _BC), _EXACT)
-_BC_HYP = (Assumption("block_c", text="$B_c = M/(4d)$: $4d$ divides $M$, and $B_c, B_r$ divide $N$"),)
+_TILED_COUNT = 3 * N * d + 2 * N + T_c * (3 * N * d + 4 * N)
+_tiles_statement = Statement(FlashHBM(N, d, B_r, B_c), _TILED_COUNT)
 
 
-def _hbm_derivation() -> Derivation:
+def _tiles_derivation() -> Derivation:
     inner = (2 * B_r * d + 2 * B_r) + (B_r * d + 2 * B_r)
     return (
-        Derivation(_hbm_statement.lhs)
-        .eq((N * d + 2 * N) + sp.Sum(2 * _BC * d + sp.Sum(inner, (i, 1, N / B_r)), (j, 1, N / _BC)),
+        Derivation(_tiles_statement.lhs)
+        .eq((N * d + 2 * N) + sp.Sum(2 * B_c * d + sp.Sum(inner, (i, 1, N / B_r)), (j, 1, N / B_c)),
             "definition", name="flash_hbm",
             note=r"line 2 initialises $O, \ell, m$; line 6 loads $K_j, V_j$; line 8 loads $Q_i, O_i, \ell_i, m_i$; "
                  r"lines 12-13 write $O_i, \ell_i, m_i$")
-        .eq(_EXACT, "sum_evaluate", note="$4Nd/M$ outer iterations, $N/B_r$ inner ones")
+        .eq(3 * N * d + 2 * N + (N / B_c) * (3 * N * d + 4 * N), "sum_evaluate",
+            note="$N/B_c$ outer iterations of $N/B_r$ inner ones, whole numbers by the hypotheses")
+        .eq(_TILED_COUNT, "substitute", using="key_tiles", note="$N/B_c = T_c$ key blocks")
     )
 
 
 register(Theorem(
-    id="flash_attention_hbm_accesses",
-    title="FlashAttention (Algorithm 1) moves exactly $3Nd + 2N + 12 N^2 d^2/M + 16 N^2 d/M$ elements to and from HBM",
-    statement=_hbm_statement,
+    id="flash_attention_hbm_accesses_tiles",
+    title="With $T_c$ key blocks and $T_r$ query blocks that tile $N$, Algorithm 1 moves exactly "
+          "$3Nd + 2N + T_c (3Nd + 4N)$ elements to and from HBM",
+    claim="For any block sizes with $N = T_c B_c = T_r B_r$ ($T_c, T_r$ positive integers), Algorithm 1 moves exactly "
+          "$3Nd + 2N + T_c(3Nd + 4N)$ elements between HBM and SRAM, whatever $B_r$.",
+    statement=_tiles_statement,
     source=SOURCE,
-    hypotheses=_BC_HYP,
-    derivation=_hbm_derivation,
-    dimensions=(N, d, M, B_r),
-    instances=Instances(statement_at(_hbm_statement, lambda s: {N: 8 * s, d: 2, M: 32, B_r: 2}), (1, 2, 3),
-                        label="N = 8s (d = 2, M = 32, B_r = 2)"),
+    hypotheses=_TILES,
+    derivation=_tiles_derivation,
+    dimensions=(N, d, B_r, B_c, T_c),
+    instances=Instances(statement_at(_tiles_statement, lambda s: {N: 4 * s, d: 2, B_c: 4, B_r: 2, T_c: s,
+                                                                  T_r: 2 * s}), (1, 2, 3),
+                        label="N = 4s (d = 2, B_c = 4, B_r = 2, T_c = s, T_r = 2s)"),
     numeric=_flash_numeric("hbm"),
     plain=(
         "Count what Algorithm 1 reads and writes: $Nd + 2N$ to initialise $O, \\ell, m$; $2Nd$ to load every "
-        "key and value block once; and, for each of the $N/B_c = 4Nd/M$ key blocks, a full sweep over the "
+        "key and value block once; and, for each of the $T_c$ key blocks, a full sweep over the "
         "queries that reads $Q_i, O_i, \\ell_i, m_i$ and writes $O_i, \\ell_i, m_i$: $3Nd + 4N$. In all "
-        "$3Nd + 2N + 12N^2d^2/M + 16N^2d/M$, independent of $B_r$."
+        "$3Nd + 2N + T_c(3Nd + 4N)$, independent of the query block size."
+    ),
+    notes=r"The tile counts are hypotheses the derivation uses ($T_c = N/B_c$, $T_r = N/B_r$, positive integers). "
+          r"With $B_c$ not dividing $N$ and a partial last block, the same count holds with "
+          r"$T_c = \lceil N/B_c \rceil$ (each sweep still reads and writes every query row once); "
+          r"`symattn.flash_io.flash_hbm_accesses` counts that case and the numeric check runs Algorithm 1.",
+    topic=TOPIC,
+))
+
+_EXACT = 3 * N * d + 2 * N + 12 * N**2 * d**2 / M + 16 * N**2 * d / M
+_hbm_statement = Statement(FlashHBM(N, d, B_r, B_c), _EXACT)
+
+register(Theorem(
+    id="flash_attention_hbm_accesses",
+    title="With $B_c = M/(4d)$ (and whole tiles), Algorithm 1 moves exactly $3Nd + 2N + 12 N^2 d^2/M + 16 N^2 d/M$ "
+          "elements to and from HBM",
+    claim="With key blocks of $B_c = M/(4d)$ rows and block sizes dividing $N$, Algorithm 1 moves exactly "
+          "$3Nd + 2N + 12N^2d^2/M + 16N^2d/M$ elements between HBM and SRAM.",
+    statement=_hbm_statement,
+    source=SOURCE,
+    hypotheses=_TILES + _SRAM,
+    derivation=lambda: (
+        Derivation(_hbm_statement.lhs)
+        .eq(_TILED_COUNT, "apply_theorem", theorem="flash_attention_hbm_accesses_tiles",
+            note="the count for whole tiles")
+        .eq(_EXACT, "substitute", using=["key_tiles", "block_c"], note="$T_c = N/B_c = 4Nd/M$")
+    ),
+    dimensions=(N, d, M, B_r, B_c),
+    instances=Instances(statement_at(_hbm_statement, lambda s: {N: 8 * s, d: 2, M: 32, B_c: 4, B_r: 2, T_c: 2 * s,
+                                                                T_r: 4 * s}), (1, 2, 3),
+                        label="N = 8s (d = 2, M = 32, B_c = 4, B_r = 2)"),
+    numeric=_flash_numeric("hbm"),
+    plain=(
+        "The paper's choice $B_c = M/(4d)$ gives $T_c = N/B_c = 4Nd/M$ key blocks; put into the count for whole "
+        "tiles (flash_attention_hbm_accesses_tiles), $3Nd + 2N + (4Nd/M)(3Nd + 4N) = "
+        "3Nd + 2N + 12N^2d^2/M + 16N^2d/M$, independent of $B_r$."
     ),
     notes=r"With $B_c = \lceil M/(4d) \rceil$ and partial edge blocks the count differs only by rounding "
           r"(`symattn.flash_io.flash_hbm_accesses`).",
     topic=TOPIC,
 ))
 
-_upper_statement = Statement(_EXACT, 33 * N**2 * d**2 / M, "<=")
-_lower_statement = Statement(_EXACT, 12 * N**2 * d**2 / M, ">=")
+_upper_statement = Statement(FlashHBM(N, d, B_r, B_c), 33 * N**2 * d**2 / M, "<=")
+_lower_statement = Statement(FlashHBM(N, d, B_r, B_c), 12 * N**2 * d**2 / M, ">=")
 
 
 def _bound_numeric(upper: bool):
@@ -224,48 +273,60 @@ def _bound_numeric(upper: bool):
             worst = max(worst, ((exact - bound) if upper else (bound - exact)) / bound)
             samples += 1
         return NumericResult(worst <= 0, samples, seed, max(worst, 0.0), 0.0,
-                             "random N, d and d <= M <= Nd; relative excess over the bound")
+                             "the exact count at random N, d and d <= M <= Nd; relative excess over the bound")
 
     return check
 
 
 register(Theorem(
     id="flash_attention_hbm_upper",
-    title=r"For $d \le M \le Nd$, FlashAttention's HBM accesses are at most $33 N^2 d^2 / M$",
+    title=r"For $d \le M \le Nd$ and $B_c = M/(4d)$, Algorithm 1's HBM accesses are at most $33 N^2 d^2 / M$",
+    claim=r"With $B_c = M/(4d)$, whole tiles and $d \le M \le Nd$, Algorithm 1 moves at most $33N^2d^2/M$ elements: "
+          r"the $O$ half of Theorem 2, with its constant.",
     statement=_upper_statement,
     source=SOURCE,
-    hypotheses=_M_RANGE,
-    derivation=lambda: Derivation(_EXACT).le(
-        33 * N**2 * d**2 / M, "range_inequality", scale=M,
-        note=r"times $M$: $3Nd(Nd - M) + 2N(Nd^2 - M) + 16N^2 d(d - 1) \ge 0$ for $d \le M \le Nd$ and $d \ge 1$"),
-    dimensions=(N, d, M),
+    hypotheses=_TILES + _SRAM + _M_RANGE,
+    derivation=lambda: (
+        Derivation(_upper_statement.lhs)
+        .eq(_EXACT, "apply_theorem", theorem="flash_attention_hbm_accesses", note="the exact count")
+        .le(33 * N**2 * d**2 / M, "range_inequality", scale=M,
+            note=r"times $M$: $3Nd(Nd - M) + 2N(Nd^2 - M) + 16N^2 d(d - 1) \ge 0$ for $d \le M \le Nd$ and $d \ge 1$")
+    ),
+    dimensions=(N, d, M, B_r, B_c),
     numeric=_bound_numeric(True),
     plain=(
-        "Since $M \\le Nd$, the terms $3Nd$ and $2N$ are at most $3N^2d^2/M$ and $2N^2d^2/M$; since $d \\ge 1$, "
-        "$16N^2d/M \\le 16N^2d^2/M$. So the exact count is at most $33N^2d^2/M$: the $O$ half of Theorem 2, "
-        "with its constant."
+        "Since $M \\le Nd$, the terms $3Nd$ and $2N$ of the exact count are at most $3N^2d^2/M$ and $2N^2d^2/M$; "
+        "since $d \\ge 1$, $16N^2d/M \\le 16N^2d^2/M$. So Algorithm 1 moves at most $33N^2d^2/M$ elements."
     ),
     topic=TOPIC,
 ))
 
 register(Theorem(
     id="flash_attention_hbm_lower",
-    title=r"FlashAttention's HBM accesses are at least $12 N^2 d^2 / M$: $\Theta(N^2 d^2 / M)$",
+    title=r"With $B_c = M/(4d)$, Algorithm 1's HBM accesses are at least $12 N^2 d^2 / M$",
+    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements; with "
+          r"flash_attention_hbm_upper, $\Theta(N^2d^2/M)$ for $d \le M \le Nd$.",
     statement=_lower_statement,
     source=SOURCE,
-    derivation=lambda: Derivation(_EXACT).ge(
-        12 * N**2 * d**2 / M, "inequality", note="the other terms, $3Nd + 2N + 16 N^2 d / M$, are positive"),
-    dimensions=(N, d, M),
+    hypotheses=_TILES + _SRAM,
+    derivation=lambda: (
+        Derivation(_lower_statement.lhs)
+        .eq(_EXACT, "apply_theorem", theorem="flash_attention_hbm_accesses", note="the exact count")
+        .ge(12 * N**2 * d**2 / M, "inequality", note="the other terms, $3Nd + 2N + 16 N^2 d / M$, are positive")
+    ),
+    dimensions=(N, d, M, B_r, B_c),
     numeric=_bound_numeric(False),
     plain=(
         "The term $12N^2d^2/M$ alone (re-reading and re-writing the output for every key block) is a lower "
-        "bound; with the upper bound, the model's HBM traffic is $\\Theta(N^2d^2/M)$ for $d \\le M \\le Nd$, "
-        "as Theorem 2 states."
+        "bound. This theorem and flash_attention_hbm_upper together give Theorem 2's $\\Theta(N^2d^2/M)$ for "
+        "$d \\le M \\le Nd$; neither alone does."
     ),
     topic=TOPIC,
 ))
 
 _std_statement = Statement(StandardHBM(N, d), 4 * N * d + 4 * N**2)
+#: the arrays Algorithm 0 moves, in order: Q, K (read), S (write, read), P (write, read), V (read), O (write)
+_STANDARD_ARRAYS = ((N, d), (N, d), (N, N), (N, N), (N, N), (N, N), (N, d), (N, d))
 
 
 def _std_numeric(seed: int) -> NumericResult:
@@ -293,14 +354,20 @@ def _std_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="standard_attention_hbm_accesses",
-    title=r"Standard attention moves $4 N d + 4 N^2$ elements to and from HBM: $\Theta(N d + N^2)$",
+    title=r"Standard attention (Algorithm 0) moves exactly $4 N d + 4 N^2$ elements to and from HBM, counted array by "
+          r"array",
+    claim=r"Algorithm 0, reading $Q, K, V$, writing $O$ and writing and reading back the $N \times N$ matrices $S$ and "
+          r"$P$, moves exactly $4Nd + 4N^2$ elements, which is $\Theta(Nd + N^2)$.",
     statement=_std_statement,
     source="extension; Dao et al. (2022), 'FlashAttention', Algorithm 0 and Theorem 2",
     derivation=lambda: (
         Derivation(_std_statement.lhs)
-        .eq((2 * N * d + N**2) + (N**2 + N**2) + (N**2 + N * d + N * d), "definition", name="standard_hbm",
-            note="read $Q, K$ and write $S$; read $S$ and write $P$; read $P, V$ and write $O$")
-        .eq(_std_statement.rhs, "algebra", note="collect")
+        .eq(sp.Add(*[ArrayEntries(*shape) for shape in _STANDARD_ARRAYS], evaluate=False), "definition",
+            name="standard_hbm", note="read $Q, K$ and write $S$; read $S$ and write $P$; read $P, V$ and write $O$")
+        .eq(sp.Add(*[ArrayEntries(*shape).expanded() for shape in _STANDARD_ARRAYS], evaluate=False), "definition",
+            name="array_entries", note=r"one access per entry: $Q, K, V, O$ are $N \times d$, $S$ and $P$ are "
+                                       r"$N \times N$")
+        .eq(_std_statement.rhs, "sum_evaluate", note="count the entries")
     ),
     dimensions=(N, d),
     numeric=_std_numeric,
@@ -324,29 +391,36 @@ def _workspace_numeric(seed: int) -> NumericResult:
     from numeric import tiled_attention
 
     rng = np.random.default_rng(seed)
-    worst, samples = -np.inf, 0
-    slack = 64 * 1024  # bytes: Python objects, small index arrays, the allocator's rounding
-    for nn, dd, bq, bk in ((64, 8, 16, 16), (256, 16, 64, 32), (512, 32, 128, 128), (300, 8, 7, 50),
-                           (int(rng.integers(50, 400)), int(rng.integers(1, 40)), int(rng.integers(1, 64)),
+    worst, samples, largest_share = -np.inf, 0, 0.0
+    # the interpreter's fixed cost of a call (Python objects, small index arrays, the allocator's
+    # rounding): about 12 KB measured at n = 16, d = 1; only sizes whose model is at least 8 times
+    # this slack are measured, so the slack is never more than an eighth of what is checked
+    slack = 16 * 1024  # bytes
+    for nn, dd, bq, bk in ((256, 16, 64, 32), (512, 32, 128, 128), (300, 24, 7, 50), (2000, 1, 128, 128),
+                           (int(rng.integers(256, 600)), int(rng.integers(24, 40)), int(rng.integers(1, 64)),
                             int(rng.integers(1, 64)))):
         q, k, v = rng.normal(size=(3, nn, dd))
         bq_eff, bk_eff = min(bq, nn), min(bk, nn)
+        model = int(TiledWorkspace(nn, dd, bq_eff, bk_eff).doit()) * 8
+        largest_share = max(largest_share, slack / model)
         tracemalloc.start()
         out, lse = tiled_attention(q, k, v, block_q=bq, block_k=bk, threads=1)  # the model is of one worker
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         extra = peak - out.nbytes - lse.nbytes  # the outputs are not workspace
-        model = int(TiledWorkspace(nn, dd, bq_eff, bk_eff).doit()) * 8
         worst = max(worst, (extra - model - slack) / model)
         samples += 1
-    return NumericResult(worst <= 0, samples, seed, max(worst, 0.0), 0.0,
+    # a size too small for the slack would make the check vacuous: it fails instead
+    return NumericResult(worst <= 0 and largest_share <= 1 / 8, samples, seed, max(worst, 0.0), 0.0,
                          "tracemalloc peak of numeric.tiled_attention (float64, outputs subtracted) against 8 bytes x "
-                         "TiledWorkspace + 64 KiB; relative excess")
+                         f"TiledWorkspace + 16 KiB of fixed interpreter overhead (at most {largest_share:.1%} of the "
+                         "model at the sizes measured); relative excess")
 
 
 register(Theorem(
     id="tiled_attention_extra_memory",
-    title="`numeric.tiled_attention`'s workspace is at most $2 b_q b_k + 18 n d$ numbers: $O((b_q + d) b_k + n d)$",
+    title="A model of `numeric.tiled_attention`'s workspace, read off its arrays, is at most $2 b_q b_k + 18 n d$ "
+          "numbers",
     statement=_ws_statement,
     source="extension; the memory claim of seed 000 (Key idea: 'reducing memory to $O(n)$') and seed 002 "
     "('$O(n)$ memory') made precise for `numeric.tiled_attention`",

@@ -36,9 +36,8 @@ import sympy as sp
 
 from derivations._beyond import TOPIC, exact_count, statement_at
 from symattn.complexity import (
+    ArrayEntries,
     DecodeScoreMACs,
-    GQAParamCount,
-    KVCacheEntries,
     MatMulMACs,
     RecomputeScoreMACs,
     gqa_param_count,
@@ -193,8 +192,18 @@ register(Theorem(
 
 # ------------------------------------------------------------------------ parameter count
 d, h = sp.symbols("d h", integer=True, positive=True)
+_WIDTH = h_kv * d / h  # the key/value projections map d to h_kv heads of width d/h
+#: the shapes of the four projections (W_Q, W_K, W_V, W_O) and of their biases
+_WEIGHT_SHAPES = ((d, d), (d, _WIDTH), (d, _WIDTH), (d, d))
+_BIAS_SHAPES = ((d,), (_WIDTH,), (_WIDTH,), (d,))
+
+
+def _count(shapes):
+    return sp.Add(*[ArrayEntries(*shape) for shape in shapes], evaluate=False)
+
+
 _params_statement = Statement(
-    sp.ImmutableMatrix([GQAParamCount(d, h, h_kv, 0), GQAParamCount(d, h, h_kv, 1)]),
+    sp.ImmutableMatrix([_count(_WEIGHT_SHAPES), _count(_WEIGHT_SHAPES + _BIAS_SHAPES)]),
     sp.ImmutableMatrix([2 * d**2 + 2 * d**2 * h_kv / h, 2 * d**2 + 2 * d**2 * h_kv / h + 2 * d + 2 * d * h_kv / h]),
 )
 _DIVIDES = (
@@ -204,17 +213,16 @@ _DIVIDES = (
 
 
 def _params_derivation() -> Derivation:
-    from symattn.complexity import MatrixEntries
+    def sums(shapes):
+        return sp.Add(*[ArrayEntries(*shape).expanded() for shape in shapes], evaluate=False)
 
-    width = h_kv * d / h
-    unfolded = [MatrixEntries(d, d) + 2 * MatrixEntries(d, width) + MatrixEntries(d, d) + b * (d + 2 * width + d)
-                for b in (0, 1)]
     return (
         Derivation(_params_statement.lhs)
-        .eq(sp.ImmutableMatrix(unfolded), "definition", name="gqa_param_count",
-            note=r"$W_Q, W_O$ are $d \times d$; $W_K, W_V$ are $d \times h_{kv} d/h$; biases of widths $d$, $h_{kv} "
-                 r"d/h$, $h_{kv} d/h$, $d$")
-        .eq(_params_statement.rhs, "definition", name="matrix_entries", note=r"an $a \times b$ matrix has $ab$ entries")
+        .eq(sp.ImmutableMatrix([sums(_WEIGHT_SHAPES), sums(_WEIGHT_SHAPES + _BIAS_SHAPES)]), "definition",
+            name="array_entries",
+            note=r"one entry per index pair: $W_Q, W_O$ are $d \times d$, $W_K, W_V$ are $d \times h_{kv} d/h$; the "
+                 r"biases have widths $d$, $h_{kv} d/h$, $h_{kv} d/h$, $d$")
+        .eq(_params_statement.rhs, "sum_evaluate", note="count the index tuples")
     )
 
 
@@ -241,7 +249,10 @@ def _params_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="gqa_param_count",
-    title="GQA projections have $2d^2 + 2d^2 h_{kv}/h$ weights (plus $2d + 2d h_{kv}/h$ biases)",
+    title="Counted from their shapes, the GQA projections have $2d^2 + 2d^2 h_{kv}/h$ weights (plus $2d + 2d h_{kv}/h$ "
+          "biases)",
+    claim=r"Projections $W_Q, W_O$ of shape $d \times d$ and $W_K, W_V$ of shape $d \times h_{kv} d/h$ have "
+          r"$2d^2 + 2d^2 h_{kv}/h$ entries in all, and their biases $2d + 2d h_{kv}/h$ more.",
     statement=_params_statement,
     source=GQA_SOURCE,
     hypotheses=_DIVIDES,
@@ -262,24 +273,34 @@ register(Theorem(
 
 # ------------------------------------------------------------------------ KV cache size
 L, T, B = sp.symbols("L T B", integer=True, positive=True)
+_layer = sp.Symbol("ell", integer=True, positive=True)
+
+
+def _cache(heads):
+    """Entries of the cache, array by array: for each layer a key and a value array of shape
+    (B, heads, T, d_head), as ``transformers`` stores them."""
+    per_layer = sp.Add(ArrayEntries(B, heads, T, D), ArrayEntries(B, heads, T, D), evaluate=False)
+    return sp.Sum(per_layer, (_layer, 1, L))
+
+
 _cache_statement = Statement(
-    sp.ImmutableMatrix([KVCacheEntries(L, h_kv, D, T, B),
-                        KVCacheEntries(L, h, D, T, B) / KVCacheEntries(L, h_kv, D, T, B)]),
+    sp.ImmutableMatrix([_cache(h_kv), _cache(h) / _cache(h_kv)]),
     sp.ImmutableMatrix([2 * L * h_kv * D * T * B, h / h_kv]),
 )
 
 
 def _cache_derivation() -> Derivation:
-    from symattn.complexity import NumHeadEntries
+    def unfolded(heads):
+        one = ArrayEntries(B, heads, T, D).expanded()
+        return sp.Sum(sp.Add(one, one, evaluate=False), (_layer, 1, L))
 
     return (
         Derivation(_cache_statement.lhs)
-        .eq(sp.ImmutableMatrix([2 * L * B * T * NumHeadEntries(h_kv, D),
-                                NumHeadEntries(h, D) / NumHeadEntries(h_kv, D)]),
-            "definition", name="kv_cache_entries",
-            note="keys and values (2) for every layer, sequence and token; the common factors cancel in the ratio")
-        .eq(_cache_statement.rhs, "definition", name="head_entries",
-            note="$h_{kv}$ heads of width $d_{head}$ per token")
+        .eq(sp.ImmutableMatrix([unfolded(h_kv), unfolded(h) / unfolded(h_kv)]), "definition", name="array_entries",
+            note=r"one entry per index tuple (sequence, head, token, coordinate) of each key and value array")
+        .eq(sp.ImmutableMatrix([2 * L * B * h_kv * T * D, (2 * L * B * h * T * D) / (2 * L * B * h_kv * T * D)]),
+            "sum_evaluate", note="count the tuples, over the $L$ layers")
+        .eq(_cache_statement.rhs, "algebra", note="the common factors cancel in the ratio")
     )
 
 
@@ -302,7 +323,10 @@ def _cache_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_size",
-    title="A KV cache holds $2 L h_{kv} d_{head} T B$ values; GQA divides MHA's cache by $h/h_{kv}$",
+    title="Counted from its arrays, a KV cache holds $2 L h_{kv} d_{head} T B$ values; GQA divides MHA's cache by "
+          "$h/h_{kv}$",
+    claim=r"A key and a value array of shape $(B, h_{kv}, T, d_{head})$ per layer hold $2 L h_{kv} d_{head} T B$ "
+          r"numbers in all, $h/h_{kv}$ times fewer than with $h$ key/value heads.",
     statement=_cache_statement,
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4; Ainslie et al. (2023), section 2.2",
     derivation=_cache_derivation,

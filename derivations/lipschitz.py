@@ -38,12 +38,13 @@ from symattn.theorem import Instances, NumericResult, Theorem, register
 n = sp.Symbol("n", integer=True, positive=True)
 i = sp.Symbol("i", integer=True, positive=True)
 j = sp.Symbol("j", integer=True)
-a = sp.IndexedBase("a", positive=True)
+a = sp.IndexedBase("a", nonnegative=True)  # weights on the simplex; masked keys have a_j = 0
 
 _J = a[i] * (sp.KroneckerDelta(i, j) - a[j])  # J_ij
 _SIMPLEX = Equation("simplex_j", lhs=sp.Sum(a[j], (j, 1, n)), rhs=sp.S.One)
 _HYPS = (IndexRange("row", index=i, lower=1, upper=n), _SIMPLEX)
 _inf_statement = Statement(sp.Sum(sp.Abs(_J), (j, 1, n)), sp.Rational(1, 2), "<=")
+_row_statement = Statement(sp.Sum(sp.Abs(_J), (j, 1, n)), 2 * a[i] * (1 - a[i]))
 
 
 def _abs_sum_derivation(free, bound, total) -> Derivation:
@@ -78,13 +79,22 @@ def _abs_sum_derivation(free, bound, total) -> Derivation:
         .eq(2 * a[free] * (low + S(free, n) - a[free]), "range_join", at=free, note="put the diagonal weight back")
         .eq(2 * a[free] * (S(1, n) - a[free]), "range_join", at=free - 1, note="join the ranges")
         .eq(2 * a[free] * (1 - a[free]), "substitute", using=simplex, note="the weights sum to $1$")
+    )
+
+
+def _half_derivation(total, free, equality, mapping=None) -> Derivation:
+    """sum |J| <= 1/2 from the equality theorem: 2 a (1 - a) <= 1/2."""
+    return (
+        Derivation(total)
+        .eq(2 * a[free] * (1 - a[free]), "apply_theorem", theorem=equality, mapping=mapping,
+            note=r"the sum is $2 a (1 - a)$")
         .le(sp.Rational(1, 2), "inequality", witness=2 * (a[free] - sp.Rational(1, 2)) ** 2,
             note=r"$1/2 - 2 a (1 - a) = 2 (a - 1/2)^2 \ge 0$")
     )
 
 
 def _inf_derivation() -> Derivation:
-    return _abs_sum_derivation(i, j, _inf_statement.lhs)
+    return _half_derivation(_inf_statement.lhs, i, "softmax_jacobian_row_abs_sum")
 
 
 def _simplex_instance(size: int) -> Statement:
@@ -120,8 +130,30 @@ def _inf_numeric(seed: int) -> NumericResult:
 
 
 register(Theorem(
+    id="softmax_jacobian_row_abs_sum",
+    title=r"Row $i$ of $|J|$ sums to exactly $2 a_i (1 - a_i)$, for any weights $a \ge 0$ summing to $1$",
+    claim=r"For weights $a_1, \dots, a_n \ge 0$ with $\sum_j a_j = 1$ (masked keys allowed), "
+          r"$\sum_j |a_i(\delta_{ij} - a_j)| = 2 a_i (1 - a_i)$.",
+    statement=_row_statement,
+    source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
+    hypotheses=_HYPS,
+    derivation=lambda: _abs_sum_derivation(i, j, _row_statement.lhs),
+    dimensions=(n,),
+    numeric=_inf_numeric,
+    plain=(
+        "Row $i$ of the softmax Jacobian has the diagonal entry $a_i(1 - a_i)$ and the off-diagonal "
+        "entries $-a_i a_j$. Their absolute values add up to $a_i(1 - a_i) + a_i \\sum_{j \\ne i} a_j = "
+        "2 a_i (1 - a_i)$. Only $a \\ge 0$ and $\\sum_j a_j = 1$ are used, so masked keys ($a_j = 0$) are allowed."
+    ),
+    topic=TOPIC,
+))
+
+register(Theorem(
     id="softmax_jacobian_inf_norm_le_half",
-    title=r"Every row of $|J|$ sums to $2 a_i (1 - a_i) \le 1/2$: the softmax Jacobian has infinity norm at most $1/2$",
+    title=r"Every row of $|J|$ sums to at most $1/2$: the softmax Jacobian has infinity norm at most $1/2$ "
+          r"(weights $a \ge 0$)",
+    claim=r"For every row $i$ and any weights $a \ge 0$ summing to $1$, $\sum_j |J_{ij}| = 2a_i(1 - a_i) \le 1/2$, "
+          r"so $\lVert J \rVert_\infty \le 1/2$.",
     statement=_inf_statement,
     source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
     hypotheses=_HYPS,
@@ -144,6 +176,9 @@ kc = sp.Symbol("k", integer=True, positive=True)  # the column
 lc = sp.Symbol("l", integer=True)  # the row, summed
 _col_statement = Statement(sp.Sum(sp.Abs(a[lc] * (sp.KroneckerDelta(lc, kc) - a[kc])), (lc, 1, n)), sp.Rational(1, 2),
                            "<=")
+_col_eq_statement = Statement(_col_statement.lhs, 2 * a[kc] * (1 - a[kc]))
+_COL_HYPS = (IndexRange("column", index=kc, lower=1, upper=n),
+             Equation("simplex_l", lhs=sp.Sum(a[lc], (lc, 1, n)), rhs=sp.S.One))
 
 
 def _col_numeric(seed: int) -> NumericResult:
@@ -158,13 +193,27 @@ def _col_numeric(seed: int) -> NumericResult:
 
 
 register(Theorem(
+    id="softmax_jacobian_column_abs_sum",
+    title=r"Column $k$ of $|J|$ sums to exactly $2 a_k (1 - a_k)$, for any weights $a \ge 0$ summing to $1$",
+    claim=r"For weights $a \ge 0$ with $\sum_l a_l = 1$, $\sum_l |a_l(\delta_{lk} - a_k)| = 2 a_k (1 - a_k)$.",
+    statement=_col_eq_statement,
+    source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
+    hypotheses=_COL_HYPS,
+    derivation=lambda: _abs_sum_derivation(kc, lc, _col_statement.lhs),
+    dimensions=(n,),
+    numeric=_col_numeric,
+    plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k)$ ($J$ is symmetric).",
+    topic=TOPIC,
+))
+
+register(Theorem(
     id="softmax_jacobian_column_abs_sum_le_half",
-    title=r"Every column of $|J|$ sums to $2 a_k (1 - a_k) \le 1/2$",
+    title=r"Every column of $|J|$ sums to at most $1/2$ (weights $a \ge 0$)",
+    claim=r"For every column $k$ and any weights $a \ge 0$ summing to $1$, $\sum_l |J_{lk}| = 2a_k(1 - a_k) \le 1/2$.",
     statement=_col_statement,
     source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",
-    hypotheses=(IndexRange("column", index=kc, lower=1, upper=n),
-                Equation("simplex_l", lhs=sp.Sum(a[lc], (lc, 1, n)), rhs=sp.S.One)),
-    derivation=lambda: _abs_sum_derivation(kc, lc, _col_statement.lhs),
+    hypotheses=_COL_HYPS,
+    derivation=lambda: _half_derivation(_col_statement.lhs, kc, "softmax_jacobian_column_abs_sum"),
     dimensions=(n,),
     numeric=_col_numeric,
     plain="The same count down a column: $|J_{kk}| + \\sum_{l \\ne k} a_l a_k = 2 a_k (1 - a_k) \\le 1/2$ ($J$ is "

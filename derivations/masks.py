@@ -50,7 +50,7 @@ i = sp.Symbol("i", integer=True, positive=True)
 j, k = sp.symbols("j k", integer=True)
 s = sp.IndexedBase("s", real=True)  # scores s[i, j]
 v = sp.IndexedBase("v", real=True)  # one coordinate of the values
-m = sp.Symbol("m", positive=True)  # ALiBi slope
+m = sp.Symbol("m", real=True)  # ALiBi slope (the reduction holds for any real slope)
 
 
 def _masked_pairs(mask, rows, cols):
@@ -334,7 +334,7 @@ register(Theorem(
     title="Under a causal mask, ALiBi's bias $-m|i - j|$ acts as the per-key bias $+m j$",
     statement=_alibi_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3",
-    hypotheses=(_I_RANGE, Assumption("slope_positive", condition=sp.Q.positive(m), text="$m > 0$")),
+    hypotheses=(_I_RANGE, Assumption("slope_real", condition=sp.Q.real(m), text="$m$ real (any sign)")),
     derivation=_alibi_derivation,
     dimensions=(n,),
     instances=Instances(statement_at(_alibi_statement, lambda z: {n: 3, i: z}), (1, 2, 3), label="i (n = 3)"),
@@ -379,22 +379,43 @@ define("alibi_slope", AlibiSlope, lambda x: x.expanded(), text=r"m_k = 2^{-8k/h}
 
 h = sp.Symbol("h", integer=True, positive=True)
 kk = sp.Symbol("k", integer=True, positive=True)
-_slopes_statement = Statement(sp.ImmutableMatrix([AlibiSlope(kk + 1, h) / AlibiSlope(kk, h), AlibiSlope(1, h)]),
-                              sp.ImmutableMatrix([sp.Pow(2, -8 / h), sp.Pow(2, -8 / h)]))
+p = sp.Symbol("p", integer=True, nonnegative=True)  # h = 2^p heads
+q = sp.Symbol("q", integer=True, positive=True)  # the q-th head beyond the largest power of 2
+
+
+def press_slope(k, heads):
+    """Slope of head ``k`` (from 1) as ``get_slopes_power_of_2(heads)`` of Press et al.'s reference code
+    computes it: ``start = 2**(-2**-(log2(heads) - 3))``, ``ratio = start``, slope ``start * ratio**(k - 1)``."""
+    start = sp.Pow(2, -sp.Pow(2, -(sp.log(heads, 2) - 3)))
+    return start * start ** (k - 1)
+
+
+_slopes_statement = Statement(
+    sp.ImmutableMatrix([press_slope(kk, 2**p), press_slope(kk + 1, 2**p) / press_slope(kk, 2**p),
+                        press_slope(1, 2**p)]),
+    sp.ImmutableMatrix([AlibiSlope(kk, 2**p), sp.Pow(2, -8 / 2**p), sp.Pow(2, -8 / 2**p)]))
 
 
 def _press_slopes(heads: int) -> list:
-    """The slopes as Press et al.'s reference code computes them (heads a power of 2)."""
+    """Press et al.'s ``get_slopes`` (github.com/ofirpress/attention_with_linear_biases), as written."""
     import math
 
-    start = 2 ** (-(2 ** -(math.log2(heads) - 3)))
-    return [start * start**q for q in range(heads)]
+    def get_slopes_power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        ratio = start
+        return [start * ratio**i for i in range(n)]
+
+    if math.log2(heads).is_integer():
+        return get_slopes_power_of_2(heads)
+    closest_power_of_2 = 2 ** math.floor(math.log2(heads))
+    return (get_slopes_power_of_2(closest_power_of_2)
+            + _press_slopes(2 * closest_power_of_2)[0::2][:heads - closest_power_of_2])
 
 
 def _slopes_numeric(seed: int) -> NumericResult:
     worst = 0.0
     for heads in (1, 2, 4, 8, 16, 32, 64):
-        want = np.array([2.0 ** (-8 * q / heads) for q in range(1, heads + 1)])
+        want = np.array([2.0 ** (-8 * k_ / heads) for k_ in range(1, heads + 1)])
         worst = max(worst, float(np.abs(np.array(_press_slopes(heads)) / want - 1).max()))
     tol = 1e-12
     return NumericResult(worst <= tol, 7, seed, worst, tol,
@@ -404,26 +425,85 @@ def _slopes_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="alibi_slopes_geometric",
-    title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence of ratio $2^{-8/h}$ starting at $2^{-8/h}$",
+    title="For $h = 2^p$ heads, the ALiBi reference code's slopes are $2^{-8k/h}$: a geometric sequence of ratio "
+          "$2^{-8/h}$ starting at $2^{-8/h}$",
+    claim=r"For $h = 2^p$ heads, Press et al.'s get_slopes gives head $k$ the slope $2^{-8k/h}$, so the slopes form a "
+          r"geometric sequence that starts at $2^{-8/h}$ with ratio $2^{-8/h}$.",
     statement=_slopes_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at "
-           "$2^{-8/n}$')",
-    hypotheses=(IndexRange("head", index=kk, lower=1, upper=h - 1),),
+           "$2^{-8/n}$') and the reference code's get_slopes",
+    hypotheses=(IndexRange("head", index=kk, lower=1, upper=2**p - 1),),
     derivation=lambda: (
         Derivation(_slopes_statement.lhs)
-        .eq(sp.ImmutableMatrix([sp.Pow(2, -8 * (kk + 1) / h) / sp.Pow(2, -8 * kk / h), sp.Pow(2, -8 / h)]),
-            "definition", name="alibi_slope", note="$m_k = 2^{-8k/h}$")
-        .eq(_slopes_statement.rhs, "algebra", note="$2^{-8(k+1)/h} / 2^{-8k/h} = 2^{-8/h}$")
+        .eq(sp.ImmutableMatrix([sp.Pow(2, -2**(3 - p) * kk), sp.Pow(2, -2**(3 - p)), sp.Pow(2, -2**(3 - p))]),
+            "algebra", note=r"$\log_2 2^p = p$, so start $= 2^{-2^{3-p}}$; start $\cdot$ start$^{k-1}$ = "
+                            r"start$^k$")
+        .eq(_slopes_statement.rhs, "definition", name="alibi_slope",
+            note=r"$m_k = 2^{-8k/h}$, and $2^{3-p} = 8/2^p$")
     ),
-    dimensions=(h, kk),
-    instances=Instances(statement_at(_slopes_statement, lambda z: {h: 2**z, kk: 1}), (1, 2, 3, 4),
-                        label="h = 2^z (k = 1)"),
+    dimensions=(p, kk),
     numeric=_slopes_numeric,
     plain=(
-        "ALiBi gives head $k$ of $h$ the slope $m_k = 2^{-8k/h}$. Consecutive slopes have the ratio "
-        "$2^{-8/h}$ and the first is $2^{-8/h}$: for 8 heads, $1/2, 1/4, \\dots, 1/256$."
+        "The reference code computes, for $h = 2^p$ heads, start $= 2^{-2^{-(\\log_2 h - 3)}} = 2^{-8/h}$ and gives "
+        "head $k$ the slope start$^k = 2^{-8k/h}$: consecutive slopes have the ratio $2^{-8/h}$ and the first is "
+        "$2^{-8/h}$. For 8 heads, $1/2, 1/4, \\dots, 1/256$."
     ),
-    notes="For $h$ not a power of $2$ the reference code interleaves two such sequences; the statement is for the "
-          "formula $2^{-8k/h}$.",
+    notes="The statement keeps $h = 2^p$, the case the paper's sentence describes; for other $h$ see "
+          "alibi_slopes_between_powers_of_two.",
+    topic=TOPIC,
+))
+
+_extra_statement = Statement(
+    sp.ImmutableMatrix([press_slope(2 * q - 1, 2**(p + 1)),
+                        press_slope(2 * q - 1, 2**(p + 1)) ** 2 / (AlibiSlope(q - 1, 2**p) * AlibiSlope(q, 2**p))]),
+    sp.ImmutableMatrix([sp.Pow(2, -4 * (2 * q - 1) / 2**p), sp.S.One]))
+
+
+def _extra_numeric(seed: int) -> NumericResult:
+    worst, samples = 0.0, 0
+    for heads in range(1, 130):
+        cp = 2 ** int(np.floor(np.log2(heads)))
+        want = [2.0 ** (-8 * k_ / cp) for k_ in range(1, cp + 1)]
+        want += [2.0 ** (-4 * (2 * q_ - 1) / cp) for q_ in range(1, heads - cp + 1)]
+        worst = max(worst, float(np.abs(np.array(_press_slopes(heads)) / np.array(want) - 1).max()))
+        samples += 1
+    tol = 1e-12
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "get_slopes(h) of the ALiBi reference code, h = 1..129, against 2^(-8k/2^p) for the first 2^p "
+                         "heads and 2^(-4(2q-1)/2^p) for the others; relative error")
+
+
+register(Theorem(
+    id="alibi_slopes_between_powers_of_two",
+    title="For $2^p < h < 2^{p+1}$ heads, the ALiBi reference code gives head $2^p + q$ the slope "
+          "$2^{-4(2q-1)/2^p}$, the geometric mean of the slopes $m_{q-1}, m_q$ of $2^p$ heads",
+    claim=r"Press et al.'s rule for $h$ not a power of two: after the $2^p$ slopes $2^{-8k/2^p}$, head $2^p + q$ gets "
+          r"slope $q$ of every other of the $2^{p+1}$-head sequence, $2^{-4(2q-1)/2^p} = \sqrt{m_{q-1} m_q}$.",
+    statement=_extra_statement,
+    source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 (footnote on $n$ not a power of 2) and the "
+           "reference code's get_slopes (get_slopes(2 * closest_power_of_2)[0::2])",
+    hypotheses=(IndexRange("extra_head", index=q, lower=1, upper=2**p - 1),),
+    derivation=lambda: (
+        Derivation(_extra_statement.lhs)
+        .eq(sp.ImmutableMatrix([sp.Pow(2, -2**(2 - p) * (2 * q - 1)),
+                                sp.Pow(2, -2**(2 - p) * (2 * q - 1)) ** 2 / (AlibiSlope(q - 1, 2**p)
+                                                                           * AlibiSlope(q, 2**p))]),
+            "algebra", note=r"$\log_2 2^{p+1} = p + 1$: start $= 2^{-2^{2-p}}$, and element $2q - 1$ of the "
+                            r"sequence is start$^{2q-1}$")
+        .eq(sp.ImmutableMatrix([sp.Pow(2, -2**(2 - p) * (2 * q - 1)),
+                                sp.Pow(2, -2**(2 - p) * (2 * q - 1)) ** 2
+                                / (sp.Pow(2, -8 * (q - 1) / 2**p) * sp.Pow(2, -8 * q / 2**p))]),
+            "definition", name="alibi_slope", note=r"$m_k = 2^{-8k/2^p}$")
+        .eq(_extra_statement.rhs, "algebra", note=r"$2^{2-p} = 4/2^p$, and $2 \cdot 4(2q-1) = 8(q-1) + 8q$")
+    ),
+    dimensions=(p, q),
+    numeric=_extra_numeric,
+    plain=(
+        "When $h$ is not a power of two, with $2^p$ the largest power below it, the reference code takes the $2^p$ "
+        "slopes $2^{-8k/2^p}$ and then every other slope of the $2^{p+1}$-head sequence, starting with the first: "
+        "$2^{-8(2q-1)/2^{p+1}} = 2^{-4(2q-1)/2^p}$ for the $q$-th extra head. Each lies halfway, on a log scale, "
+        "between two consecutive slopes of the $2^p$ heads (between $1$ and $m_1$ for $q = 1$)."
+    ),
+    notes="The range $q \\le 2^p - 1$ is that of $h < 2^{p+1}$: at most $2^p - 1$ extra heads.",
     topic=TOPIC,
 ))

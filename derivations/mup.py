@@ -64,8 +64,8 @@ def _instance(kind: str):
         qq, kk = correlated_vectors("q", "k", size, variance=sigma**2, covariance=rho * sigma**2, gaussian=True)
         logit = dot(qq, kk)
         if kind == "mean":
-            return Statement(Expectation(logit).doit(), size * rho * sigma**2)
-        return Statement(Variance(logit).doit(), size * sigma**4 * (1 + rho**2))
+            return Statement(Expectation(logit).closed_form(), size * rho * sigma**2)
+        return Statement(Variance(logit).closed_form(), size * sigma**4 * (1 + rho**2))
 
     return build
 

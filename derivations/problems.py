@@ -440,7 +440,7 @@ _P = [
         statement=r"Show $\partial \operatorname{softmax}(s) / \partial s = \operatorname{diag}(a) - a a^\top$ and "
         r"$v^\top (\operatorname{diag}(a) - a a^\top) v = \operatorname{Var}_{j \sim a}(v_j)$; conclude that the "
         r"Jacobian vanishes as $a$ concentrates on one index.",
-        theorem_ids=("softmax_jacobian_quadratic_form", "softmax_saturation_bound"),
+        theorem_ids=("softmax_jacobian", "softmax_jacobian_quadratic_form", "softmax_saturation_bound"),
         solution=r"Differentiating $a_i = e^{s_i} / \sum_j e^{s_j}$ gives "
         r"$\partial a_i / \partial s_j = a_i (\delta_{ij} - a_j)$. Then $v^\top J v = \sum_i a_i v_i^2 - "
         r"(\sum_i a_i v_i)^2 = \mathbb{E}_a[v^2] - \mathbb{E}_a[v]^2 = \operatorname{Var}_a(v) \ge 0$. That each "
@@ -527,7 +527,7 @@ _P = [
         kind="exercise",
         statement="Add k3 = (1,0,1,0) (identical to q) with value v3 = (1,1) to the worked example; recompute the "
         "attention weights and output, and confirm the identical key dominates the softmax distribution.",
-        theorem_ids=("three_key_attention_output", "identical_key_weight_lt_half"),
+        theorem_ids=("three_key_attention_output", "identical_key_weight_largest", "identical_key_weight_lt_half"),
         solution=r"Scores $q \cdot k = (1, 1, 2)$, scaled $(1/2, 1/2, 1)$. Weights $(e^{1/2}, e^{1/2}, e)/(2e^{1/2} + "
                  r"e) = "
         r"(1, 1, e^{1/2})/(2 + e^{1/2}) = (0.2741, 0.2741, 0.4519)$; output $(w_1 + w_3, w_2 + w_3) = "

@@ -79,7 +79,8 @@ _monotone_statement = Statement(sp.Derivative(softcap(s_), s_), 0, ">")
 
 register(Theorem(
     id="softcap_monotone",
-    title=r"Soft-capping is strictly increasing: $\frac{d}{ds}\, c \tanh(s/c) = 1 - \tanh^2(s/c) > 0$",
+    title=r"Soft-capping has a positive derivative, $\frac{d}{ds}\, c \tanh(s/c) = 1 - \tanh^2(s/c) > 0$, "
+          r"so it is strictly increasing",
     statement=_monotone_statement,
     source=SOURCE,
     hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="$c > 0$, $s$ real"),),
@@ -114,7 +115,7 @@ _limit_statement = Statement(sp.Limit(softcap(s_), c, sp.oo), s_)
 
 register(Theorem(
     id="softcap_tends_to_identity",
-    title=r"Soft-capping tends to the identity: $c \tanh(s/c) \to s$ as $c \to \infty$",
+    title=r"Soft-capping tends to the identity pointwise: $c \tanh(s/c) \to s$ as $c \to \infty$, for each fixed $s$",
     statement=_limit_statement,
     source=SOURCE,
     derivation=lambda: Derivation(_limit_statement.lhs).eq(
@@ -126,7 +127,11 @@ register(Theorem(
         "For a fixed logit $s$, $c\\tanh(s/c) = s - s^3/(3c^2) + O(c^{-4})$, which tends to $s$ as the cap grows: "
         "logits much smaller than the cap pass almost unchanged."
     ),
-    notes="The limit is evaluated by SymPy's exact (Gruntz) limit algorithm through the `limit_evaluate` rule.",
+    notes=(
+        "The convergence is pointwise only, not uniform in $s$: for every cap, $|c \\tanh(s/c) - s| \\to \\infty$ "
+        "as $|s| \\to \\infty$ (the capped logit stays below $c$). The limit is evaluated by SymPy's exact (Gruntz) "
+        "limit algorithm through the `limit_evaluate` rule."
+    ),
     topic=TOPIC,
 ))
 
@@ -193,7 +198,7 @@ def _weights_derivation() -> Derivation:
 
 register(Theorem(
     id="softcap_weights_ge",
-    title="After soft-capping every attention weight is at least $e^{-2c}/n$: it can never saturate",
+    title="After soft-capping every attention weight is at least $e^{-2c}/n$ (exact arithmetic)",
     statement=_weights_statement,
     source=SOURCE,
     hypotheses=(Assumption("cap_positive", condition=sp.Q.positive(c), text="$c > 0$, scores real"),
@@ -203,9 +208,18 @@ register(Theorem(
     numeric=_weights_numeric,
     plain=(
         "Each capped logit lies in $(-c, c)$, so the numerator $e^{t_j}$ of a weight is above $e^{-c}$ and "
-        "the normaliser $\\sum_k e^{t_k}$ below $n e^{c}$: every weight exceeds $e^{-2c}/n$. Soft-capped "
-        "attention always spreads at least that much mass on every key, however large the raw logits."
+        "the normaliser $\\sum_k e^{t_k}$ below $n e^{c}$: every weight exceeds $e^{-2c}/n$. In exact "
+        "arithmetic soft-capped attention spreads at least that much mass on every key, however large the raw "
+        "logits; at $c = 50$ this floor is below float32's range (see the notes)."
     ),
-    notes="The sharper bound on the way is $1/(1 + (n-1) e^{2c})$ (all other keys at the cap, key $j$ at the floor).",
+    notes=(
+        "The sharper bound on the way is $1/(1 + (n-1) e^{2c})$ (all other keys at the cap, key $j$ at the floor). "
+        "The bound is about exact arithmetic and says nothing useful in floating point at Gemma 2's cap: at "
+        r"$c = 50$, $e^{-100}/n \approx 3.7 \cdot 10^{-44}/n$ is already below the smallest normal float32 "
+        r"($1.2 \cdot 10^{-38}$) for every $n$, and below the smallest subnormal float32 ($1.4 \cdot 10^{-45}$) "
+        r"once $n \ge 27$; the sharper bound is nearly attained (the other logits near the cap, logit $j$ near "
+        r"$-c$), so in float32 such a weight underflows to $0$. In float64 ($4.9 \cdot 10^{-324}$) the floor stays "
+        r"representable up to $n \approx 7.5 \cdot 10^{279}$."
+    ),
     topic=TOPIC,
 ))

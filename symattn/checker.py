@@ -17,13 +17,13 @@ never graded above ``numerically-consistent``, whatever its checkable parts reac
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import random
 import time
 import traceback
 from collections.abc import Iterable
-from fractions import Fraction
 from typing import Any
 
 import sympy as sp
@@ -31,8 +31,11 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
-from symattn.kernel.search import expand_finite, find_counterexample, find_model, statement_symbols
+from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
+from symattn.kernel.zippel import NotRational as _NotRational
+from symattn.kernel.zippel import Refused as _Refused
+from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
@@ -156,6 +159,9 @@ class Checker:
     def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
+        inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
+        if inconsistent:
+            return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
         syms = statement_symbols(thm.statement)
         model, reasons = find_model([], thm.hypotheses, seed=self.seed, seconds=self.time_limit, extra=syms)
         if model is None:
@@ -204,7 +210,8 @@ class Checker:
             if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
                 res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
                                                        + [c.both_answers() for c in disagree[:2]]))
-            steps.append(res)
+            # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
+            steps.append(dataclasses.replace(res, thm=None))
             engines.append(list(checks))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
@@ -366,11 +373,18 @@ class Checker:
                             )
                     if derived is None:
                         derived_all, why_not = False, why
-                    res = _schwartz_zippel(st, rng, spec.trials, spec.field_size)
+                        # the hypotheses that speak of the builder's symbols (it may be written in others)
+                        syms = statement_symbols(st)
+                        hyps = tuple(h for h in thm.hypotheses if _hypothesis_symbols(h) & syms)
+                    else:
+                        hyps = _hypotheses_at(thm.hypotheses, _mapping)
+                    res = _schwartz_zippel(st, hyps, rng, spec.trials, spec.field_size)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit at size {size}")
             except _NotRational as exc:
                 return LevelResult(Level.NA, f"size {size}: {exc}")
+            except _Refused as exc:
+                return LevelResult(Level.NA, f"size {size}: Schwartz-Zippel does not run: {exc}")
             if res[0] == "fail":
                 if derived is None:
                     return LevelResult(
@@ -434,6 +448,18 @@ def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext, second
         checks.append(whole)
 
 
+def _inconsistencies(hypotheses, seconds: float) -> list:
+    """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
+    values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
+    from symattn.kernel.schemas.probability import problems
+
+    try:
+        with time_limit(seconds):
+            return problems(hypotheses)
+    except TimeLimitExceeded:
+        return []
+
+
 def _symbols_with_shapes(st: Statement) -> set:
     """Free symbols of a statement, including those in the shapes of matrix symbols (SymPy leaves
     ``n`` out of ``MatrixSymbol("X", n, d).free_symbols``)."""
@@ -444,6 +470,10 @@ def _symbols_with_shapes(st: Statement) -> set:
                 for dim in m.shape:
                     out |= set(getattr(dim, "free_symbols", set()))
     return out
+
+
+def _hypothesis_symbols(h) -> set:
+    return hypothesis_symbols((h,))
 
 
 def _limited(fn, seconds: float):
@@ -493,8 +523,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     The statement unchanged when that is not all of it: several families (their joint law is not
     i.i.d.), an entry outside ``1..dim``, or a moment the family does not give (it would come back
     as a fresh symbol, free to take values no law has)."""
-    from symattn.moments import iid_vector
-    from symattn.rules.expectation import _Moment
+    from symattn.moments import _Moment, iid_vector
     from symattn.statement import RandomFamily
 
     sides = (st.lhs, st.rhs)
@@ -521,7 +550,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     def evaluate(x):
         if not isinstance(x, sp.Basic):
             return x
-        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.doit())
+        return x.xreplace(subs).replace(lambda e: isinstance(e, _Moment), lambda e: e.closed_form())
 
     new = [evaluate(x) for x in sides]
     if any(isinstance(x, sp.Basic) and (x.has(_Moment) or x.atoms(sp.Indexed) & set(subs.values())
@@ -682,69 +711,6 @@ def _entries(x: Any) -> list:
     return [x]
 
 
-class _NotRational(Exception):
-    pass
-
-
-def _degree_bound(e: sp.Expr) -> int:
-    """Upper bound on the total degree of a polynomial expression tree (without expanding)."""
-    if e.is_number:
-        return 0
-    if isinstance(e, (sp.Symbol, sp.Indexed)) or type(e).__name__ == "MatrixElement":
-        return 1
-    if isinstance(e, sp.Add):
-        return max(_degree_bound(a) for a in e.args)
-    if isinstance(e, sp.Mul):
-        return sum(_degree_bound(a) for a in e.args)
-    if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp >= 0:
-        return int(e.exp) * _degree_bound(e.base)
-    raise _NotRational(f"not a rational function of its symbols ({type(e).__name__} in the identity)")
-
-
-def _undefined(v: Any) -> bool:
-    return not v.is_number or v.has(sp.zoo, sp.nan, sp.oo, -sp.oo)
-
-
-def _schwartz_zippel(st: Statement, rng: random.Random, trials: int, field_size: int):
-    """Evaluate both sides exactly at random points of ``{0..field_size-1}^k``. A point where a side
-    is undefined is drawn again and never counts as a pass. With ``D`` a bound on the degree of
-    ``(nl dr - nr dl) dl dr`` (sides ``nl/dl``, ``nr/dr``), a false identity passes one accepted
-    point with probability at most ``D / (field_size - D)``; trials multiply."""
-    if st.relation != "=":
-        raise _NotRational("only identities can be tested probabilistically")
-    lhs, rhs = expand_finite(st.lhs), expand_finite(st.rhs)
-    ls, rs = _entries(lhs), _entries(rhs)
-    if len(ls) != len(rs) or (isinstance(lhs, sp.MatrixBase) != isinstance(rhs, sp.MatrixBase)):
-        raise _NotRational("the sides have different shapes")
-    pairs = [(sp.sympify(a, strict=True), sp.sympify(b, strict=True)) for a, b in zip(ls, rs)]
-    degree = 0
-    syms: set = set()
-    for a, b in pairs:
-        na, da = sp.together(a).as_numer_denom()
-        nb, db = sp.together(b).as_numer_denom()
-        dda, ddb = _degree_bound(da), _degree_bound(db)
-        degree = max(degree, max(_degree_bound(na) + ddb, _degree_bound(nb) + dda) + dda + ddb)
-        syms |= a.free_symbols | b.free_symbols
-    syms = sorted(syms, key=sp.default_sort_key)
-    if field_size <= degree:
-        return ("pass", 1.0)
-    done = attempts = 0
-    while done < trials:
-        attempts += 1
-        if attempts > 10 * trials + 10:
-            return ("undefined", "a side is undefined at most random points; no point counted")
-        point = {x: sp.Integer(rng.randrange(field_size)) for x in syms}
-        values = [(a.xreplace(point), b.xreplace(point)) for a, b in pairs]
-        if any(_undefined(va) or _undefined(vb) for va, vb in values):
-            continue  # an undefined side is never a pass
-        for va, vb in values:
-            if va != vb:
-                where = ", ".join(f"{x} = {v}" for x, v in point.items())
-                return ("fail", f"at {where}: left = {va}, right = {vb}")
-        done += 1
-    return ("pass", float(Fraction(degree, field_size - degree)) ** trials)
-
-
 # ---------------------------------------------------------------------------------------------- API
 def check_theorem(thm: Theorem, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
@@ -790,6 +756,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
     return {
         "id": thm.id,
         "title": thm.title,
+        "claim": thm.claim,
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,

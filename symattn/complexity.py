@@ -74,6 +74,7 @@ __all__ = [
     "attention_mlp_ratio",
     "KVCacheEntries",
     "GQAParamCount",
+    "ArrayEntries",
     "DecodeScoreMACs",
     "RecomputeScoreMACs",
     "kv_cache_bytes",
@@ -610,6 +611,38 @@ class MatrixEntries(sp.Function):
         return r"\#\mathbb{R}^{%s \times %s}" % tuple(printer._print(a) for a in self.args)
 
 
+class ArrayEntries(sp.Function):
+    r"""Entries of an array of shape ``(n_1, ..., n_k)``, counted from the shape: the number of index
+    tuples, :math:`\sum_{r_1=1}^{n_1} \cdots \sum_{r_k=1}^{n_k} 1` (definition ``array_entries``).
+    The theorems that count parameters, caches and memory traffic start from this, not from a product.
+
+    >>> a, b = sp.symbols("a b", positive=True, integer=True)
+    >>> ArrayEntries(a, b).expanded()
+    Sum(1, (r_1, 1, a), (r_2, 1, b))
+    >>> ArrayEntries(a, b).doit(), ArrayEntries(2, 3, 4).doit()
+    (a*b, 24)
+    """
+
+    @classmethod
+    def eval(cls, *shape):
+        if not shape:
+            raise TypeError("ArrayEntries needs at least one dimension")
+        return None
+
+    def expanded(self) -> sp.Expr:
+        idx = [sp.Symbol(f"r_{m}", integer=True, positive=True) for m in range(1, len(self.args) + 1)]
+        return sp.Sum(sp.S.One, *[(r, 1, size) for r, size in zip(idx, self.args)])
+
+    def doit(self, **hints):
+        out = sp.S.One
+        for size in self.args:
+            out *= size
+        return out
+
+    def _latex(self, printer):
+        return r"\#\mathbb{R}^{%s}" % r" \times ".join(printer._print(a) for a in self.args)
+
+
 class _StepSumMACs(sp.Function):
     """Base of the decoding costs summed over steps ``t = 1..n``: a subclass names the product of
     step ``t`` in ``_step(t, d)``; ``expanded()`` is the unevaluated sum of those products."""
@@ -671,6 +704,8 @@ define("head_entries", NumHeadEntries, lambda e: e.expanded(), text=r"h_kv heads
 define("gqa_param_count", GQAParamCount, lambda e: e.expanded(),
        text=r"W_Q, W_O: d x d; W_K, W_V: d x h_kv d/h; biases of the same widths")
 define("matrix_entries", MatrixEntries, lambda e: e.doit(), text=r"an a x b matrix has ab entries")
+define("array_entries", ArrayEntries, lambda e: e.expanded(),
+       text=r"an array of shape (n_1, ..., n_k) has one entry per index tuple")
 define("decode_macs", DecodeScoreMACs, lambda e: e.expanded(),
        text=r"step t: one query against t cached keys")
 define("recompute_macs", RecomputeScoreMACs, lambda e: e.expanded(),

@@ -41,7 +41,7 @@ import math
 
 import sympy as sp
 
-from symattn.complexity import MatMulMACs, _dimension
+from symattn.complexity import ArrayEntries, MatMulMACs, _dimension
 from symattn.rules.definitions import define
 
 __all__ = ["FlashHBM", "FlashMACs", "StandardHBM", "TiledWorkspace", "flash_hbm_accesses"]
@@ -94,7 +94,10 @@ class StandardHBM(_Model):
 
     def expanded(self):
         N, d = self.args
-        return (2 * N * d + N**2) + (N**2 + N**2) + (N**2 + N * d + N * d)
+        q = k = v = o = ArrayEntries(N, d)
+        s = p = ArrayEntries(N, N)
+        # read Q, K and write S; read S and write P; read P, V and write O
+        return sp.Add(q, k, s, s, p, p, v, o, evaluate=False)
 
     def _latex(self, printer):
         return r"\operatorname{HBM}_{\mathrm{std}}\left(%s\right)" % ", ".join(printer._print(a) for a in self.args)

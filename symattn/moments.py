@@ -47,6 +47,11 @@ from typing import Any
 import sympy as sp
 
 __all__ = [
+    "Expectation",
+    "Variance",
+    "Covariance",
+    "StandardDeviation",
+    "MOMENT_CLASSES",
     "RandomVector",
     "iid_vector",
     "gaussian_vector",
@@ -59,6 +64,122 @@ __all__ = [
     "CorrelatedPair",
     "correlated_vectors",
 ]
+
+
+# ----------------------------------------------------------------------------------- moment objects
+class _Moment(sp.Expr):
+    """Base of the unevaluated moment objects: arguments are SymPy expressions, never strings.
+
+    They are data: SymPy's ``doit`` (which ``simplify`` calls) leaves them unevaluated, so the
+    kernel's zero test never evaluates a moment by this module's calculus. :meth:`closed_form`
+    evaluates one explicitly (the instance checks use it, never a proof).
+    """
+
+    is_commutative = True
+    nargs = 1
+
+    def __new__(cls, *args):
+        if len(args) != cls.nargs:
+            raise TypeError(f"{cls.__name__} takes {cls.nargs} argument(s), got {len(args)}")
+        out = []
+        for a in args:
+            if isinstance(a, str) or isinstance(a, bool):
+                raise TypeError(f"{cls.__name__}: argument must be a SymPy expression, got {a!r}")
+            if isinstance(a, (int, float)):
+                a = sp.sympify(a, strict=True)
+            if not isinstance(a, sp.Expr):
+                raise TypeError(f"{cls.__name__}: argument must be a SymPy expression, got {type(a).__name__}")
+            out.append(a)
+        return sp.Expr.__new__(cls, *out)
+
+    def _eval_is_real(self):
+        return True if all(a.is_real for a in self.args) else None
+
+    def _closed_form(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def doit(self, **hints):
+        """The object with its arguments evaluated, still unevaluated itself (see :meth:`closed_form`)."""
+        args = [a.doit(**hints) if hints.get("deep", True) else a for a in self.args]
+        return self.func(*args)
+
+    def closed_form(self):
+        """The closed form from this module's calculus when the argument is built from its random
+        vectors (:func:`iid_vector`, ...); otherwise the object itself."""
+        if any(random_vector_of(x) is not None for a in self.args for x in a.atoms(sp.Indexed)):
+            return self._closed_form()
+        return self
+
+
+class Expectation(_Moment):
+    r"""The expectation :math:`\mathbb{E}[X]`, unevaluated.
+
+    >>> q = iid_vector("q", 3, mean=2, variance=1)
+    >>> Expectation(q[1]**2).closed_form()   # Var + mean^2
+    5
+    """
+
+    def _closed_form(self):
+        return E(self.args[0])
+
+    def _latex(self, printer):
+        return r"\mathbb{E}\left[%s\right]" % printer._print(self.args[0])
+
+
+class Variance(_Moment):
+    r"""The variance :math:`\operatorname{Var}(X) = \mathbb{E}[X^2] - \mathbb{E}[X]^2`, unevaluated.
+
+    >>> d = sp.Symbol("d", integer=True, positive=True); s = sp.Symbol("s", positive=True)
+    >>> Variance(dot(gaussian_vector("q", d, s), gaussian_vector("k", d, s))).closed_form()
+    d*s**4
+    """
+
+    def _eval_is_nonnegative(self):
+        return True if self.args[0].is_real else None
+
+    def _closed_form(self):
+        return Var(self.args[0])
+
+    def _latex(self, printer):
+        return r"\operatorname{Var}\left(%s\right)" % printer._print(self.args[0])
+
+
+class StandardDeviation(_Moment):
+    r"""The standard deviation :math:`\operatorname{sd}(X) = \sqrt{\operatorname{Var}(X)}`, unevaluated.
+
+    >>> StandardDeviation(3 * iid_vector("q", 2, variance=4)[1]).closed_form()
+    6
+    """
+
+    def _eval_is_nonnegative(self):
+        return True if self.args[0].is_real else None
+
+    def _closed_form(self):
+        return sp.sqrt(Var(self.args[0]))
+
+    def _latex(self, printer):
+        return r"\operatorname{sd}\left(%s\right)" % printer._print(self.args[0])
+
+
+class Covariance(_Moment):
+    r"""The covariance :math:`\operatorname{Cov}(X, Y) = \mathbb{E}[XY] - \mathbb{E}[X]\mathbb{E}[Y]`.
+
+    >>> q = iid_vector("q", 2, mean=1, variance=1)
+    >>> Covariance(q[1] + q[2], q[1]).closed_form()
+    1
+    """
+
+    nargs = 2
+
+    def _closed_form(self):
+        return Cov(*self.args)
+
+    def _latex(self, printer):
+        return r"\operatorname{Cov}\left(%s, %s\right)" % tuple(printer._print(a) for a in self.args)
+
+
+#: the moment objects (data for the kernel's probability schemas)
+MOMENT_CLASSES = (Expectation, Variance, StandardDeviation, Covariance)
 
 
 # ----------------------------------------------------------------------------------- vectors

@@ -75,6 +75,7 @@ __all__ = [
     "softmax_rows_explicit",
     "attention_explicit",
     "layer_norm_explicit",
+    "Entry",
     "fresh_index",
 ]
 
@@ -503,3 +504,48 @@ define("attention", Attention, lambda e: e.expanded(),
        text=r"\operatorname{Attention}(Q,K,V) = \operatorname{softmax_{rows}}(QK^\top/\sqrt{d_k})V")
 define("mlp", MLP, lambda e: e.expanded(), text=r"\operatorname{MLP}(X) = \rho(XW_1 + \mathbf 1 b_1)W_2 + \mathbf 1 "
                                                 r"b_2")
+
+
+class Entry(sp.Function):
+    r"""The :math:`(i, j)` entry of a real matrix expression, 1-based, unevaluated: ``Entry(M, i, j)``
+    prints :math:`M_{ij}`; the definition ``entry`` unfolds it (a matrix symbol ``X`` has the real
+    entries ``X[i, j]``, an :class:`~sympy.IndexedBase` declared real) through the entry of each map
+    (a product becomes a sum over a fresh index, ``softmax_rows`` a :class:`~symattn.softmax.Softmax`).
+    Unlike SymPy's ``M[i, j]`` (0-based, and expanded at once for products) it keeps the statement
+    readable: the output of attention is ``Entry(Attention(Q, K, V), i, c)``.
+
+    >>> n, d = sp.symbols("n d", integer=True, positive=True)
+    >>> i, j = sp.symbols("i j", integer=True, positive=True)
+    >>> X, W = sp.MatrixSymbol("X", n, d), sp.MatrixSymbol("W", d, d)
+    >>> Entry(X * W, i, j).doit()
+    Sum(W[k_1, j]*X[i, k_1], (k_1, 1, d))
+    """
+
+    nargs = 3
+    is_commutative = True
+
+    @classmethod
+    def eval(cls, M, i, j):
+        _matrix(M, "the matrix of Entry")
+        return None
+
+    def expanded(self):
+        from symattn.rules.matrices import entry
+
+        M, i, j = self.args
+        if isinstance(M, Attention):
+            M = M.expanded()
+        out = entry(M, i, j)
+        # the matrices are real: their entries are real-valued IndexedBase entries
+        real = {sp.IndexedBase(x.name): sp.IndexedBase(x.name, real=True) for x in M.atoms(sp.MatrixSymbol)}
+        return out.xreplace(real)
+
+    def doit(self, **hints):
+        return self.expanded()
+
+    def _latex(self, printer):
+        M, i, j = self.args
+        return r"\left(%s\right)_{%s %s}" % (printer._print(M), printer._print(i), printer._print(j))
+
+
+define("entry", Entry, lambda e: e.expanded(), text=r"(M)_{ij}, the entry in row i and column j (from 1)")

@@ -26,6 +26,7 @@ __all__ = [
     "IndexRange",
     "RandomFamily",
     "Independent",
+    "CorrelatedPairs",
     "free_symbols",
 ]
 
@@ -223,6 +224,41 @@ class Independent(Hypothesis):
         from symattn.printing import latex
 
         return ", ".join(latex(f) for f in self.families) + r" \text{ mutually independent}"
+
+
+@dataclass(frozen=True)
+class CorrelatedPairs(Hypothesis):
+    """Pairs ``(q_i, k_i)``, ``i = 1..dim``: ``Cov(q_i, k_i) = covariance``, the mixed moments
+    ``E[q_i^a k_i^b]`` listed in ``mixed`` (``((a, b), value)``), independent across ``i``.
+
+    The families ``q`` and ``k`` must each be declared by a :class:`RandomFamily` (their marginal
+    laws: means, variances); they are *not* independent of each other, so no :class:`Independent`
+    hypothesis may list both (the kernel refuses such hypotheses as inconsistent).
+
+    >>> q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
+    >>> d = sp.Symbol("d", integer=True, positive=True); r = sp.Symbol("rho")
+    >>> CorrelatedPairs("pairs", q=q, k=k, dim=d, covariance=r).describe()
+    '(q_i, k_i) for i in 1..d: Cov = rho, independent across i'
+    """
+
+    q: Any = None
+    k: Any = None
+    dim: Any = None
+    covariance: Any = None
+    mixed: tuple = ()
+
+    def describe(self) -> str:
+        extra = "".join(f", E[{self.q}^{a} {self.k}^{b}] = {sp.sstr(v)}" for (a, b), v in self.mixed)
+        return (f"({self.q}_i, {self.k}_i) for i in 1..{self.dim}: Cov = {sp.sstr(self.covariance)}{extra}, "
+                "independent across i")
+
+    def latex(self) -> str:
+        from symattn.printing import latex
+
+        q, k = latex(self.q), latex(self.k)
+        extra = "".join(rf",\ \mathbb{{E}}[{q}_i^{{{a}}} {k}_i^{{{b}}}] = {latex(v)}" for (a, b), v in self.mixed)
+        return (rf"({q}_i, {k}_i)_{{i=1}}^{{{latex(self.dim)}}} \text{{ independent across }} i,\ "
+                rf"\operatorname{{Cov}}({q}_i, {k}_i) = {latex(self.covariance)}{extra}")
 
 
 def _expr(x: Any, name: str, what: str) -> sp.Expr:

@@ -112,8 +112,12 @@ class Theorem:
     instances: Instances | None = None
     probabilistic: Probabilistic | None = None
     numeric: Callable[[int], NumericResult] | None = None
-    #: the statement in plain words, for readers of the report
+    #: the statement in plain words, for readers of the report (a paragraph: what it says and why)
     plain: str = ""
+    #: the claim in one sentence, what a reader would quote; it says no more than the formal statement
+    #: (``tests/derivations/test_quantifiers.py`` checks that quantified words are backed by it).
+    #: Required for the library's theorems (``tests/derivations/test_claims.py``)
+    claim: str = ""
     #: caveats: where the source states it loosely, what the text does not say
     notes: str = ""
     #: names of figures (see :mod:`symattn.report.figures`) that illustrate the theorem
@@ -134,6 +138,8 @@ class Theorem:
                 f"{self.id}: a {self.kind} is never shown as proved; its target can be at most "
                 f"'numerically-consistent'"
             )
+        if not isinstance(self.claim, str) or "\n" in self.claim:
+            raise ValueError(f"{self.id}: claim must be one line of text, got {self.claim!r}")
         if not self.source:
             raise ValueError(f"{self.id}: source is required (seed file and result name, or 'extension')")
         self.hypotheses = tuple(self.hypotheses)

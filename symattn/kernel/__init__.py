@@ -34,8 +34,15 @@ Modules
   ``Sum``) from which each instance is *derived* from the statement; ``find_model`` (concrete
   values at which every checkable hypothesis holds, smallest first: a theorem without one is
   ``undecided``); ``find_counterexample`` (values for free symbols only, inside the hypotheses,
-  reported only when every hypothesis is shown to hold there). The one module that evaluates
-  numerically (a point's sides to 50 digits): it shows failures and models, never a proof.
+  reported only when every hypothesis is shown to hold there, and only where the sides are shown to
+  differ by :mod:`.exact`): it shows failures and models, never a proof.
+* :mod:`.exact` -- exact decisions about closed numbers: nonzero and the sign by ball arithmetic
+  (python-flint's ``acb``, whose balls are guaranteed to contain the value), zero by the rational
+  value or the minimal polynomial over Q (``minimal_polynomial`` under a time limit), never by
+  structure or floating point; a float, an unevaluated integral, sum or limit is undecided.
+* :mod:`.zippel` -- the Schwartz--Zippel test at points inside the hypotheses: equations solved
+  for a variable and substituted, every point checked against every hypothesis, exact comparison,
+  a degree bound that a test pins (``x y`` -> 2, ``x^2 y`` -> 3, ``(x y)^3`` -> 6).
 * :mod:`.grading` -- from the four levels to one verdict (a concrete failure refutes; a
   Schwartz--Zippel level counts only when its false-pass bound is at most ``2**-30``; the
   symbolic level is capped by the verdicts of the lemmas it used; heuristics never above
@@ -66,11 +73,13 @@ What is trusted, exactly
   derivative or nested limit inside, so no untrusted summation runs) is replaced by SymPy's
   value, under the time limit; an unevaluated ``Limit``, ``AccumBounds``, ``Order``, ``nan`` or
   ``zoo`` is refused. A verdict whose derivation uses that rule trusts Gruntz's algorithm.
+* python-flint's ball arithmetic (``acb``: the exact value lies in the ball) and SymPy's
+  ``minimal_polynomial``, for the closed numbers of the concrete levels (:mod:`.exact`).
 * Never trusted: floating point, ``equals``, ``evalf``, ``Sum.doit`` with deltas, ``summation``.
 
 Size
 ----
-About 2300 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 2900 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 
@@ -81,7 +90,7 @@ from pathlib import Path
 __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
-MODULES = ("terms", "sign", "zero", "sums", "search", "grading", "timelimit")
+MODULES = ("terms", "sign", "zero", "sums", "search", "exact", "zippel", "grading", "timelimit")
 
 
 def core_size() -> int:

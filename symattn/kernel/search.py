@@ -14,11 +14,13 @@ hypotheses. Three services, all used by the checker:
   not proved (ex falso is not a proof).
 * :func:`find_counterexample` -- random points *inside* the hypotheses (only free symbols and the
   entries they make concrete are given values; bound variables never are), at which the statement
-  fails when evaluated to 50 digits; a non-real gap at real inputs counts. A point is reported only
-  if every hypothesis holds there, and the report shows that it does.
+  is shown to fail by exact evaluation (:mod:`symattn.kernel.exact`: balls that exclude 0, minimal
+  polynomials; floating point never decides); a side shown non-real at real inputs breaks an
+  inequality. A point is reported only if every hypothesis holds there, and the report shows that
+  it does; the two sides are shown as exact numbers.
 
-Values are exact rationals; SymPy is trusted for exact arithmetic on numbers, for ``N(., 50)`` of
-closed numeric expressions, and for ``ask`` of a predicate on a number.
+Values are exact rationals; SymPy is trusted for exact arithmetic on numbers and for ``ask`` of a
+predicate on a number.
 """
 
 from __future__ import annotations
@@ -31,18 +33,14 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixElement, MatrixExpr
 
+from symattn.kernel import exact
 from symattn.kernel.timelimit import TimeLimitExceeded, time_limit
 
 __all__ = ["expand_finite", "Model", "find_model", "find_counterexample", "Counterexample", "hypothesis_symbols",
-           "statement_symbols", "substitute_free"]
+           "statement_symbols", "substitute_free", "check_hypotheses"]
 
 #: the largest number of terms :func:`expand_finite` writes out for one sum
 MAX_TERMS = 4096
-
-# A difference this small at 50 significant digits is not taken as a counterexample (it may be
-# evaluation error on an identity that holds).
-_NOISE = sp.Float("1e-30", 50)
-
 
 class TooLarge(Exception):
     """A finite sum too long to unroll."""
@@ -97,6 +95,8 @@ def expand_finite(expr: Any) -> Any:
     0
     >>> expand_finite(sp.Sum(k, (k, 1, m)))
     Sum(k, (k, 1, m))
+    >>> expand_finite(sp.Sum(k, (k, 4, 1)))  # Karr: -(2 + 3)
+    -5
     """
     return _expand(expr, 0)
 
@@ -114,11 +114,18 @@ def _expand(e: Any, depth: int) -> Any:
         body = type(e)(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
         lo, hi = _expand(lo, depth), _expand(hi, depth)
         if lo.is_Integer and hi.is_Integer:
-            count = int(hi) - int(lo) + 1
+            # Karr's convention, as SymPy's and the sign test's: hi = lo - 1 is empty; a range with
+            # hi < lo - 1 runs over hi+1..lo-1, negated for a sum, inverted for a product
+            first, last, reverse = int(lo), int(hi), False
+            if last < first - 1:
+                first, last, reverse = last + 1, first - 1, True
+            count = last - first + 1
             if count > MAX_TERMS:
                 raise TooLarge(f"a sum of {count} terms")
-            terms = [_bound_free_subs(body, v, sp.Integer(t)) for t in range(int(lo), int(hi) + 1)]
+            terms = [_bound_free_subs(body, v, sp.Integer(t)) for t in range(first, last + 1)]
             combined = sp.Add(*terms) if isinstance(e, sp.Sum) else sp.Mul(*terms)
+            if reverse:
+                combined = -combined if isinstance(e, sp.Sum) else 1 / combined
             return _expand(combined, depth + 1)
         if len(e.limits) > 1:
             return e
@@ -292,19 +299,9 @@ def _evaluate(x: Any, point: dict) -> Any:
 
 
 def _numbers_equal(a: Any, b: Any) -> bool | None:
-    """Exact comparison of two closed numbers (None: undefined or undecided)."""
-    try:
-        diff = sp.simplify(a - b)
-    except Exception:
-        return None
-    if diff.has(sp.zoo, sp.nan, sp.oo, -sp.oo):
-        return None
-    if diff == 0:
-        return True
-    val = sp.N(diff, 50)
-    if not val.is_number:
-        return None
-    return abs(val) <= _NOISE
+    """Exact comparison of two closed numbers (None: undefined or not shown either way); see
+    :mod:`symattn.kernel.exact` (balls for "differ", minimal polynomials for "equal")."""
+    return exact.equal(a, b)
 
 
 def _truth(cond: Any) -> bool | None:
@@ -323,17 +320,20 @@ def _truth(cond: Any) -> bool | None:
             return None if parts[0] is None else not parts[0]
         return None
     if isinstance(cond, sp.core.relational.Relational):
-        gap = sp.N(cond.lhs - cond.rhs, 50)
-        if not gap.is_number or gap.has(sp.zoo, sp.nan):
-            return None
         if isinstance(cond, sp.Eq):
             return _numbers_equal(cond.lhs, cond.rhs)
         if isinstance(cond, sp.Ne):
             eq = _numbers_equal(cond.lhs, cond.rhs)
             return None if eq is None else not eq
-        if not gap.is_real:
+        try:
+            s = exact.sign(cond.lhs - cond.rhs)
+        except (TypeError, ValueError):
+            return None
+        if s is None:
+            return None
+        if s == "nonreal":
             return False
-        return bool({sp.Le: gap <= 0, sp.Lt: gap < 0, sp.Ge: gap >= 0, sp.Gt: gap > 0}[type(cond)])
+        return {sp.Le: s <= 0, sp.Lt: s < 0, sp.Ge: s >= 0, sp.Gt: s > 0}[type(cond)]
     if isinstance(cond, sp.assumptions.AppliedPredicate):
         try:
             return sp.ask(cond)
@@ -648,12 +648,13 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                 holds.append((h.name, "true" + (f" for every {', '.join(map(str, idx))} in range" if idx else "")))
         elif kind == "RandomFamily":
             v = _evaluate(h.variance, point)
-            if _is_number(v):
-                if sp.N(v, 30) < 0:
-                    raise _Reject(f"{h.name}: variance {sp.sstr(v)} < 0")
+            sv = exact.sign(v) if _is_number(v) else None
+            if sv in (-1, "nonreal"):
+                raise _Reject(f"{h.name}: variance {sp.sstr(v)} is not >= 0")
+            if sv in (0, 1):
                 holds.append((h.name, f"variance {sp.sstr(v)} >= 0"))
             else:
-                unchecked.append((h.name, "variance not a number at the point"))
+                unchecked.append((h.name, "variance not shown >= 0 at the point"))
         elif kind == "Independent":
             fams = list(h.families)
             if len(set(fams)) != len(fams):
@@ -664,10 +665,14 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
     return holds, unchecked
 
 
+#: the public name of the point check (used by :mod:`symattn.kernel.zippel`)
+check_hypotheses = _check_hypotheses
+
+
 def _positive_at(variance, point) -> bool:
     """Whether a variance is positive at the point (a degenerate family may satisfy an equation)."""
     v = _evaluate(variance, point)
-    return not (_is_number(v) and sp.N(v, 30) == 0)
+    return not (_is_number(v) and exact.is_zero(v) is True)
 
 
 def _range_points(idx, ranges, point, cap: int = 64) -> list:
@@ -742,22 +747,21 @@ class Counterexample:
 
 
 def _violates(a: Any, b: Any, relation: str) -> bool | None:
-    """Whether ``a relation b`` clearly fails (None: undefined there)."""
-    da, db = sp.N(a, 50), sp.N(b, 50)
-    if not (da.is_number and db.is_number) or da.has(sp.zoo, sp.nan) or db.has(sp.zoo, sp.nan):
-        return None
-    if da.has(sp.oo, -sp.oo) or db.has(sp.oo, -sp.oo):
-        return None
-    gap = da - db
+    """Whether ``a relation b`` is shown, exactly, to fail (None: undefined there, or not shown either
+    way; floating point never decides). An inequality between sides of which one is shown not real
+    fails (the claim compares real quantities)."""
     if relation == "=":
-        return abs(gap) > _NOISE
-    # an inequality between real quantities: a side that is not real at real inputs breaks it
-    if abs(sp.im(da)) > _NOISE or abs(sp.im(db)) > _NOISE:
+        eq = exact.equal(a, b)
+        return None if eq is None else not eq
+    try:
+        s = exact.sign(sp.sympify(a) - sp.sympify(b))
+    except (TypeError, ValueError, sp.SympifyError):
+        return None
+    if s is None:
+        return None
+    if s == "nonreal":
         return True
-    g = sp.re(gap)
-    if abs(g) <= _NOISE:  # equal to 50 digits: a strict claim may fail, but that is no clear counterexample
-        return False
-    return {"<=": g > 0, "<": g > 0, ">=": g < 0, ">": g < 0}[relation]
+    return {"<=": s > 0, "<": s >= 0, ">=": s < 0, ">": s <= 0}[relation]
 
 
 def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int = 12, seconds: float = 8.0):
@@ -793,7 +797,7 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
                     if not (_is_number(a) and _is_number(b)):
                         break
                     if _violates(a, b, statement.relation):
-                        return Counterexample(Model(dict(point), holds, unchecked), sp.N(a, 12), sp.N(b, 12))
+                        return Counterexample(Model(dict(point), holds, unchecked), a, b)
         except (_Reject, TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, TimeLimitExceeded):
             continue
     return None

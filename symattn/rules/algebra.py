@@ -20,8 +20,9 @@ import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel.sign import sign_of
+from symattn.kernel.thm import by_sign, by_zero
 from symattn.kernel.zero import equal, is_zero, opaque_sums, residual, zero_test
-from symattn.rules import RuleError, failed, passed, rule
+from symattn.rules import RuleError, failed, proved, rule
 
 __all__ = ["is_zero", "equal", "residual", "sign_of"]
 
@@ -41,7 +42,7 @@ def check_algebra(lhs, rhs, relation, ctx):
         raise RuleError(f"algebra justifies equalities only; this step is {relation!r} (use 'inequality')")
     test = zero_test(lhs, rhs, ctx.hypotheses)
     if test.ok:
-        return passed("lhs - rhs simplifies to 0")
+        return proved(by_zero(lhs, rhs), "lhs - rhs simplifies to 0")
     if test.reduced:
         return failed(test.explain())
     return failed(f"lhs - rhs does not reduce to 0; residual: {_show(opaque_sums(residual(lhs, rhs)))}")
@@ -58,13 +59,11 @@ def check_inequality(lhs, rhs, relation, ctx, witness=None):
     if _is_matrix(lhs) or _is_matrix(rhs):
         raise RuleError("inequality compares scalars, not matrices")
     gap = rhs - lhs if relation in ("<=", "<") else lhs - rhs
-    if witness is not None:
-        if not equal(witness, gap):
-            return failed(f"witness {_show(witness)} is not equal to the gap {_show(gap)}")
-        gap = witness
-    sign = sign_of(gap)
-    strict = relation in ("<", ">")
-    if sign == "positive" or (sign == "nonnegative" and not strict):
-        return passed(f"the gap {_show(gap)} is {sign}")
-    want = "positive" if strict else "nonnegative"
-    return failed(f"SymPy cannot show the gap {_show(gap)} is {want} from the symbols' assumptions")
+    if witness is not None and not equal(witness, gap):
+        return failed(f"witness {_show(witness)} is not equal to the gap {_show(gap)}")
+    try:
+        return proved(by_sign(lhs, rhs, relation, witness=witness), f"the gap {_show(witness or gap)} has the sign")
+    except RuleError:
+        want = "positive" if relation in ("<", ">") else "nonnegative"
+        return failed(f"the kernel cannot show the gap {_show(witness if witness is not None else gap)} is {want} "
+                      "from the symbols' assumptions and the ranges")

@@ -12,70 +12,25 @@ an unfolding never captures: it is computed on fresh names and substituted back 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
 
-from symattn.kernel.terms import alpha_equal, substitute
-from symattn.kernel.zero import register_unfolding
-from symattn.rules import RuleError, failed, passed, rule
+from symattn.kernel import definitions as _kernel
+from symattn.kernel.definitions import DEFINITIONS, Definition, define
+from symattn.kernel.thm import by_zero, sym, trans
+from symattn.rules import RuleError, failed, proved, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["Definition", "define", "DEFINITIONS", "unfold"]
 
 
-@dataclass(frozen=True)
-class Definition:
-    name: str
-    cls: type
-    expand: Callable[[Any], Any]  # instance of cls -> its expansion
-    text: str = ""
-
-
-DEFINITIONS: dict[str, Definition] = {}
-
-
-def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -> Definition:
-    """Register the definition ``name``: occurrences of ``cls`` expand through ``expand``."""
-    if not (isinstance(cls, type) and issubclass(cls, sp.Basic)):
-        raise TypeError(f"definition {name!r}: {cls!r} is not a SymPy expression class")
-    if cls.__module__.split(".")[0] == "sympy":
-        raise ValueError(
-            f"definition {name!r}: {cls.__name__} is SymPy's own class ({cls.__module__}); only symattn's "
-            "unevaluated heads can be defined (SymPy evaluates its own classes, so a 'definition' would "
-            "contradict it)"
-        )
-    existing = DEFINITIONS.get(name)
-    if existing is not None and existing.cls is not cls:
-        raise ValueError(f"definition {name!r} already registered for {existing.cls.__name__}")
-    d = Definition(name, cls, expand, text)
-    DEFINITIONS[name] = d
-    register_unfolding(cls, expand)
-    return d
-
-
 def unfold(expr: Any, name: str) -> Any:
+    """``expr`` with every occurrence of definition ``name`` unfolded (the kernel's expansion)."""
     d = DEFINITIONS.get(name)
     if d is None:
         raise RuleError(f"unknown definition {name!r}; known: {sorted(DEFINITIONS)}")
-    if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(lambda e: unfold(e, name))
-    if not isinstance(expr, sp.Basic):
-        return expr
-    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: _expand_without_capture(d, e))
-
-
-def _expand_without_capture(d: Definition, e: Any) -> Any:
-    """``d.expand(e)``, computed on ``e`` with its free symbols renamed to fresh dummies and then
-    substituted back capture-avoidingly: a binder in the definition's body (a sum over a fixed
-    ``j``) can never capture a free ``j`` of the instance."""
-    labels = {b.label for b in e.atoms(sp.IndexedBase)} if isinstance(e, sp.Basic) else set()
-    syms = [x for x in e.free_symbols if isinstance(x, sp.Symbol) and not isinstance(x, sp.Dummy) and x not in labels]
-    fresh = {x: sp.Dummy(x.name, **x.assumptions0) for x in syms}
-    body = d.expand(e.xreplace(fresh) if fresh else e)
-    return substitute(body, {v: k for k, v in fresh.items()}) if fresh else body
+    return _kernel.expand(expr, d)
 
 
 def _mentions(expr: Any, cls: type) -> bool:
@@ -94,17 +49,14 @@ def check_definition(lhs, rhs, relation, ctx, name=None):
     if d is None:
         raise RuleError(f"unknown definition {name!r}; known: {sorted(DEFINITIONS)}")
     if _mentions(lhs, d.cls):
-        u = unfold(lhs, name)
-        if alpha_equal(u, rhs):
-            return passed(f"unfolding {name} in the left side gives the right side")
-        if equal(u, rhs):
-            return passed(f"definition, then algebra: unfolding {name} in the left side gives the right side")
+        t = _kernel.unfold(lhs, name)
+        if equal(t.rhs, rhs):
+            return proved(trans(t, by_zero(t.rhs, rhs)), f"unfolding {name} in the left side gives the right side")
     if _mentions(rhs, d.cls):
-        u = unfold(rhs, name)
-        if alpha_equal(u, lhs):
-            return passed(f"folding {name}: unfolding it in the right side gives the left side")
-        if equal(u, lhs):
-            return passed(f"definition, then algebra: folding {name} (unfolding the right side gives the left)")
+        t = _kernel.unfold(rhs, name)
+        if equal(t.rhs, lhs):
+            return proved(sym(trans(t, by_zero(t.rhs, lhs))),
+                          f"folding {name}: unfolding it in the right side gives the left side")
     if not (_mentions(lhs, d.cls) or _mentions(rhs, d.cls)):
         return failed(f"neither side mentions {name}")
     return failed(f"unfolding {name} does not turn one side into the other")

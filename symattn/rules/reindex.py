@@ -25,13 +25,17 @@ True
 
 from __future__ import annotations
 
+from itertools import permutations
 from typing import Any
 
 import sympy as sp
 
+from symattn.kernel.axioms import axiom
+from symattn.kernel.schemas.sums import flatten_sums, rectangular
 from symattn.kernel.sums import check_finite
-from symattn.kernel.terms import canonical
-from symattn.rules import RuleError, failed, passed, rule
+from symattn.kernel.terms import KernelError, canonical
+from symattn.kernel.thm import by_zero, rewrite, sym, trans
+from symattn.rules import RuleError, failed, proved, rule
 from symattn.rules.algebra import equal
 
 __all__ = ["canonical_bound", "alpha_equal", "flatten_sums", "interchange_sites"]
@@ -49,60 +53,21 @@ def alpha_equal(lhs: Any, rhs: Any) -> bool:
 def check_rename_bound(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("rename_bound justifies equalities only")
-    if canonical(lhs) == canonical(rhs):
-        return passed("equal after renaming bound variables canonically")
-    if alpha_equal(lhs, rhs):
-        return passed("equal after renaming bound variables canonically, then algebra")
+    if canonical(lhs) == canonical(rhs) or alpha_equal(lhs, rhs):
+        return proved(by_zero(lhs, rhs), "equal after renaming bound variables canonically")
     return failed("the sides differ by more than the names of bound variables")
 
 
 # ----------------------------------------------------------------------------------- interchange
-def _rectangular(s: sp.Sum) -> bool:
-    """No bound of the sum mentions any of its own indices (the index set is a box)."""
-    variables = {lim[0] for lim in s.limits}
-    return all(len(lim) == 3 and not (sp.Tuple(*lim[1:]).free_symbols & variables) for lim in s.limits)
-
-
-def _pull_in(s: sp.Sum):
-    """``sum_L A * sum_M B`` -> ``sum_{M, L} A B`` when ``A`` does not mention the inner indices."""
-    factors = sp.Mul.make_args(s.function)
-    sums = [f for f in factors if isinstance(f, sp.Sum)]
-    if len(sums) != 1:
-        return s
-    inner = sums[0]
-    rest = sp.Mul(*[f for f in factors if f is not inner])
-    inner_vars = [lim[0] for lim in inner.limits]
-    outer_bounds = sp.Tuple(*[b for lim in s.limits for b in lim[1:]])
-    # Only free occurrences can be captured: a sum inside A that binds the same name is untouched.
-    if any(v in rest.free_symbols or v in outer_bounds.free_symbols for v in inner_vars):
-        return s  # moving A inside would capture one of its symbols
-    return sp.Sum(rest * inner.function, *inner.limits, *s.limits)
-
-
-def flatten_sums(expr: Any) -> Any:
-    """Nested sums as multi-index sums, every factor moved into the innermost body (linearity)."""
-    if not isinstance(expr, sp.Basic):
-        return expr
-    prev = None
-    while prev != expr:
-        prev = expr
-        expr = expr.replace(lambda e: isinstance(e, sp.Sum), _pull_in)
-    return expr
-
-
 def interchange_sites(expr: Any) -> list:
-    """``expr`` with the limits of one rectangular multi-index sum permuted, in every way."""
-    from itertools import permutations
-
+    """``(sum, order)`` for every rectangular multi-index sum of ``expr`` and every other order of its limits."""
     if not isinstance(expr, sp.Basic):
         return []
     out = []
     for s in sorted(expr.atoms(sp.Sum), key=sp.default_sort_key):
-        if len(s.limits) < 2 or len(s.limits) > 4 or not _rectangular(s):
+        if len(s.limits) < 2 or len(s.limits) > 4 or not rectangular(s):
             continue
-        for order in permutations(s.limits):
-            if tuple(order) != tuple(s.limits):
-                out.append(expr.xreplace({s: sp.Sum(s.function, *order)}))
+        out += [(s, order) for order in permutations(s.limits) if tuple(order) != tuple(s.limits)]
     return out
 
 
@@ -117,19 +82,17 @@ def check_sum_interchange(lhs, rhs, relation, ctx):
         raise RuleError("sum_interchange works on scalar expressions")
     check_finite(lhs, "sum_interchange")
     check_finite(rhs, "sum_interchange")
-    left = canonical_bound(flatten_sums(canonical_bound(lhs)))
-    right = canonical_bound(flatten_sums(canonical_bound(rhs)))
-    if left == right:
+    left, right = axiom("sum_flatten", expr=lhs), axiom("sum_flatten", expr=rhs)
+    if left.rhs == right.rhs:
         return failed("no interchange needed: the sides agree already (use rename_bound or sum_linearity)")
-    candidates = [canonical_bound(cand) for cand in interchange_sites(left)]
-    # structural matches first; then cheap exact algebra (no simplify: failing candidates are the
-    # rule, and simplify on quotients of sums is slow to fail)
-    if any(cand == right for cand in candidates):
-        return passed("interchanged independent summations (finite sums commute)")
-    for cand in candidates:
-        diff = cand - right
-        if sp.expand(diff) == 0 or sp.cancel(sp.together(diff)) == 0:
-            return passed("interchanged independent summations (finite sums commute), then exact algebra")
+    for s, order in interchange_sites(left.rhs):
+        try:
+            t = trans(left, rewrite(left.rhs, axiom("sum_interchange", s=s, order=order)))
+        except KernelError:
+            continue
+        if t.rhs == right.rhs or (sp.expand(t.rhs - right.rhs) == 0):
+            return proved(trans(t, by_zero(t.rhs, right.rhs), sym(right)),
+                          "interchanged independent summations (finite sums commute)")
     return failed("no reordering of independent summations turns one side into the other")
 
 
@@ -144,5 +107,5 @@ def check_sum_join(lhs, rhs, relation, ctx, at=None):
 
     result = check_sum_split(rhs, lhs, relation, ctx, at=at)
     if result.ok:
-        return passed(f"joined adjacent ranges ({result.reason}, read backwards)")
+        return proved(sym(result.thm), f"joined adjacent ranges ({result.reason}, read backwards)")
     return failed(f"joining at {at} does not give the right side: {result.reason}")

@@ -7,6 +7,7 @@ import sympy as sp
 
 from symattn.checker import Checker
 from symattn.derivation import Derivation
+from symattn.kernel.thm import refl
 from symattn.rules import RULES, Rule, passed
 from symattn.softmax import Softmax
 from symattn.statement import IndexRange, Statement
@@ -203,10 +204,10 @@ def _slow_lemma_pair(monkeypatch, lemma_id, nested=False):
 
     def nap(lhs, rhs, relation, ctx):
         time.sleep(0.12)
-        return passed("napped")
+        return passed("napped", thm=refl(lhs))
 
     def via(lhs, rhs, relation, ctx, proof=None):
-        return passed("by the nested chain") if proof is not None else passed("no chain")
+        return passed("by the nested chain" if proof is not None else "no chain", thm=refl(lhs))
 
     monkeypatch.setitem(RULES, "nap_rule", Rule("nap_rule", nap, "sleeps 0.12 s"))
     monkeypatch.setitem(RULES, "via_rule", Rule("via_rule", via, "carries a nested chain"))

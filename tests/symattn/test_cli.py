@@ -35,7 +35,7 @@ def test_check_json_follows_the_schema(capsys):
     records = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
-    assert set(r) == {"id", "title", "source", "kind", "verdict", "target", "how", "levels", "seconds",
+    assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "target", "how", "levels", "seconds",
                       "rechecked", "steps"}
     assert r["rechecked"] in ("all", "partial", "none")
     assert r["steps"] and all(s["rechecked"] in ("both", "one-engine") and s["why"] for s in r["steps"])

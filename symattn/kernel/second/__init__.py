@@ -46,6 +46,11 @@ class Check:
     #: 'zero' (a zero test), 'sign' (sign, nonzero, integrality), 'step' (the step's claim as a whole)
     kind: str = ""
 
+    @property
+    def status(self) -> str:
+        """The verdict, under the name :mod:`symattn.kernel.ledger` reads."""
+        return self.verdict
+
     def as_json(self) -> dict:
         return {"engine": self.engine, "verdict": self.verdict, "fact": self.fact, "reason": self.reason}
 
@@ -78,8 +83,11 @@ def record(check: Check, kind: str = "") -> Check:
     if kind and check.kind != kind:
         check = dataclasses.replace(check, kind=kind)
     ledger = _LEDGER.get()
-    if ledger is not None:
+    if ledger is not None:  # inside a step: also onto the kernel's ledger (the step's RuleResult.checks)
         ledger.append(check)
+        from symattn.kernel import ledger as kernel_ledger
+
+        kernel_ledger.record(check)
     return check
 
 

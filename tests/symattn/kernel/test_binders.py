@@ -44,7 +44,7 @@ j_range = IndexRange("j_range", index=j, lower=1, upper=n)
 FALSE_CLAIMS = [
     Claim("ih_applied_under_a_binder_at_a_shifted_index", sp.Sum(h**2, (h, h + 1, h + 1)), 2 * h + 1,
           (step(sp.Sum(2 * h - 1, (h, h + 1, h + 1)), "substitute", using="ih"),
-           step(2 * h + 1, "sum_evaluate")), hypotheses=(ih,), bad_step=1, why="rewriting with ih"),
+           step(2 * h + 1, "sum_evaluate")), hypotheses=(ih,), bad_step=1, why="does not occur"),
     Claim("free_j_fact_used_in_a_sum_over_j", sp.Sum(xs[j], (j, 1, n + 1)), 0,
           (step(sp.Sum(0, (j, 1, n + 1)), "substitute", using="xj"), step(0, "sum_evaluate")),
           hypotheses=(j_range, Equation("xj", lhs=xs[j], rhs=0)), bad_step=1, why="does not occur"),

@@ -33,9 +33,9 @@ def test_core_imports_neither_the_report_nor_the_rules():
         assert not bad, f"kernel/{name}.py imports {bad}"
 
 
-#: the counterexample and model search evaluates a point's sides to 50 digits (that is how it shows a
-#: statement FAILS there, or a hypothesis holds); nothing proved rests on it
-_EVALUATES_POINTS = ("search",)
+#: no module evaluates numerically: the concrete levels decide closed numbers exactly (kernel/exact.py,
+#: ball arithmetic and minimal polynomials), so no module is exempt
+_EVALUATES_POINTS: tuple = ()
 
 
 def test_core_never_evaluates_numerically():

@@ -1,4 +1,9 @@
-"""Every rule's tests can tell the rule from one that accepts everything.
+"""Every rule's tests can tell the rule from one that accepts everything, and the kernel refuses a
+converted rule that lies.
+
+A rule converted to a proposer (outside :data:`symattn.rules.UNCONVERTED`) cannot pass a step by saying
+so: a mutant that always passes without the kernel's theorem, or with a theorem of another statement
+(``lhs = lhs``), must be refused on every invalid step of the tables. For a rule not yet converted,
 
 For each registered rule, some invalid step in the test tables must be rejected with ``fail`` by
 the rule, and accepted once the rule is replaced by a mutant that always passes (so the rejection
@@ -25,7 +30,7 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 import tests.symattn.kernel as kernel_tests
 import tests.symattn.rules as rule_tests
 from symattn.derivation import Derivation
-from symattn.rules import RULES, ProofContext, check_step, load_rules, passed
+from symattn.rules import RULES, UNCONVERTED, ProofContext, check_step, load_rules, passed
 from symattn.theorem import load_all, registry
 from symattn.verdict import Level
 
@@ -115,7 +120,25 @@ def _rejections() -> dict:
     return found
 
 
-@pytest.mark.parametrize("rule", sorted(load_rules()))
+def _lying(rule, how):
+    from symattn.kernel.thm import refl
+
+    if how == "no theorem":
+        return dataclasses.replace(RULES[rule], check=lambda *a, **k: passed("mutant"))
+    return dataclasses.replace(RULES[rule], check=lambda lhs, *a, **k: passed("mutant", thm=refl(lhs)))
+
+
+@pytest.mark.parametrize("how", ["no theorem", "another statement"])
+@pytest.mark.parametrize("rule", sorted(set(load_rules()) - UNCONVERTED))
+def test_a_converted_rule_that_lies_is_refused_by_the_kernel(rule, how, monkeypatch):
+    entries = [e for e in _tables(rule_tests) + _tables(kernel_tests) + _registry_mutants() if e[1] == rule]
+    assert entries, f"no invalid step in the test tables uses rule {rule!r}"
+    monkeypatch.setitem(RULES, rule, _lying(rule, how))
+    for entry in entries:
+        assert _status(entry) is not Level.PASS, entry[0]
+
+
+@pytest.mark.parametrize("rule", sorted(UNCONVERTED))
 def test_some_invalid_step_is_rejected_by_the_rule_and_accepted_by_an_always_pass_mutant(rule, monkeypatch):
     found = _rejections()
     assert rule in found, f"no invalid step in the test tables is rejected (fail) by rule {rule!r}"

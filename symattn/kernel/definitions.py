@@ -1,0 +1,124 @@
+"""Definitions: a head (an unevaluated expression class of symattn's) and its unfolding.
+
+:func:`define` registers ``name`` for the class ``cls`` with its expansion, and refuses
+
+* a class that is, or derives from, one of SymPy's concrete classes (``exp``, ``Add``, ``Symbol``, ...):
+  such a class keeps SymPy's evaluation and assumptions (a ``class LinearExp(sp.exp)`` defined as ``1 + u``
+  would be positive by SymPy and ``1 + u`` by the definition); only the neutral bases of
+  :data:`NEUTRAL_BASES` may appear in its ancestry;
+* a second definition of a name or of a class, unless it is the same expansion (a module imported
+  twice): a contradictory definition never replaces the one the kernel unfolds.
+
+:func:`unfold` is the kernel's primitive: the ``Thm`` ``expr = expr'`` with every occurrence of the head
+unfolded, computed on fresh names and substituted back without capture.
+
+The sign test never reads the assumptions a head class declares (``_eval_is_positive`` and its kin):
+it unfolds registered heads first (:func:`symattn.kernel.sign.sign_of`), so what a head is said to be
+is what its definition shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+from sympy.core.function import Application
+from sympy.matrices.expressions.matexpr import MatrixExpr
+
+from symattn.kernel.terms import KernelError, substitute
+from symattn.kernel.zero import register_unfolding
+
+__all__ = ["Definition", "DEFINITIONS", "NEUTRAL_BASES", "define", "unfold", "expand"]
+
+#: SymPy classes a defined head may derive from: they carry no evaluation or assumption of their own
+NEUTRAL_BASES = frozenset({sp.Basic, sp.Expr, sp.Atom, sp.AtomicExpr, sp.Function, Application, MatrixExpr,
+                           sp.core.function.FunctionClass, sp.logic.boolalg.Boolean})
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    cls: type
+    expand: Callable[[Any], Any]  # instance of cls -> its expansion
+    text: str = ""
+
+
+DEFINITIONS: dict[str, Definition] = {}
+
+
+def _same_function(f: Callable, g: Callable) -> bool:
+    if f is g:
+        return True
+    cf, cg = getattr(f, "__code__", None), getattr(g, "__code__", None)
+    return (cf is not None and cg is not None and cf.co_code == cg.co_code and cf.co_consts == cg.co_consts
+            and getattr(f, "__qualname__", None) == getattr(g, "__qualname__", None))
+
+
+def _same_class(a: type, b: type) -> bool:
+    return a is b or (a.__module__ == b.__module__ and a.__qualname__ == b.__qualname__)
+
+
+def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -> Definition:
+    """Register the definition ``name``: occurrences of ``cls`` unfold through ``expand``."""
+    if not (isinstance(cls, type) and issubclass(cls, sp.Basic)):
+        raise TypeError(f"definition {name!r}: {cls!r} is not a SymPy expression class")
+    for base in cls.__mro__:
+        if base.__module__.split(".")[0] == "sympy" and base not in NEUTRAL_BASES and not _sympy_mixin(base):
+            what = "is" if base is cls else f"derives from {base.__module__}.{base.__name__}, which is"
+            raise ValueError(
+                f"definition {name!r}: {cls.__name__} {what} SymPy's own class; only symattn's unevaluated "
+                "heads can be defined (SymPy evaluates its own classes and lends them assumptions, so a "
+                "'definition' could contradict it)"
+            )
+    existing = DEFINITIONS.get(name)
+    if existing is not None and not (_same_class(existing.cls, cls) and _same_function(existing.expand, expand)):
+        raise ValueError(f"definition {name!r} is already registered (for {existing.cls.__name__}); a second, "
+                         "different definition would contradict it")
+    for other in DEFINITIONS.values():
+        if other.name != name and _same_class(other.cls, cls):
+            raise ValueError(f"definition {name!r}: {cls.__name__} is already defined as {other.name!r}")
+    d = Definition(name, cls, expand, text)
+    DEFINITIONS[name] = d
+    register_unfolding(cls, expand)
+    return d
+
+
+def _sympy_mixin(base: type) -> bool:
+    """SymPy's printing/evaluation mixins and ``object``-like bases that carry no mathematics."""
+    return base.__name__ in {"EvalfMixin", "Printable", "ManagedProperties", "BasicMeta", "Boolean"} or (
+        not issubclass(base, sp.Basic))
+
+
+def expand(expr: Any, d: Definition) -> Any:
+    """Every occurrence of ``d``'s head in ``expr`` unfolded, without capture."""
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: expand(e, d))
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: _expand_without_capture(d, e))
+
+
+def _expand_without_capture(d: Definition, e: Any) -> Any:
+    """``d.expand(e)``, computed on ``e`` with its free symbols renamed to fresh dummies and then
+    substituted back capture-avoidingly: a binder in the definition's body (a sum over a fixed
+    ``j``) can never capture a free ``j`` of the instance."""
+    labels = {b.label for b in e.atoms(sp.IndexedBase)} if isinstance(e, sp.Basic) else set()
+    syms = [x for x in e.free_symbols if isinstance(x, sp.Symbol) and not isinstance(x, sp.Dummy) and x not in labels]
+    fresh = {x: sp.Dummy(x.name, **x.assumptions0) for x in syms}
+    body = d.expand(e.xreplace(fresh) if fresh else e)
+    return substitute(body, {v: k for k, v in fresh.items()}) if fresh else body
+
+
+def unfold(expr: Any, name: str):
+    """The kernel's ``Thm`` ``expr = expr'`` unfolding every occurrence of definition ``name``."""
+    from symattn.kernel.thm import _make
+
+    d = DEFINITIONS.get(name)
+    if d is None:
+        raise KernelError(f"unknown definition {name!r}; known: {sorted(DEFINITIONS)}")
+    out = expand(expr, d)
+    if out == expr:
+        raise KernelError(f"{name} does not occur")
+    return _make(expr, out, "=", f"definition {name}")
