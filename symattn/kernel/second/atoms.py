@@ -27,7 +27,9 @@ nothing).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import flint
@@ -51,6 +53,38 @@ class Atom:
     deps: frozenset = field(default_factory=frozenset)  # symbol atoms it depends on
     relation: Any = None  # (q, base polynomial): atom**q == base
     parts: tuple = ()  # for Z3: the SymPy pieces (base, argument, body, limits, ...)
+
+
+def _power_of(summand: Any, v: Any) -> int | None:
+    """``p`` when ``summand`` is ``v**p`` (``p`` a nonnegative integer at most 12)."""
+    if summand == v:
+        return 1
+    if summand == 1:
+        return 0
+    if isinstance(summand, sp.Pow) and summand.base == v and isinstance(summand.exp, sp.Integer) \
+            and 0 <= int(summand.exp) <= 12:
+        return int(summand.exp)
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _power_sum(p: int) -> tuple:
+    """Coefficients (constant first) of ``S_p(x) = sum_{k=1}^{x} k**p``, from
+    ``(x + 1)**(p + 1) - 1 = sum_{j <= p} C(p + 1, j) S_j(x)``."""
+    from math import comb
+
+    def poly_pow1(n):  # (x + 1)**n
+        return [Fraction(comb(n, i)) for i in range(n + 1)]
+
+    sums: list = []
+    for q in range(p + 1):
+        acc = poly_pow1(q + 1)
+        acc[0] -= 1
+        for j in range(q):
+            for i, c in enumerate(sums[j]):
+                acc[i] -= comb(q + 1, j) * c
+        sums.append([c / (q + 1) for c in acc])
+    return tuple(sums[p])
 
 
 def _count(expr: Any) -> int:
@@ -296,7 +330,44 @@ class RationalForm:
         return frozenset(out)
 
     def _opaque(self, e: Any, kind: str) -> tuple:
-        return self.var(self._atom(("raw", e), e, kind, False, self._raw_deps(e)))
+        from symattn.kernel.terms import canonical
+
+        c = canonical(e)  # a binder taken out of another is renamed to its own level
+        return self.var(self._atom(("raw", c), e, kind, False, self._raw_deps(e)))
+
+    _TRIG = ("sin", "cos", "tan", "cot", "sec", "csc")
+    _HYP = ("sinh", "cosh", "tanh", "coth", "sech", "csch")
+
+    def _circular(self, e: Any) -> tuple:
+        """``sin``, ``cos``, ... through ``z = exp(i u)``; ``sinh``, ``cosh``, ... through ``w = exp(u)``
+        (Euler's formulas: identities of every complex ``u``), so addition theorems are polynomial."""
+        name = type(e).__name__
+        u = e.args[0]
+        i = self.of(sp.I)
+        minus_i = self.mul(i, self.const(sp.Integer(-1)))
+        z = self._exp(sp.I * u if name in self._TRIG else u, None)
+        one, two = self.one_r(), self.const(sp.Integer(2))
+        z2 = self.mul(z, z)
+        up, down = self.add(z2, self.mul(one, self.const(sp.Integer(-1)))), self.add(z2, one)  # z^2 - 1, z^2 + 1
+
+        def div(a, b):
+            return self.mul(a, self.power(b, -1))
+
+        table = {
+            "sin": lambda: div(self.mul(minus_i, up), self.mul(two, z)),
+            "cos": lambda: div(down, self.mul(two, z)),
+            "tan": lambda: div(self.mul(minus_i, up), down),
+            "cot": lambda: div(self.mul(i, down), up),
+            "sec": lambda: div(self.mul(two, z), down),
+            "csc": lambda: div(self.mul(self.mul(two, i), z), up),
+            "sinh": lambda: div(up, self.mul(two, z)),
+            "cosh": lambda: div(down, self.mul(two, z)),
+            "tanh": lambda: div(up, down),
+            "coth": lambda: div(down, up),
+            "sech": lambda: div(self.mul(two, z), down),
+            "csch": lambda: div(self.mul(two, z), up),
+        }
+        return table[name]()
 
     def _function(self, e: Any) -> tuple:
         from symattn.kernel import zero
@@ -306,6 +377,8 @@ class RationalForm:
             body = zero._unfold_one(e)
             if body is not e and isinstance(body, sp.Expr) and not body.has(type(e)):
                 return self.of(body)
+        if type(e).__name__ in self._TRIG + self._HYP and type(e).__module__.startswith("sympy.") and len(e.args) == 1:
+            return self._circular(e)
         keys, deps, indep = [], set(), isinstance(e, AppliedUndef)
         for a in e.args:
             k, d, i = self._arg_key(a)
@@ -335,7 +408,8 @@ class RationalForm:
 
     # ------------------------------------------------------------------------------ exp and powers
     def _split_exponent(self, ex: tuple, make) -> tuple:
-        """``prod make(m, q)**p`` over the terms ``(p/q) m`` of the polynomial exponent ``ex``."""
+        """``prod make(m, q)**p`` over the terms ``(p/q) m`` of the exponent's numerator (each atom
+        stands for ``m / (q den)``: ``b**((x + y)/h) = b**(x/h) b**(y/h)``)."""
         out = self.one, self.one
         for m, c in sorted(ex[0].to_dict().items()):
             p, q = int(c.p), int(c.q)
@@ -343,18 +417,20 @@ class RationalForm:
             out = self.mul(out, self.power(self.var(atom), p))
         return out
 
+    def _part(self, m: tuple, q: int, den: Any) -> tuple:
+        """``(key, SymPy term, deps)`` of the exponent piece ``m / (q den)``."""
+        dkey = self.key((den, self.one))
+        inner = self._mono_expr(m) / (q * self.to_sympy((den, self.one)))
+        return (q, m, dkey), inner, self.deps_of(self._mono(m)) | self.deps_of((den, self.one))
+
     def _exp(self, arg: Any, e: Any) -> tuple:
         u = self.of(arg)
         if u[0].is_zero():
             return self.one, self.one
-        if not u[1].is_one():
-            return self.var(self._atom(("exp", self.key(u)), e, "exp", False, self.deps_of(u), parts=(arg,)))
 
         def make(m, q):
-            mono = self._mono(m)
-            inner = self._mono_expr(m) / q
-            return self._atom(("exp", q, m), sp.exp(inner, evaluate=False), "exp", False, self.deps_of(mono),
-                              parts=(inner,))
+            key, inner, deps = self._part(m, q, u[1])
+            return self._atom(("exp", *key), sp.exp(inner, evaluate=False), "exp", False, deps, parts=(inner,))
 
         return self._split_exponent(u, make)
 
@@ -384,13 +460,9 @@ class RationalForm:
             return self._exp(ex, sp.exp(ex))
         b = self.of(base)
         x = self.of(ex)
-        if not x[1].is_one():
-            atom = self._atom(("pow", self.key(b), self.key(x)), e, "pow", False, self.deps_of(b) | self.deps_of(x),
-                              parts=(base, ex))
-            return self.var(atom)
-        # b**(c + e') = b**c * b**e' for the integer constant c; b**e' splits over the terms of e'
+        # b**(c + e) = b**c * b**e for the integer constant c; b**e splits over the terms of e
         out = self.one, self.one
-        const = x[0].to_dict().get((0,) * self.nvars)
+        const = x[0].to_dict().get((0,) * self.nvars) if x[1].is_one() else None
         if const is not None and const.q == 1:
             out = self.power(b, int(const.p))
             rest = x[0] - self.ctx.from_dict({(0,) * self.nvars: const})
@@ -399,12 +471,11 @@ class RationalForm:
         bkey = self.key(b)
 
         def make(m, q):
-            mono = self._mono(m)
-            inner = self._mono_expr(m) / q
-            return self._atom(("pow", bkey, q, m), sp.Pow(base, inner, evaluate=False), "pow", False,
-                              self.deps_of(b) | self.deps_of(mono), parts=(base, inner))
+            key, inner, deps = self._part(m, q, x[1])
+            return self._atom(("pow", bkey, *key), sp.Pow(base, inner, evaluate=False), "pow", False,
+                              self.deps_of(b) | deps, parts=(base, inner))
 
-        return self.mul(out, self._split_exponent((rest, self.one), make))
+        return self.mul(out, self._split_exponent((rest, x[1]), make))
 
     # -------------------------------------------------------------------------------------- sums
     def _sum(self, e: sp.Sum) -> tuple:
@@ -442,23 +513,73 @@ class RationalForm:
             return any(e and kv in self.by_index[i].deps for i, e in enumerate(m))
 
         num, den = r
-        if any(depends(m) for m in den.to_dict()):
-            return self._sum_atom(self.to_sympy(r), v, lo, hi)
-        # Karr's convention (SymPy's): sum_{k=lo}^{hi} c = (hi - lo + 1) c for all integer bounds
         lo_r, hi_r = self._integral_bound(lo), self._integral_bound(hi)
-        count = None
-        if lo_r is not None and hi_r is not None and kv not in self.deps_of(lo_r) | self.deps_of(hi_r):
-            count = self.add(self.add(hi_r, self.mul(lo_r, self.const(sp.Integer(-1)))), self.one_r())
+        integral = lo_r is not None and hi_r is not None and kv not in self.deps_of(lo_r) | self.deps_of(hi_r)
+        if integral:
+            low = self.add(lo_r, self.const(sp.Integer(-1)))
+
+            def ranged(summand):  # Karr: sum_{k=lo}^{hi} f = A(hi) - A(lo - 1), A(x) = sum_{k=1}^{x} f
+                return self.add(self._anchored(summand, v, hi_r),
+                                self.mul(self.const(sp.Integer(-1)), self._anchored(summand, v, low)))
+        else:
+            def ranged(summand):
+                return self._sum_atom(summand, v, lo, hi)
+
+        if any(depends(m) for m in den.to_dict()):
+            return ranged(self.to_sympy(r))
         out = self.zero, self.one
         for m, c in sorted(num.to_dict().items()):
             mk = tuple(e if e and kv in self.by_index[i].deps else 0 for i, e in enumerate(m))
             free = tuple(e - k for e, k in zip(m, mk))
             coeff = (self.ctx.from_dict({free: c}), self.one)
-            if not any(mk) and count is not None:
-                out = self.add(out, self.mul(coeff, count))
-                continue
-            out = self.add(out, self.mul(coeff, self._sum_atom(self._mono_expr(mk), v, lo, hi)))
+            out = self.add(out, self.mul(coeff, ranged(self._mono_expr(mk))))
         return self.mul(out, (self.one, den))
+
+    _MAX_UNROLL = 16
+
+    def _anchored(self, summand: Any, v: Any, x: tuple) -> tuple:
+        """``A(x) = sum_{k=1}^{x} summand`` for an integer ``x`` (Karr's convention: ``A(0) = 0`` and
+        ``A(x) - A(x - 1)`` is the summand at ``x`` for every integer ``x``): a power ``k**p`` by its
+        Faulhaber polynomial; otherwise ``x = b + c`` (``c`` the constant term, ``|c| <= 16``) gives
+        ``A(b)`` (an atom, 0 when ``b = 0``) plus or minus ``|c|`` terms."""
+        from symattn.kernel.terms import canonical, substitute
+
+        power = _power_of(summand, v)
+        if power is not None:
+            return self._faulhaber(power, x)
+        zero_m = (0,) * self.nvars
+        const = x[0].to_dict().get(zero_m)
+        c = int(const.p) if const is not None else 0
+        if abs(c) > self._MAX_UNROLL:
+            c = 0
+        base = (x[0] - self.ctx.from_dict({zero_m: c}) if c else x[0], self.one)
+        out = self.zero, self.one
+        if not base[0].is_zero():
+            b_expr = self.to_sympy(base)
+            rep = sp.Sum(summand, (v, 1, b_expr))
+            canon = canonical(rep)
+            if canon != rep:  # rename the index to the sum's own level
+                out = self.of(canon)
+            else:
+                kv = self._symbol(v).index
+                part = self.of(summand)
+                deps = (self.deps_of(part) - {kv}) | self.deps_of(base)
+                atom = self._atom(("anchored", self.key(part), kv, self.key(base)), rep, "sum", False, deps,
+                                  parts=(summand, v, sp.S.One, b_expr))
+                out = self.var(atom)
+        b_expr = self.to_sympy(base)
+        steps = range(1, c + 1) if c > 0 else range(0, -c)
+        for t in steps:
+            at = canonical(substitute(summand, {v: b_expr + t if c > 0 else b_expr - t}))
+            term = self.of(at)
+            out = self.add(out, term if c > 0 else self.mul(self.const(sp.Integer(-1)), term))
+        return out
+
+    def _faulhaber(self, p: int, x: tuple) -> tuple:
+        out = self.zero, self.one
+        for coeff in reversed(_power_sum(p)):  # Horner
+            out = self.add(self.mul(out, x), self.const(sp.Rational(coeff.numerator, coeff.denominator)))
+        return out
 
     def one_r(self) -> tuple:
         return self.one, self.one

@@ -6,9 +6,8 @@ rule's own reading of the terms decide. For such a step, and for one whose zero 
 not express, the checker asks the second engine about the claim itself:
 
 * an equation ``lhs = rhs``: flint's zero test of ``lhs - rhs`` (definitions unfolded, sums in the
-  atoms' linear normal form); for a ``substitute`` step the equations it names, ``a = b`` with ``a``
-  a symbol, an indexed entry or a function application, are substituted first (a hypothesis
-  ``forall`` pattern is not);
+  atoms' linear normal form); for a ``substitute`` step the equations it names, ``a = b``, are
+  substituted first (occurrences of the term ``a``; a hypothesis ``forall`` pattern is not);
 * an inequality ``lhs <= rhs`` (``<``, ``>=``, ``>``): Z3's sign test of ``rhs - lhs`` with the
   theorem's ``IndexRange`` ranges (their indices integers) and ``Assumption`` relations as facts.
 
@@ -46,8 +45,8 @@ def _equations(hypotheses, args: dict | None) -> dict:
     for h in hypotheses or ():
         if isinstance(h, Equation) and h.name in names and not getattr(h, "forall", ()):
             a, b = h.lhs, h.rhs
-            for x, y in ((a, b), (b, a)):
-                if isinstance(x, (sp.Symbol, sp.Indexed, sp.core.function.AppliedUndef)) and x not in out:
+            for x, y in ((a, b), (b, a)):  # the side that is a term (not a number) is rewritten
+                if isinstance(x, sp.Basic) and not x.is_number and x not in out:
                     out[x] = y
                     break
     return out
