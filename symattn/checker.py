@@ -205,7 +205,7 @@ class Checker:
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
                 if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
-                    _recheck_whole_step(checks, prev, step, ctx, self.time_limit)
+                    _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
             if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
                 res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
@@ -235,6 +235,11 @@ class Checker:
             return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
+        if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
+            per_step = [second.step_rechecked(c) for c in engines]
+            data["rechecked"] = second.theorem_rechecked([r for r, _ in per_step])
+            data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
+                                  in enumerate(zip(data["rules"], per_step), start=1) if r != "both"]
         dims = ", ".join(map(str, thm.dimensions)) or "none"
         return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
                 steps, engines)
@@ -435,17 +440,17 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
-def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext, seconds: float) -> None:
+def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext) -> None:
     """The second engine on the step's claim as a whole (:mod:`symattn.kernel.second.steps`)."""
     from symattn.kernel.second.steps import recheck_step
 
     try:
-        with time_limit(seconds):
-            whole = recheck_step(prev, step.expr, step.relation, ctx.hypotheses, step.rule, step.args)
-    except (TimeLimitExceeded, Exception):  # the re-check is evidence only: it never breaks a step
+        whole = second.bounded("second engine", "the step", lambda: recheck_step(
+            prev, step.expr, step.relation, ctx.hypotheses, step.rule, step.args))
+    except Exception:  # the re-check is evidence only: it never breaks a step
         return
     if whole is not None:
-        checks.append(whole)
+        checks.append(dataclasses.replace(whole, kind="step"))
 
 
 def _inconsistencies(hypotheses, seconds: float) -> list:

@@ -9,7 +9,9 @@ The rules, in order:
 2. Hypotheses with no model found give at most ``undecided``: from inconsistent hypotheses
    anything follows, so no level counts.
 3. Otherwise the strongest passing level decides. The symbolic level counts as ``proved`` only if
-   every theorem it used is proved (it is capped by the weakest); an instance level counts only if
+   every theorem it used is proved (it is capped by the weakest) and every step was re-checked by
+   the second engine (:mod:`.second`; a derivation checked by the kernel alone at some step does not
+   count, and ``how`` names the steps); an instance level counts only if
    its instances were derived from the statement; the probabilistic level only if its false-pass
    bound is at most :data:`MAX_FALSE_PASS`.
 4. A heuristic or empirical observation is never graded above ``numerically-consistent``.
@@ -55,7 +57,10 @@ def grade(
         return Verdict.UNDECIDED, f"no model of the hypotheses was found ({no_model}): nothing follows from them", None
     sym = levels["symbolic"]
     candidates: list[tuple[Verdict, str]] = []
-    if sym.status is Level.PASS:
+    one_engine = sym.data.get("one_engine") if sym.status is Level.PASS else None
+    if one_engine:
+        pass  # not a proof until the second engine re-checks every step (named in ``how`` below)
+    elif sym.status is Level.PASS:
         cap = Verdict.PROVED
         weakest = None
         for dep in sorted(used):
@@ -76,10 +81,15 @@ def grade(
         candidates.append((Verdict.NUMERICALLY_CONSISTENT, "numeric: " + levels["numeric"].detail))
     if not candidates:
         reasons = [f"{k}: {v.detail}" for k, v in levels.items() if v.status is not Level.NA]
+        if one_engine:
+            reasons.append(f"not every step was re-checked by the second engine: {'; '.join(one_engine[:3])}")
         return Verdict.UNDECIDED, "; ".join(reasons) or "no check available", None
     verdict, how = max(candidates, key=lambda c: c[0].rank)
     if sym.status is Level.FAIL and verdict < Verdict.PROVED:
         how += f" (the derivation did not check: {sym.detail})"
+    if one_engine:
+        how += (f" (the derivation checked, but not every step was re-checked by the second engine, so it is not "
+                f"counted as a proof: {'; '.join(one_engine[:3])}{'; ...' if len(one_engine) > 3 else ''})")
     if kind in ("heuristic", "empirical") and verdict > Verdict.NUMERICALLY_CONSISTENT:
         how = f"{kind}: graded at most numerically-consistent; its checkable part reached {verdict.value} ({how})"
         verdict = Verdict.NUMERICALLY_CONSISTENT

@@ -215,7 +215,8 @@ def _confirmed(expr: Any, relation: str, ranges: tuple) -> bool:
         return True
     from symattn.kernel.second.z3_sign import recheck_sign
 
-    check = second.record(recheck_sign(expr, relation, ranges=ranges), "sign")
+    check = second.record(second.bounded("z3", f"{relation}", lambda: recheck_sign(expr, relation, ranges=ranges)),
+                          "sign")
     return check.verdict != second.DISAGREE
 
 

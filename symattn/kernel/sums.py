@@ -133,9 +133,9 @@ def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> boo
     from symattn.kernel.second.z3_sign import recheck_integer
 
     ranges = _ranges(hypotheses, env or {})
-    check = second.record(recheck_integer(x, integers=tuple(ranges),
-                                          ranges=tuple((v, a, b) for v, (a, b) in ranges.items()), negate=negate),
-                          "sign")
+    rng = tuple((v, a, b) for v, (a, b) in ranges.items())
+    check = second.record(second.bounded("z3", "integrality", lambda: recheck_integer(
+        x, integers=tuple(ranges), ranges=rng, negate=negate)), "sign")
     return check.verdict != second.DISAGREE
 
 

@@ -162,7 +162,7 @@ def _second_opinion(expr: Any):
 
     if not isinstance(expr, sp.MatrixBase) and not is_matrix(expr):
         expr = _contracted(canonical(sp.sympify(expr, strict=True)))
-    return second.record(recheck_zero(expr), "zero")
+    return second.record(second.bounded("flint", "a zero test", lambda: recheck_zero(expr)), "zero")
 
 
 def _refused(expr: Any) -> str:

@@ -78,6 +78,26 @@ def disabled() -> Iterator[None]:
         _ENABLED.reset(token)
 
 
+#: the second engine's own limit per fact (seconds); its time does not count against the kernel's
+#: step limit (the step's limit is paused meanwhile), so re-checking never makes a step undecided
+SECONDS = float(os.environ.get("SYMATTN_SECOND_ENGINE_SECONDS", "10"))
+
+
+def bounded(engine: str, fact: str, thunk) -> Check:
+    """``thunk()`` (a :class:`Check`) with the kernel's limits paused and the engine's own limit;
+    running out of it is ``inexpressible``, never agreement."""
+    from symattn.kernel.timelimit import TimeLimitExceeded, TimeLimitUnavailable, paused_time_limits, time_limit
+
+    with paused_time_limits():
+        try:
+            with time_limit(SECONDS):
+                return thunk()
+        except TimeLimitExceeded:
+            return Check(engine, INEXPRESSIBLE, f"the second engine ran past its own limit of {SECONDS:g} s", fact)
+        except TimeLimitUnavailable:  # off the main thread: Z3's own timeout still bounds each call
+            return thunk()
+
+
 def record(check: Check, kind: str = "") -> Check:
     """Add ``check`` (as a fact of ``kind``) to the list of the step being checked, if one is open."""
     if kind and check.kind != kind:

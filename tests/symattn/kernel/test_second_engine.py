@@ -123,6 +123,7 @@ def test_without_the_injection_the_same_step_is_rechecked_by_both():
     rec = outcome_to_json(thm, out)
     assert rec["steps"][0]["rechecked"] == "both", rec["steps"]
     assert rec["rechecked"] == "all"
+    assert out.verdict == Verdict.PROVED
     assert any(c.engine == "flint" and c.verdict == second.AGREE for c in out.engines[0])
 
 
@@ -135,6 +136,10 @@ def test_a_step_flint_cannot_express_is_shown_as_one_engine():
     assert out.steps[0].ok
     assert rec["steps"][0]["rechecked"] == "one-engine" and "may be related" in rec["steps"][0]["why"]
     assert rec["rechecked"] == "none"
+    # graded below proved, with the reason
+    assert out.levels["symbolic"].status.value == "pass"
+    assert out.verdict != Verdict.PROVED
+    assert "not every step was re-checked by the second engine" in out.how and "step 1 (algebra)" in out.how
 
 
 # ------------------------------------------------------------------------------------------- Z3
