@@ -289,12 +289,12 @@ class RationalForm:
             return self._matrix_entry(e)
         if isinstance(e, sp.Sum):
             return self._sum(e)
+        if isinstance(e, sp.Subs) and not e.expr.has(sp.Derivative, sp.Integral, sp.Subs):
+            return self._function(e)
         if isinstance(e, (ExprWithLimits, sp.Limit, sp.Derivative, sp.Subs)):
             return self._opaque(e, "binder")
-        if isinstance(e, sp.log):
-            a = self.of(e.args[0])
-            atom = self._atom(("log", self.key(a)), e, "log", False, self.deps_of(a), parts=(e.args[0],))
-            return self.var(atom)
+        if isinstance(e, sp.log) and len(e.args) == 1:
+            return self._log(e.args[0])
         if isinstance(e, (sp.Function, sp.Piecewise)) or getattr(e, "args", None):
             return self._function(e)
         raise Inexpressible(f"no rational form for {type(e).__name__}")
@@ -379,6 +379,27 @@ class RationalForm:
                 return self.of(body)
         if type(e).__name__ in self._TRIG + self._HYP and type(e).__module__.startswith("sympy.") and len(e.args) == 1:
             return self._circular(e)
+        if isinstance(e, sp.Abs):  # |c u| = |c| |u| for a rational c: the argument keyed up to its content
+            u = self.of(e.args[0])
+            if u[0].is_zero():
+                return self.zero, self.one
+            lc = u[0].leading_coefficient()
+            scaled = self.normal(u[0] / lc, u[1])
+            atom = self._atom(("abs", self.key(scaled)), sp.Abs(self.to_sympy(scaled)), "function", False,
+                              self.deps_of(u), parts=(e.args[0],))
+            return self.mul(self.const(sp.Rational(abs(int(lc.p)), int(lc.q))), self.var(atom))
+        if isinstance(e, sp.KroneckerDelta) and len(e.args) == 2:  # [a = b]: keyed by a - b up to its content
+            d = self.of(e.args[0] - e.args[1])
+            if d[0].is_zero():
+                return self.one, self.one
+            lc = d[0].leading_coefficient()
+            scaled = self.normal(d[0] / lc, d[1])
+            atom = self._atom(("delta", self.key(scaled)), e, "function", False, self.deps_of(d), parts=e.args)
+            return self.var(atom)
+        if isinstance(e, sp.Subs) and not e.expr.has(sp.Derivative, sp.Integral, sp.Subs):
+            from symattn.kernel.terms import canonical, substitute
+
+            return self.of(canonical(substitute(e.expr, dict(zip(e.variables, e.point)))))
         keys, deps, indep = [], set(), isinstance(e, AppliedUndef)
         for a in e.args:
             k, d, i = self._arg_key(a)
@@ -406,6 +427,70 @@ class RationalForm:
         atom = self._atom(("melem", parent, ki, kj), e, "matrix-entry", indep, di | dj | self._raw_deps(parent))
         return self.var(atom)
 
+    # ---------------------------------------------------------------------------------------- log
+    def _log(self, arg: Any) -> tuple:
+        """``log`` of a product of positive factors is the sum of their logs (``log(c)`` of a positive
+        rational over its primes; ``log(x**k) = k log(x)`` for a symbol declared positive;
+        ``log(b**w) = w log(b)`` for ``b > 0`` and ``w`` real; ``log(exp(z)) = z`` for a real ``z``);
+        anything else is one ``log`` atom of its argument's normal form."""
+        u = self.of(arg)
+        try:
+            parts = self._log_terms(u)
+        except Inexpressible:
+            parts = None
+        if parts is None:
+            atom = self._atom(("log", self.key(u)), sp.log(arg, evaluate=False), "log", False, self.deps_of(u),
+                              parts=(arg,))
+            return self.var(atom)
+        return parts
+
+    def _log_terms(self, u: tuple) -> tuple | None:
+        out = self.zero, self.one
+        for poly, sgn in ((u[0], 1), (u[1], -1)):
+            terms = poly.to_dict()
+            if len(terms) != 1:
+                return None
+            (m, c), = terms.items()
+            if c <= 0:
+                return None
+            for n, k in ((int(c.p), 1), (int(c.q), -1)):
+                if n > 1:
+                    if n > 10**15:
+                        return None
+                    for prime, mult in sp.factorint(n).items():
+                        lp = self.var(self._atom(("log-prime", prime), sp.log(sp.Integer(prime), evaluate=False),
+                                                 "log", False))
+                        out = self.add(out, self.mul(self.const(sp.Integer(sgn * k * mult)), lp))
+            for i, e in enumerate(m):
+                if not e:
+                    continue
+                piece = self._log_of_atom(self.by_index[i])
+                if piece is None:
+                    return None
+                out = self.add(out, self.mul(self.const(sp.Integer(sgn * e)), piece))
+        return out
+
+    def _real_rat(self, r: tuple) -> bool:
+        """Whether a rational form is real by its atoms: symbols declared real (or integer)."""
+        return all(a.kind == "symbol" and (a.expr.is_real or a.expr.is_integer) for p in r for a in self.atoms_of(p))
+
+    def _log_of_atom(self, a: Atom) -> tuple | None:
+        if a.kind == "symbol" and a.expr.is_positive:
+            key = ("log", self.key(self.var(a)))
+            return self.var(self._atom(key, sp.log(a.expr), "log", False, a.deps, parts=(a.expr,)))
+        if a.kind == "exp" and a.parts:
+            z = self.of(a.parts[0])
+            return z if self._real_rat(z) else None
+        if a.kind == "pow" and a.parts:
+            base, w = a.parts
+            wr = self.of(w)
+            b = self.of(base)
+            if not self._real_rat(wr):
+                return None
+            lb = self._log_terms(b)  # the base positive: a positive rational or positive symbols
+            return None if lb is None else self.mul(wr, lb)
+        return None
+
     # ------------------------------------------------------------------------------ exp and powers
     def _split_exponent(self, ex: tuple, make) -> tuple:
         """``prod make(m, q)**p`` over the terms ``(p/q) m`` of the exponent's numerator (each atom
@@ -430,7 +515,12 @@ class RationalForm:
 
         def make(m, q):
             key, inner, deps = self._part(m, q, u[1])
-            return self._atom(("exp", *key), sp.exp(inner, evaluate=False), "exp", False, deps, parts=(inner,))
+            relation = None
+            if q > 1:  # exp(m/(q d))**q = exp(m/d): the root relation ties exp(1/2) to E
+                whole = make(m, 1)
+                relation = (q, self.var(whole)[0])
+            return self._atom(("exp", *key), sp.exp(inner, evaluate=False), "exp", False, deps, relation,
+                              parts=(inner,))
 
         return self._split_exponent(u, make)
 
@@ -472,8 +562,11 @@ class RationalForm:
 
         def make(m, q):
             key, inner, deps = self._part(m, q, x[1])
+            relation = None
+            if q > 1:  # (b**(m/(q d)))**q = b**(m/d)
+                relation = (q, self.var(make(m, 1))[0])
             return self._atom(("pow", bkey, *key), sp.Pow(base, inner, evaluate=False), "pow", False,
-                              self.deps_of(b) | deps, parts=(base, inner))
+                              self.deps_of(b) | deps, relation, parts=(base, inner))
 
         return self.mul(out, self._split_exponent((rest, x[1]), make))
 

@@ -280,6 +280,9 @@ class _Translation:
         t = self.atom("exp", e)
         self.facts += [t > 0, t >= 1 + u, z3.Implies(u > 0, t > 1), z3.Implies(u < 0, t < 1),
                        z3.Implies(u == 0, t == 1)]
+        if isinstance(arg, sp.Rational) and abs(arg) <= 64:  # exp of a rational: exact rational bounds
+            lo, hi = _exp_bounds(Fraction(int(arg.p), int(arg.q)))
+            self.facts += [t > z3.RealVal(lo), t < z3.RealVal(hi)]
         for (v, s) in self._exp_atoms:
             self.facts += [z3.Implies(u < v, t < s), z3.Implies(u > v, t > s), z3.Implies(u == v, t == s)]
         self._exp_atoms.append((u, t))
@@ -424,6 +427,25 @@ class _Translation:
             if reason.startswith("not expressible"):
                 raise Inexpressible(f"the summand of a sum: {reason}")
         return ()
+
+
+def _exp_bounds(c: Fraction) -> tuple[Fraction, Fraction]:
+    """``lo < exp(c) < hi`` with rationals: the Taylor sum to ``N`` terms, and that sum plus twice the
+    first omitted term (the tail is at most that once ``N + 2 > 2c``); ``exp(-c) = 1/exp(c)``."""
+    if c < 0:
+        lo, hi = _exp_bounds(-c)
+        return 1 / hi, 1 / lo
+    total, term, k = Fraction(1), Fraction(1), 0
+    while True:
+        k += 1
+        term = term * c / k
+        if k + 1 > 2 * c + 1 and term < Fraction(1, 10**12):
+            break
+        total += term
+    nxt = term  # the first omitted term (term of index k)
+    if c == 0:
+        return Fraction(1) - Fraction(1, 10**12), Fraction(1) + Fraction(1, 10**12)
+    return total, total + 2 * nxt
 
 
 def _claim(t: Any, relation: str):
