@@ -129,8 +129,8 @@ register(Theorem(
     ),
     notes=(
         "The convergence is pointwise only, not uniform in $s$: for every cap, $|c \\tanh(s/c) - s| \\to \\infty$ "
-        "as $|s| \\to \\infty$ (the capped logit stays below $c$). The limit is evaluated by SymPy's exact (Gruntz) "
-        "limit algorithm through the `limit_evaluate` rule."
+        "as $|s| \\to \\infty$ (the capped logit stays below $c$). The limit is closed by the kernel's lemmas (no "
+        "Gruntz): $u = 1/c$, then $\\tanh(s u)/u$ is $0/0$ at $u = 0$ with the derivatives $s$ and $1$."
     ),
     topic=TOPIC,
 ))

@@ -10,7 +10,8 @@ HELP = "check an attention implementation (MODULE:FUNCTION) against the properti
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("target", metavar="MODULE:FUNCTION", help="e.g. numeric:attention")
+    parser.add_argument("target", metavar="MODULE:FUNCTION", nargs="?",
+                        help="e.g. numeric:attention (not with --calibrate)")
     parser.add_argument("--causal", nargs="?", const="top_left", choices=["top_left", "bottom_right"],
                         default=None, help="test causal masking (alignment: top_left (default) or bottom_right)")
     parser.add_argument("--mask", nargs="?", const="bool", choices=["bool", "float"], default=False,
@@ -48,7 +49,16 @@ def add_arguments(parser) -> None:
     parser.add_argument("--alibi", action="store_true", help="ALiBi slopes (alibi_slopes=)")
     parser.add_argument("--key-lengths", action="store_true", help="variable key lengths per batch element")
     parser.add_argument("--dropout", type=float, metavar="P", help="dropout probability (with a seed)")
+    parser.add_argument("--masked-values-safe", action="store_true",
+                        help="the function promises NaN/inf behind a mask never reaches its results "
+                             "(masked_values_do_not_leak is then graded, not reported)")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    # calibration of the protocol (no MODULE:FUNCTION)
+    parser.add_argument("--calibrate", action="store_true",
+                        help="measure the protocol on the trusted peers (torch SDPA math and flash, JAX, numeric): "
+                             "worst err/bound per peer and dtype; minutes of CPU")
+    parser.add_argument("--cases", type=int, default=2000, metavar="N", help="cases per peer and dtype (--calibrate)")
+    parser.add_argument("--peer", metavar="TEXT", help="only the peers whose name contains TEXT (--calibrate)")
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -97,6 +107,11 @@ def run(args) -> int:
         print("symattn conform: needs Hypothesis, which drives the property search: "
               "pip install 'symattn[conform]'", file=sys.stderr)
         return 2
+    if args.calibrate:
+        return _calibrate(args)
+    if args.target is None:
+        print("symattn conform: MODULE:FUNCTION is required (or --calibrate)", file=sys.stderr)
+        return 2
     if args.examples < 1:
         print(f"symattn conform: --examples must be >= 1, got {args.examples}", file=sys.stderr)
         return 2
@@ -118,7 +133,7 @@ def run(args) -> int:
             "backward": backward, "returns_lse": args.returns_lse, "kv_heads": kv_heads,
             "window": _window(args.window) if args.window else None,
             "align": [x.strip() for x in args.align.split(",")], "softcap": args.softcap, "alibi": args.alibi,
-            "key_lengths": args.key_lengths, "dropout": args.dropout,
+            "key_lengths": args.key_lengths, "dropout": args.dropout, "masked_values_safe": args.masked_values_safe,
         }
         result = conformance.check(fn, **kwargs)
     except (ValueError, TypeError, ImportError) as exc:
@@ -126,3 +141,25 @@ def run(args) -> int:
         return 2
     print(conformance.dumps(result) if args.json else result.table())
     return 0 if result.passed else 1
+
+
+def _calibrate(args) -> int:
+    from symattn.conformance import calibrate
+
+    if args.target is not None:
+        print("symattn conform: --calibrate runs the trusted peers; it takes no MODULE:FUNCTION", file=sys.stderr)
+        return 2
+    if args.cases < 1:
+        print(f"symattn conform: --cases must be >= 1, got {args.cases}", file=sys.stderr)
+        return 2
+    max_n = args.max_n if args.max_n != 512 else 256
+
+    def progress(line):
+        print(line, file=sys.stderr, flush=True)
+
+    rows = calibrate.calibrate(args.cases, max_n=max_n, only=args.peer, progress=progress)
+    if not rows:
+        print(f"symattn conform: no peer matches --peer {args.peer!r}", file=sys.stderr)
+        return 2
+    print(calibrate.dumps(rows) if args.json else calibrate.format_table(rows))
+    return 0 if all(v[0] <= 1 for r in rows for v in r["worst"].values()) else 1

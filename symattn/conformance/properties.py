@@ -15,10 +15,11 @@ import numpy as np
 from .cases import Case, cases, find
 from .protocol import compare, max_error, precision
 from .references import (
+    ensemble,
+    ensemble_backward,
     magnitudes,
     reference,
     reference_backward,
-    reference_backward_from_lse,
     reference_lse,
 )
 from .result import PropertyResult
@@ -84,32 +85,39 @@ def _samples(case: Case, opts: dict):
         yield big, big_opts
 
 
-def _reference_errors(runner, case: Case, opts: dict, kind: str) -> dict:
-    """The error of the reference computed in the tested dtype, per result (``out``, ``lse``, or
-    ``dq``, ``dk``, ``dv``), the maximum over :func:`_samples`."""
+def member_errors(runner, case: Case, opts: dict, kind: str) -> dict:
+    """``{result: {algorithm: error}}``: the error of each correct algorithm of
+    :data:`~symattn.conformance.references.ENSEMBLE` (``ENSEMBLE_BACKWARD`` for the gradients)
+    computed in the tested dtype, per result (``out``, ``lse``, or ``dq``, ``dk``, ``dv``), the
+    maximum over :func:`_samples`."""
     errors: dict = {}
+
+    def note(result, member, err):
+        per = errors.setdefault(result, {})
+        per[member] = max(per.get(member, 0.0), err)
+
     for c, o in _samples(case, opts):
         q, k, v = c.arrays()
         prec, lo = _ref_inputs(runner, q, k, v)
         rows = ~runner.empty_rows(c, o)
         if kind == "out":
-            found = {"out": max_error(reference(*lo, o, prec), reference(q, k, v, o), rows)}
+            exact = reference(q, k, v, o)
+            for member, r in ensemble(*lo, o, prec).items():
+                note("out", member, max_error(r, exact, rows))
         elif kind == "lse":
-            found = {"lse": max_error(reference_lse(*lo, o, prec), reference_lse(q, k, v, o), rows)}
+            note("lse", "numeric", max_error(reference_lse(*lo, o, prec), reference_lse(q, k, v, o), rows))
         else:
             d_out = np.where(rows[..., None], c.d_out(), 0.0)
             exact = reference_backward(q, k, v, d_out, o)
-            if runner.returns_lse and callable(runner.backward):
-                # the backward is handed the lse rounded to the dtype: so is this reference
-                # (FlashAttention-2's P = exp(S - lse)), whose error then includes that rounding
-                ref_lo = reference_backward_from_lse(*lo, prec.cast(d_out), o, prec)
-            else:
-                ref_lo = reference_backward(*lo, prec.cast(d_out), o, prec)
-            found = {name: max_error(r, e, rows if name == "dq" else None)
-                     for name, r, e in zip(("dq", "dk", "dv"), ref_lo, exact)}
-        for name, err in found.items():
-            errors[name] = max(errors.get(name, 0.0), err)
+            for member, grads in ensemble_backward(*lo, prec.cast(d_out), o, prec).items():
+                for name, r, e in zip(("dq", "dk", "dv"), grads, exact):
+                    note(name, member, max_error(r, e, rows if name == "dq" else None))
     return errors
+
+
+def _reference_errors(runner, case: Case, opts: dict, kind: str) -> dict:
+    """The protocol's reference error per result: the worst algorithm of :func:`member_errors`."""
+    return {name: max(per.values()) for name, per in member_errors(runner, case, opts, kind).items()}
 
 
 def forward_comparison(runner, case: Case, opts: dict):
@@ -465,9 +473,17 @@ def _padding(runner, case: Case, spec):
 
 
 def masked_values_do_not_leak(runner, spec) -> PropertyResult:
+    """Graded only when the function promises it (``masked_values_safe``); otherwise reported.
+
+    A masked key has weight exactly 0 (``exp(-inf)``), but ``0 x NaN`` and ``0 x inf`` are NaN:
+    any kernel that multiplies the weights into ``V`` with a matmul (every BLAS-based one: torch,
+    JAX, a textbook tiled kernel) lets NaN padding through. That is a convention, not a bug, unless
+    the function declared otherwise."""
     name, basis = "masked_values_do_not_leak", "masking (a masked key has weight exactly 0)"
     if not (runner.mask or spec.key_lengths or runner.causal == "top_left"):
         return skipped(name, basis, "declare mask=True, key_lengths=True or causal='top_left' to hide keys")
+    if not runner.masked_values_safe:
+        basis = CONVENTION + "; graded with masked_values_safe=True"
     eps = runner.prec.eps
     last = {}
 
@@ -496,7 +512,15 @@ def masked_values_do_not_leak(runner, spec) -> PropertyResult:
                     return True
         return False
 
-    return search(name, basis, runner, cases(runner.space, min_n_k=2), fails, lambda c: last.get(c, ""))
+    found = search(name, basis, runner, cases(runner.space, min_n_k=2), fails, lambda c: last.get(c, ""))
+    if runner.masked_values_safe:
+        return found
+    if found.status == "pass":
+        return PropertyResult(name, basis, "reported", f"NaN/inf in masked keys and values reached no result in "
+                              f"{runner.examples} examples", examples=runner.examples)
+    return PropertyResult(name, basis, "reported", f"{found.detail} (NaN x 0 = NaN in a matmul: not graded "
+                          "unless the function declares masked_values_safe)", found.counterexample,
+                          examples=runner.examples)
 
 
 def deterministic(runner) -> PropertyResult:

@@ -158,3 +158,115 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
         sizes["dk"] = scale * float(np.max(_fold(ds.swapaxes(-1, -2) @ np.abs(q), g), initial=0.0))
         sizes["dv"] = float(np.max(_fold(p.swapaxes(-1, -2) @ np.abs(do), g), initial=0.0))
     return sizes
+
+
+# ------------------------------------------------------------------------------------ the ensemble
+# The reference's own error is a sample of one algorithm's rounding: a correct kernel that orders
+# its sums, scales or exponentials differently is off by a different (often larger) amount, and
+# which of them is larger depends on the CPU's BLAS kernels. So the protocol's "reference error"
+# is the worst of several correct float32 algorithms, each one that real kernels use:
+#
+#   numeric      softmax(scale Q K^T) V, normalised before the product (the textbook; JAX's XLA path)
+#   sqrt_scale   (sqrt(scale) Q)(sqrt(scale) K)^T, then as above (torch's math backend)
+#   exp2         exp2((s - m) log2 e) in the compute precision (FlashAttention's exponential)
+#   tiled_64     scale folded into Q, online softmax over tiles of 64 keys, normalised after the
+#                product (FlashAttention-2's order; torch's flash CPU backend)
+#
+# and for the gradients: numeric's explicit formulas, the same through sqrt(scale) Q and K (what
+# autograd through torch's math backend computes), the tiled backward over tiles of 64 from its own
+# saved lse, and FlashAttention-2's formulas (P = exp(S - lse), D = rowsum(dO * O)) with the scores
+# recomputed in another order than the forward that saved lse and O (scale folded into Q, or
+# sqrt(scale) on Q and K, in the forward; scale after Q K^T in the backward): P is then off by
+# eps |S| relative, which is what separate forward and backward kernels (torch's flash CPU
+# backend) give. In float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the
+# dtype before the matmuls that take them ("p_rounded", "recompute_rounded").
+ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64")
+ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_q", "recompute_sqrt")
+_LOG2E = 1.4426950408889634
+
+
+def _scale_of(q) -> float:
+    d = q.shape[-1]
+    return 1.0 / np.sqrt(d) if d else 1.0
+
+
+def _ct(prec: Precision):
+    return np.float64 if prec.storage == np.float64 else np.float32
+
+
+def ensemble(q, k, v, opts: dict, prec: Precision) -> dict:
+    """``{member: output}``: each algorithm of :data:`ENSEMBLE` computed in ``prec`` from inputs
+    already in ``prec`` (float16/bfloat16: arithmetic in float32, the result rounded as stored)."""
+    import numeric
+
+    k, v, _ = _expand(q, k, v)
+    ct = _ct(prec)
+    q, k, v = (np.asarray(a).astype(prec.storage).astype(ct) for a in (q, k, v))
+    kw = _kwargs(opts)
+    outs = {"numeric": numeric.attention(q, k, v, **kw)}
+    a = ct(np.sqrt(_scale_of(q)))
+    outs["sqrt_scale"] = numeric.attention(q * a, k * a, v, scale=1.0, **kw)
+    s = numeric.attention_scores(q, k, **kw)  # (b, h, n_q, n_k), -inf where masked
+    m = np.max(s, axis=-1, keepdims=True, initial=-np.inf)
+    m = np.where(m == -np.inf, 0, m).astype(ct)
+    e = np.exp2((s - m) * ct(_LOG2E))
+    z = np.sum(e, axis=-1, keepdims=True)
+    outs["exp2"] = (e / np.where(z == 0, 1, z)) @ v
+    if prec.storage != ct or prec.name == "bfloat16":  # P rounded to the dtype, normalised after P V
+        outs["p_rounded"] = (prec.cast(e) @ v) / np.where(z == 0, 1, z)
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    if n_q and n_k:
+        outs["tiled_64"] = numeric.tiled_attention(q, k, v, block_q=64, block_k=64, threads=1, **kw)[0]
+    return {name: prec.finish(x) for name, x in outs.items()}
+
+
+def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
+    """``{member: (dq, dk, dv)}`` for :data:`ENSEMBLE_BACKWARD`, as :func:`ensemble`."""
+    import numeric
+
+    k_e, v_e, g = _expand(q, k, v)
+    ct = _ct(prec)
+    q, k_e, v_e, do = (np.asarray(x).astype(prec.storage).astype(ct) for x in (q, k_e, v_e, d_out))
+    kw = _kwargs(opts)
+    grads = {"numeric": numeric.attention_backward(q, k_e, v_e, do, **kw)}
+    a = ct(np.sqrt(_scale_of(q)))
+    dq, dk, dv = numeric.attention_backward(q * a, k_e * a, v_e, do, scale=1.0, **kw)
+    grads["sqrt_scale"] = (dq * a, dk * a, dv)
+    n_q, n_k = q.shape[-2], k_e.shape[-2]
+    if n_q and n_k:
+        tiles = {"block_q": 64, "block_k": 64, "threads": 1}
+        out, lse = numeric.tiled_attention(q, k_e, v_e, **tiles, **kw)
+        out, lse = prec.cast(out).astype(ct), lse.astype(ct)  # saved as the dtype stores them
+        grads["tiled_64"] = numeric.tiled_attention_backward(q, k_e, v_e, out, lse, do, **tiles, **kw)
+        grads["recompute_q"] = _recompute(q, k_e, v_e, do, out, lse, kw)
+        out, lse = numeric.tiled_attention(q * a, k_e * a, v_e, scale=1.0, **tiles, **kw)
+        grads["recompute_sqrt"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw)
+        if prec.storage != ct or prec.name == "bfloat16":
+            grads["recompute_rounded"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw,
+                                                    lambda x: prec.cast(x).astype(ct))
+    # each head's gradient is stored in the dtype, then a group's are summed and stored again
+    return {name: (prec.finish(dq), prec.finish(_fold(prec.finish(dk), g)), prec.finish(_fold(prec.finish(dv), g)))
+            for name, (dq, dk, dv) in grads.items()}
+
+
+def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None):
+    """FlashAttention-2's backward from a saved ``out`` and ``lse``, the scores recomputed as
+    ``(Q K^T) scale`` (then soft-capped, biased, masked as in :func:`numeric.attention_scores`);
+    ``rounded`` (optional) rounds P and dS before the matmuls that take them."""
+    import numeric
+
+    ct = q.dtype.type
+    scale = ct(_scale_of(q))
+    s = numeric.attention_scores(q, k, **kw)  # (b, h, n_q, n_k), -inf where masked
+    lse = np.where(lse == -np.inf, 0, lse)[..., None]  # empty rows: P = 0 (s is -inf there)
+    p = np.exp(s - lse)
+    rounded = rounded or (lambda x: x)
+    dv = rounded(p).swapaxes(-1, -2) @ do
+    dp = do @ v.swapaxes(-1, -2)
+    ds = p * (dp - np.sum(do * out, axis=-1, keepdims=True))
+    if kw.get("softcap") is not None:
+        c = ct(kw["softcap"])
+        t = np.tanh((q @ k.swapaxes(-1, -2)) * scale / c)
+        ds = ds * (1 - t * t)
+    ds = rounded(ds)
+    return scale * (ds @ k), scale * (ds.swapaxes(-1, -2) @ q), dv

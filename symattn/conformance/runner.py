@@ -22,7 +22,7 @@ class Runner:
     """The implementation under test with everything it declared: how to call it, what to draw."""
 
     def __init__(self, fn, adapter: Adapter, dtype: str, causal, mask: bool, examples: int, space: Space,
-                 backward, returns_lse: bool, dtypes: tuple[str, ...]):
+                 backward, returns_lse: bool, dtypes: tuple[str, ...], masked_values_safe: bool = False):
         self.fn = fn
         self.adapter = adapter
         self.prec = precision(dtype)
@@ -33,6 +33,7 @@ class Runner:
         self.backward = backward  # None, "autograd" or a callable
         self.returns_lse = returns_lse
         self.dtypes = dtypes
+        self.masked_values_safe = masked_values_safe  # NaN/inf behind a mask promised not to leak
 
     # ------------------------------------------------------------------------------ inputs
     def mask_for(self, case: Case) -> np.ndarray:
@@ -106,7 +107,7 @@ class Runner:
         return out, grads
 
 
-def check(
+def prepare(
     fn: Callable,
     *,
     causal: bool | str = False,
@@ -114,8 +115,6 @@ def check(
     dtype: str = "float64",
     examples: int = 40,
     adapter: Adapter | None = None,
-    rope: Callable | None = None,
-    target: str | None = None,
     value_dim: str = "any",
     square: bool = False,
     max_n: int = 512,
@@ -130,35 +129,10 @@ def check(
     alibi: bool = False,
     key_lengths: bool = False,
     dropout=None,
-) -> ConformanceResult:
-    """Check ``fn(q, k, v, **options)`` against every property; see :mod:`symattn.conformance`.
-
-    Parameters
-    ----------
-    fn : the implementation. Called with arrays of shape (batch, heads, n, d) (through ``adapter``)
-        and, when tested, ``causal=...`` and ``mask=<bool array (n_q, n_k), True = may attend>``.
-    causal : False, True/"top_left" (query i sees keys j <= i), or "bottom_right"
-        (j <= i + n_k - n_q).
-    mask : the function takes masks: True or "bool" passes random boolean ones (True = may
-        attend), "float" additive ones (0 or -inf).
-    dtype : the precision tested: "float64", "float32", "float16" or "bfloat16" (the last through
-        ``torch_adapter(dtype="bfloat16")``).
-    examples : Hypothesis examples per property (the search is deterministic).
-    adapter : how to call ``fn`` (default: numpy in, numpy out, (batch, heads, n, d) layout).
-    rope : optional ``rope(x, positions)`` to test that logits depend only on position offsets.
-    value_dim, square, max_n, head_dims : the declared input space: ``value_dim="same"`` only
-        draws d_v = d, ``square`` only n_q = n_k, lengths up to ``max_n``, head dims from
-        ``head_dims`` (default: 1 ... 256, odd ones included). Nothing outside is drawn; an
-        exception on a declared input is a failure with its counterexample.
-    dtypes : the dtypes the function accepts (default: all of float64, float32, float16);
-        ``float16_finite`` runs only when float16 is among them.
-    backward : None, "autograd" (through the adapter: torch autograd, ``jax.vjp``) or a callable
-        ``bwd(q, k, v, out, d_out, **options) -> (dq, dk, dv)`` (``bwd(q, k, v, out, lse, d_out,
-        **options)`` when ``returns_lse``).
-    returns_lse : the function returns ``(out, lse)``.
-    kv_heads, window, align, softcap, alibi, key_lengths, dropout : the variants, each its own
-        property (see :mod:`symattn.conformance.variants`).
-    """
+    masked_values_safe: bool = False,
+) -> tuple[Runner, variants.Spec]:
+    """:func:`check`'s validation and set-up: the :class:`Runner` and the variants declared, or a
+    clear error naming what is wrong before any input is drawn (the calibration uses it too)."""
     if causal is True:
         causal = "top_left"
     if causal not in (False, "top_left", "bottom_right"):
@@ -199,7 +173,73 @@ def check(
     if backward == "autograd" and adapter.vjp is None:
         raise ValueError(f"backward='autograd' needs an adapter that can differentiate (torch or jax), "
                          f"not {adapter.name!r}")
-    runner = Runner(fn, adapter, dtype, causal, mask, examples, space, backward, returns_lse, dtypes)
+    runner = Runner(fn, adapter, dtype, causal, mask, examples, space, backward, returns_lse, dtypes,
+                    bool(masked_values_safe))
+    return runner, spec
+
+
+def check(
+    fn: Callable,
+    *,
+    causal: bool | str = False,
+    mask: bool | str = False,
+    dtype: str = "float64",
+    examples: int = 40,
+    adapter: Adapter | None = None,
+    rope: Callable | None = None,
+    target: str | None = None,
+    value_dim: str = "any",
+    square: bool = False,
+    max_n: int = 512,
+    head_dims=None,
+    dtypes=None,
+    backward=None,
+    returns_lse: bool = False,
+    kv_heads=None,
+    window=None,
+    align=("top_left", "bottom_right"),
+    softcap=None,
+    alibi: bool = False,
+    key_lengths: bool = False,
+    dropout=None,
+    masked_values_safe: bool = False,
+) -> ConformanceResult:
+    """Check ``fn(q, k, v, **options)`` against every property; see :mod:`symattn.conformance`.
+
+    Parameters
+    ----------
+    fn : the implementation. Called with arrays of shape (batch, heads, n, d) (through ``adapter``)
+        and, when tested, ``causal=...`` and ``mask=<bool array (n_q, n_k), True = may attend>``.
+    causal : False, True/"top_left" (query i sees keys j <= i), or "bottom_right"
+        (j <= i + n_k - n_q).
+    mask : the function takes masks: True or "bool" passes random boolean ones (True = may
+        attend), "float" additive ones (0 or -inf).
+    dtype : the precision tested: "float64", "float32", "float16" or "bfloat16" (the last through
+        ``torch_adapter(dtype="bfloat16")``).
+    examples : Hypothesis examples per property (the search is deterministic).
+    adapter : how to call ``fn`` (default: numpy in, numpy out, (batch, heads, n, d) layout).
+    rope : optional ``rope(x, positions)`` to test that logits depend only on position offsets.
+    value_dim, square, max_n, head_dims : the declared input space: ``value_dim="same"`` only
+        draws d_v = d, ``square`` only n_q = n_k, lengths up to ``max_n``, head dims from
+        ``head_dims`` (default: 1 ... 256, odd ones included). Nothing outside is drawn; an
+        exception on a declared input is a failure with its counterexample.
+    dtypes : the dtypes the function accepts (default: all of float64, float32, float16);
+        ``float16_finite`` runs only when float16 is among them.
+    backward : None, "autograd" (through the adapter: torch autograd, ``jax.vjp``) or a callable
+        ``bwd(q, k, v, out, d_out, **options) -> (dq, dk, dv)`` (``bwd(q, k, v, out, lse, d_out,
+        **options)`` when ``returns_lse``).
+    returns_lse : the function returns ``(out, lse)``.
+    kv_heads, window, align, softcap, alibi, key_lengths, dropout : the variants, each its own
+        property (see :mod:`symattn.conformance.variants`).
+    masked_values_safe : the function promises that NaN/inf in masked or padded keys and values
+        never reaches its results; ``masked_values_do_not_leak`` is then graded (without it, it is
+        reported: NaN x 0 is NaN in any matmul, so every BLAS-based kernel lets it through).
+    """
+    runner, spec = prepare(fn, causal=causal, mask=mask, dtype=dtype, examples=examples, adapter=adapter,
+                           value_dim=value_dim, square=square, max_n=max_n, head_dims=head_dims, dtypes=dtypes,
+                           backward=backward, returns_lse=returns_lse, kv_heads=kv_heads, window=window,
+                           align=align, softcap=softcap, alibi=alibi, key_lengths=key_lengths, dropout=dropout,
+                           masked_values_safe=masked_values_safe)
     t0 = time.perf_counter()
     results: list[PropertyResult] = [
         props.agrees_with_reference(runner),
@@ -219,15 +259,17 @@ def check(
         props.rope_relative(runner, rope),
         *variants.properties(runner, spec),
     ]
-    options = {"dtype": dtype, "causal": causal or "off", "mask": mask or False, "examples": examples,
-               "adapter": adapter.name, "layout": adapter.layout, "max_n": max_n, "value_dim": value_dim,
+    options = {"dtype": dtype, "causal": runner.causal or "off", "mask": runner.mask or False, "examples": examples,
+               "adapter": runner.adapter.name, "layout": runner.adapter.layout, "max_n": max_n, "value_dim": value_dim,
                "square": square}
     if head_dims is not None:
-        options["head_dims"] = ",".join(str(x) for x in space.dims)
+        options["head_dims"] = ",".join(str(x) for x in runner.space.dims)
     if backward is not None:
         options["backward"] = backward if isinstance(backward, str) else getattr(backward, "__qualname__", "callable")
     if returns_lse:
         options["returns_lse"] = True
+    if masked_values_safe:
+        options["masked_values_safe"] = True
     options.update(spec.describe())
     name = target or f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}"
     return ConformanceResult(name, options, results, time.perf_counter() - t0)

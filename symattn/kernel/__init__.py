@@ -68,14 +68,16 @@ What is trusted, exactly
   limit (those are opaque symbols; only :mod:`.sums` rewrites them).
 * ``factor_list`` / ``Mul.make_args`` to split denominators into conditions (splitting too finely
   only asks for more), ``Poly`` and ``diff`` of a linear form to solve a delta's equation.
-* ``sympy.limit`` (the Gruntz algorithm), through one rule outside the core, ``limit_evaluate``
-  (:mod:`symattn.rules.hyperbolic`): a ``Limit`` of a closed-form expression (no sum, integral,
-  derivative or nested limit inside, so no untrusted summation runs) is replaced by SymPy's
-  value, under the time limit; an unevaluated ``Limit``, ``AccumBounds``, ``Order``, ``nan`` or
-  ``zoo`` is refused. A verdict whose derivation uses that rule trusts Gruntz's algorithm.
+* ``diff`` (SymPy's differentiation rules) in :mod:`.calculus`, only of an expression shown, head by
+  head on every path to the variable, to be differentiable there (no ``Piecewise``, ``floor``,
+  ``Heaviside``, ``sign``, ``Max``/``Min``; ``|g|`` only where ``g != 0``; powers, logs and poles only
+  where defined); the monotonicity schema reads the sign of the derivative with the sign test.
+  Limits are closed by the schemas of :mod:`.schemas.limits` (continuity at a finite point, ``0/0``
+  by ``N'(z0)/D'(z0)``, ``u = 1/z``, decaying exponentials under shown rates); ``sympy.limit``
+  (Gruntz) is never called.
 * python-flint's ball arithmetic (``acb``: the exact value lies in the ball) and SymPy's
   ``minimal_polynomial``, for the closed numbers of the concrete levels (:mod:`.exact`).
-* Never trusted: floating point, ``equals``, ``evalf``, ``Sum.doit`` with deltas, ``summation``.
+* Never trusted: ``sympy.limit``, floating point, ``equals``, ``evalf``, ``Sum.doit`` with deltas, ``summation``.
 
 Size
 ----

@@ -285,6 +285,16 @@ def _definedness_conditions(expr: Any) -> list:
             return
         if not isinstance(e, sp.Basic):
             return
+        if isinstance(e, sp.Limit):
+            # a limit never evaluates its body at the point, only near it: a condition on the limit
+            # variable is not one of the limit's (the lemmas that close a limit show what they need)
+            from symattn.kernel.terms import free_symbols
+
+            for f in definedness_conditions(e.args[0]):
+                if e.args[1] not in free_symbols(f) and f not in found:
+                    found.append(f)
+            walk(e.args[2])
+            return
         if isinstance(e, sp.Pow) and (e.exp.is_negative or (e.exp.is_number and e.exp < 0)):
             add(e.base)
         elif isinstance(e, sp.log):

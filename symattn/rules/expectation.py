@@ -105,14 +105,17 @@ def _normalize(expr: Any, schemas: tuple, skip, reasons: list, rounds: int = 24)
             if skip is not None and skip(node):
                 continue
             for name in schemas:
-                try:
-                    step = axiom(name, expr=cur, node=node)
-                except NotApplicable:
-                    continue
-                except RuleError as exc:  # a side condition the kernel did not show
-                    reasons.append(str(exc))
-                    continue
-                break
+                for params in _proposals(name, node):
+                    try:
+                        step = axiom(name, expr=cur, node=node, **params)
+                    except NotApplicable:
+                        continue
+                    except RuleError as exc:  # a side condition the kernel did not show
+                        reasons.append(str(exc))
+                        continue
+                    break
+                if step is not None:
+                    break
             if step is not None:
                 break
         if step is None:
@@ -120,6 +123,17 @@ def _normalize(expr: Any, schemas: tuple, skip, reasons: list, rounds: int = 24)
         thm = trans(thm, step)
         cur = thm.rhs
     return thm, cur
+
+
+def _proposals(name: str, node) -> list:
+    """The parameters to try for schema ``name`` at ``node``: for the independence schemas, the kernel's own
+    grouping first, then every random factor on its own (entries shown distinct only in context, such as
+    ``q_i, q_j`` under ``sum_{j=i+1}^{d}``)."""
+    if name not in ("independence", "variance_of_independent_product"):
+        return [{}]
+    st = setting()
+    factors = [f for f in sp.Mul.make_args(node.args[0]) if st.random_in(f)]
+    return [{}, {"groups": tuple(factors)}] if len(factors) >= 2 else [{}]
 
 
 def _prove(lhs, rhs, relation, ctx, schemas: tuple, what: str, skip=None):

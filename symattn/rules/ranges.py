@@ -1,4 +1,7 @@
-r"""Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors.
+r"""Reasoning from index ranges: the rules that propose the kernel's range schemas
+(:mod:`symattn.kernel.schemas.ranges`, where the range reasoning lives).
+
+Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors.
 
 Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b`` -- when the range is known not to be
 reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus
@@ -41,237 +44,29 @@ section 2.1.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import sympy as sp
 
-from symattn.rules import RuleError, _require_equality, _rewrite_to_fixpoint, failed, passed, rule
-from symattn.rules.algebra import equal, sign_of
-from symattn.statement import Assumption, IndexRange
+from symattn.kernel.axioms import axiom
+from symattn.kernel.schemas.ranges import _structural_sign, provably_le, provably_lt, range_sign, ranges_of
+from symattn.kernel.terms import KernelError
+from symattn.kernel.thm import by_zero, refl, rewrite, trans
+from symattn.rules import RuleError, _require_equality, failed, proved, rule
+from symattn.rules.algebra import equal
+from symattn.rules.sums import meet, single_terms
 
-__all__ = ["provably_le", "provably_lt", "range_sign", "ranges_of"]
+__all__ = ["provably_le", "provably_lt", "range_sign", "ranges_of", "_structural_sign"]
 
 POSITIVE, NONNEGATIVE = "positive", "nonnegative"
 
 
-# ------------------------------------------------------------------------------------ ranges
-def ranges_of(hypotheses) -> list:
-    """``[(symbol, lo, hi)]`` from IndexRange hypotheses and ``Assumption``s ``x <= y``."""
-    out = []
-    for h in hypotheses:
-        if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol):
-            out.append((h.index, sp.sympify(h.lower), sp.sympify(h.upper)))
-        elif isinstance(h, Assumption) and isinstance(h.condition, (sp.Le, sp.Ge, sp.Lt, sp.Gt)):
-            c = h.condition
-            small, big = (c.lhs, c.rhs) if isinstance(c, (sp.Le, sp.Lt)) else (c.rhs, c.lhs)
-            shift = 1 if isinstance(c, (sp.Lt, sp.Gt)) and small.is_integer and big.is_integer else 0
-            if isinstance(big, sp.Symbol):
-                out.append((big, small + shift, sp.oo))
-            if isinstance(small, sp.Symbol):
-                out.append((small, -sp.oo, big - shift))
-    return out
-
-
-def _stronger(a: str | None, b: str | None) -> str | None:
-    if POSITIVE in (a, b):
-        return POSITIVE
-    if NONNEGATIVE in (a, b):
-        return NONNEGATIVE
-    return None
-
-
-def _weaker(a: str | None, b: str | None) -> str | None:
-    if a is None or b is None:
-        return None
-    return POSITIVE if a == b == POSITIVE else NONNEGATIVE
-
-
-def _direct_sign(e: sp.Expr) -> str | None:
-    if e == 0:
-        return NONNEGATIVE
-    if e.is_number:
-        return POSITIVE if e.is_positive else (NONNEGATIVE if e.is_nonnegative else None)
-    return sign_of(e)
-
-
-def range_sign(expr: Any, ranges=(), depth: int = 0) -> str | None:
-    """``'positive'``, ``'nonnegative'`` or ``None`` for ``expr`` whose ranged symbols lie in their
-    ranges (``ranges``: ``[(symbol, lo, hi)]``, outermost first; ``lo``/``hi`` may be infinite).
-
-    >>> i, n, w = sp.symbols("i n w", integer=True, positive=True)
-    >>> range_sign(n - i, [(i, 1, n)]), range_sign(i - 2, [(i, 1, n)])
-    ('nonnegative', None)
-    >>> range_sign(sp.Max(1, i - w + 1) - 1, [(i, 1, n)])     # the Max is at least its first piece
-    'nonnegative'
-    """
-    if depth > 40:
-        return None
-    e = sp.expand(sp.sympify(expr, strict=True))
-    s = _direct_sign(e)
-    if s == POSITIVE:
-        return s
-    best = s
-    # Max/Min pieces
-    extrema = sorted(e.atoms(sp.Max, sp.Min), key=sp.default_sort_key)
-    if extrema:
-        m = extrema[0]
-        x = sp.Dummy("x")
-        lin = e.xreplace({m: x})
-        if sp.diff(lin, x, 2) == 0 and not sp.diff(lin, x).has(x):
-            c, rest = sp.diff(lin, x), lin.subs(x, 0)
-            up = range_sign(c, ranges, depth + 1) is not None
-            down = (not up) and range_sign(-c, ranges, depth + 1) is not None
-            if up or down:
-                pieces = [range_sign(rest + c * a, ranges, depth + 1) for a in m.args]
-                any_ok = (isinstance(m, sp.Max) and up) or (isinstance(m, sp.Min) and down)
-                if any_ok:
-                    got = None
-                    for p in pieces:
-                        got = _stronger(got, p)
-                else:
-                    got = pieces[0]
-                    for p in pieces[1:]:
-                        got = _weaker(got, p)
-                return _stronger(best, got)
-        return best
-    # ranged symbols, innermost first
-    ranges = [(v, sp.sympify(lo), sp.sympify(hi)) for (v, lo, hi) in ranges]
-    for (v, lo, hi) in reversed(ranges):
-        if not e.has(v):
-            continue
-        c = sp.diff(e, v)
-        if c.has(v):
-            return best  # not linear in v
-        if range_sign(c, ranges, depth + 1) is not None:
-            end = lo
-        elif range_sign(-c, ranges, depth + 1) is not None:
-            end = hi
-        else:
-            continue
-        if end.is_infinite:
-            continue
-        return _stronger(best, range_sign(e.subs(v, end), ranges, depth + 1))
-    return best
-
-
-def provably_le(a: Any, b: Any, ranges=()) -> bool:
-    """``a <= b`` follows from the ranges."""
-    return range_sign(b - a, ranges) is not None
-
-
-def provably_lt(a: Any, b: Any, ranges=()) -> bool:
-    """``a < b`` follows from the ranges (for integers, ``a + 1 <= b`` is also tried)."""
-    if range_sign(b - a, ranges) == POSITIVE:
-        return True
-    return bool(sp.sympify(a).is_integer and sp.sympify(b).is_integer and provably_le(a + 1, b, ranges))
-
-
-# ------------------------------------------------------------------------------------ traversal
-def _walk(expr: Any, fn: Callable[[Any, list], Any], ranges: list) -> Any:
-    """Rebuild ``expr`` bottom-up, calling ``fn(node, ranges)`` on every node; inside a sum the
-    summation index is added to the ranges (and a rebound name is refused)."""
-    if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(lambda e: _walk(e, fn, ranges))
-    if isinstance(expr, sp.Indexed):  # an Atom to SymPy, but its indices are expressions
-        idx = [_walk(a, fn, ranges) for a in expr.indices]
-        return expr if list(expr.indices) == idx else expr.base[tuple(idx)]
-    if not isinstance(expr, sp.Basic) or expr.is_Atom:
-        return expr
-    if isinstance(expr, sp.Sum):
-        inner = list(ranges)
-        for (k, lo, hi) in reversed(expr.limits):  # outermost first: inner bounds may use outer indices
-            if any(k == v for (v, _, _) in inner) or k.free_symbols & (lo.free_symbols | hi.free_symbols):
-                raise RuleError(f"the summation index {k} is also used outside its sum; rename it")
-            # SymPy's sum over a reversed range (hi < lo - 1) is minus the sum over hi+1..lo-1, whose
-            # indices lie outside lo..hi: the index is known to lie in lo..hi only if the range is not reversed
-            if provably_le(lo - 1, hi, inner):
-                inner.append((k, lo, hi))
-        body = _walk(expr.function, fn, inner)
-        node = expr if body == expr.function else sp.Sum(body, *expr.limits)
-        return fn(node, ranges)
-    if isinstance(expr, (sp.Lambda, sp.Integral, sp.Product)) or hasattr(expr, "limits"):
-        return expr  # other binders: left alone
-    args = [_walk(a, fn, ranges) for a in expr.args]
-    node = expr if all(a is b for a, b in zip(args, expr.args)) else expr.func(*args)
-    return fn(node, ranges)
-
-
-def _normal(expr, fn, ranges, rounds: int = 8):
-    return _rewrite_to_fixpoint(expr, lambda e: _walk(e, fn, ranges), rounds)
-
-
-def _check(lhs, rhs, relation, ctx, fn, what: str):
+def _check(lhs, rhs, relation, name: str, what: str, **params):
     _require_equality(relation, what)
-    ranges = ranges_of(ctx.hypotheses)
-    nl, nr = _normal(lhs, fn, ranges), _normal(rhs, fn, ranges)
-    if nl == lhs and nr == rhs:
+    left, right = axiom(name, expr=lhs, **params), axiom(name, expr=rhs, **params)
+    if left.rhs == left.lhs and right.rhs == right.lhs:
         return failed(f"{what} applies nowhere in either side (the ranges do not decide it)")
-    if equal(nl, nr):
-        return passed(f"both sides agree after {what}")
-    return failed(f"after {what} the sides differ: {sp.sstr(nl)[:240]} vs {sp.sstr(nr)[:240]}")
-
-
-# ------------------------------------------------------------------------------------ masks
-def _band_class():
-    from symattn.masks import Band
-
-    return Band
-
-
-def _evaluate_band(b, ranges):
-    j, lo, hi = b.args
-    inside = (lo == -sp.oo or provably_le(lo, j, ranges)) and (hi == sp.oo or provably_le(j, hi, ranges))
-    if inside:
-        return sp.S.One
-    if (lo != -sp.oo and provably_lt(j, lo, ranges)) or (hi != sp.oo and provably_lt(hi, j, ranges)):
-        return sp.S.Zero
-    return b
-
-
-def _restrict(node, ranges):
-    Band = _band_class()
-    if isinstance(node, Band):
-        return _evaluate_band(node, ranges)
-    if not isinstance(node, sp.Sum):
-        return node
-    if len(node.limits) > 1:  # SymPy merges nested sums; the first limit is the innermost
-        outer = list(ranges)
-        for (v, lo_, hi_) in reversed(node.limits[1:]):  # outermost first; only ranges not reversed
-            if provably_le(lo_ - 1, hi_, outer):
-                outer.append((v, lo_, hi_))
-        inner = _restrict(sp.Sum(node.function, node.limits[0]), outer)
-        if inner == sp.Sum(node.function, node.limits[0]):
-            return node
-        return sp.Sum(inner, *node.limits[1:])
-    (k, a, b) = node.limits[0]
-    bands = [f for f in sp.Mul.make_args(node.function) if isinstance(f, Band) and f.args[0] == k]
-    if len(bands) != 1:
-        return node
-    band = bands[0]
-    _, lo, hi = band.args
-    if lo.has(k) or hi.has(k):
-        return node
-    if not provably_le(a - 1, b, ranges):
-        return node  # a reversed range is minus the sum over b+1..a-1: restricting a..b would be wrong
-    rest = node.function / band
-    if lo == -sp.oo or provably_le(lo, a, ranges):
-        new_lo = a
-    elif provably_le(a, lo, ranges):
-        new_lo = lo
-    else:
-        new_lo = sp.Max(a, lo)
-    if hi == sp.oo or provably_le(b, hi, ranges):
-        new_hi = b
-    elif provably_le(hi, b, ranges):
-        new_hi = hi
-    else:
-        new_hi = sp.Min(b, hi)
-    if provably_le(new_lo - 1, new_hi, ranges):
-        return sp.Sum(rest, (k, new_lo, new_hi))
-    if provably_lt(new_hi, new_lo, ranges):
-        return sp.S.Zero  # no key of the sum's range is inside the band
-    return node
+    if equal(left.rhs, right.rhs):
+        return proved(meet(left, right), f"both sides agree after {what}")
+    return failed(f"after {what} the sides differ: {sp.sstr(left.rhs)[:240]} vs {sp.sstr(right.rhs)[:240]}")
 
 
 @rule(
@@ -280,140 +75,55 @@ def _restrict(node, ranges):
     "if empty); masks decided by the ranges evaluate to 1 or 0",
 )
 def check_mask_restrict(lhs, rhs, relation, ctx):
-    return _check(lhs, rhs, relation, ctx, _restrict, "restricting the masked sums")
-
-
-# ------------------------------------------------------------------------------------ abs, delta, floor
-def _abs(node, ranges):
-    if isinstance(node, sp.Abs):
-        (x,) = node.args
-        if x.is_real is not True and not _range_real(x):
-            return node
-        if range_sign(x, ranges) is not None or _structural_sign(x, ranges) is not None:
-            return x
-        if range_sign(-x, ranges) is not None or _structural_sign(-x, ranges) is not None:
-            return -x
-    return node
-
-
-def _range_real(x) -> bool:
-    return all(getattr(a, "is_real", None) for a in x.atoms(sp.Symbol, sp.Indexed)) and not x.has(sp.I)
-
-
-def _structural_sign(x, ranges):
-    """Nonnegative sums of nonnegative terms: finite sums whose ranges the ranges show are not
-    reversed (``lo - 1 <= hi``) and whose summand is nonnegative, products of such, and anything
-    :func:`symattn.rules.inequalities.sign` signs."""
-    from symattn.rules.inequalities import sign
-
-    hyps = tuple(IndexRange(f"_r_{v}", index=v, lower=lo, upper=hi) for (v, lo, hi) in ranges
-                 if not (sp.sympify(lo).is_infinite or sp.sympify(hi).is_infinite))
-    got = sign(x, hyps)
-    if got is not None:
-        return got
-    if isinstance(x, sp.Add):
-        signs = [_structural_sign(t, ranges) for t in x.args]
-        return None if None in signs else (POSITIVE if POSITIVE in signs else NONNEGATIVE)
-    if isinstance(x, sp.Mul):
-        signs = [_structural_sign(t, ranges) for t in x.args]
-        return None if None in signs else (POSITIVE if all(t == POSITIVE for t in signs) else NONNEGATIVE)
-    if isinstance(x, sp.Sum) and len(x.limits) == 1:
-        (k, lo, hi) = x.limits[0]
-        body = _structural_sign(x.function, list(ranges) + [(k, lo, hi)])
-        if body is not None and provably_le(lo - 1, hi, ranges):
-            return NONNEGATIVE
-    return range_sign(x, ranges)
+    return _check(lhs, rhs, relation, "mask_restrict", "restricting the masked sums")
 
 
 @rule("abs_by_sign", "|x| = x where x >= 0, |x| = -x where x <= 0, from the ranges and sign rules")
 def check_abs_by_sign(lhs, rhs, relation, ctx):
-    return _check(lhs, rhs, relation, ctx, _abs, "removing absolute values of known sign")
-
-
-def _delta(node, ranges):
-    if isinstance(node, sp.KroneckerDelta):
-        x, y = node.args[:2]
-        if provably_le(x + 1, y, ranges) or provably_le(y + 1, x, ranges):
-            if x.is_integer and y.is_integer:
-                return sp.S.Zero
-    return node
+    return _check(lhs, rhs, relation, "abs_by_sign", "removing absolute values of known sign")
 
 
 @rule("delta_by_range", "delta_{ij} = 0 where i != j follows from the ranges (integer indices)")
 def check_delta_by_range(lhs, rhs, relation, ctx):
-    return _check(lhs, rhs, relation, ctx, _delta, "evaluating Kronecker deltas of distinct indices")
-
-
-def _floor_with(values):
-    def fn(node, ranges):
-        if isinstance(node, sp.floor):
-            (x,) = node.args
-            for k in values:
-                if k.is_integer and provably_le(k, x, ranges) and provably_lt(x, k + 1, ranges):
-                    return k
-        return node
-
-    return fn
+    return _check(lhs, rhs, relation, "delta_by_range", "evaluating Kronecker deltas of distinct indices")
 
 
 @rule("floor_by_range", "floor(x) = k for an integer k with k <= x < k + 1 known from the ranges", params=("value",))
 def check_floor_by_range(lhs, rhs, relation, ctx, value=None):
     if value is None:
         raise RuleError("floor_by_range needs value=<the integer k> (or a list of candidates)")
-    values = [sp.sympify(v, strict=True) if isinstance(v, int) else v
-              for v in (value if isinstance(value, (list, tuple)) else [value])]
-    for v in values:
-        if not isinstance(v, sp.Expr) or v.is_integer is not True:
-            raise RuleError(f"floor_by_range: the value {v!r} is not known to be an integer")
-    return _check(lhs, rhs, relation, ctx, _floor_with(values), "evaluating floors")
-
-
-def _minmax(node, ranges):
-    if isinstance(node, (sp.Max, sp.Min)):
-        args = list(node.args)
-        for a in args:
-            if all(b is a or (provably_le(b, a, ranges) if isinstance(node, sp.Max) else provably_le(a, b, ranges))
-                   for b in args):
-                return a
-    return node
+    values = tuple(sp.Integer(v) if isinstance(v, int) else v
+                   for v in (value if isinstance(value, (list, tuple)) else [value]))
+    return _check(lhs, rhs, relation, "floor_by_range", "evaluating floors", values=values)
 
 
 @rule("minmax_by_range", "max(x, y) = x where y <= x, min(x, y) = x where x <= y, known from the ranges")
 def check_minmax_by_range(lhs, rhs, relation, ctx):
-    return _check(lhs, rhs, relation, ctx, _minmax, "resolving max/min from the ranges")
+    return _check(lhs, rhs, relation, "minmax_by_range", "resolving max/min from the ranges")
 
 
-def _single_terms(expr):
-    def one(x):
-        if len(x.limits) == 1:
-            (k, lo, hi) = x.limits[0]
-            if sp.expand(hi - lo) == 0:
-                return x.function.xreplace({k: lo})
-        return x
-
-    return expr.replace(lambda e: isinstance(e, sp.Sum), one) if isinstance(expr, sp.Basic) else expr
-
-
-def _split_check(lhs, rhs, ctx, at):
+def _split_check(lhs, rhs, at):
     if at is None:
         raise RuleError("needs at=<split point m>")
-    point = sp.sympify(at, strict=True) if isinstance(at, int) else at
-    ranges = ranges_of(ctx.hypotheses)
+    point = sp.Integer(at) if isinstance(at, int) else at
     sums = sorted((x for x in lhs.atoms(sp.Sum) if len(x.limits) == 1), key=sp.default_sort_key) \
         if isinstance(lhs, sp.Basic) else []
     if not sums:
-        return failed("no single-index sum on the left side to split")
+        return None, "no single-index sum on the left side to split"
     for x in sums:
-        (k, lo, hi) = x.limits[0]
-        if point.has(k) or not (provably_le(lo - 1, point, ranges) and provably_le(point, hi, ranges)):
+        try:
+            t = rewrite(lhs, axiom("range_split", s=x, at=point))
+        except KernelError:
             continue
-        pieces = sp.Sum(x.function, (k, lo, point)) + sp.Sum(x.function, (k, point + 1, hi))
-        candidate = lhs.xreplace({x: pieces})
-        if equal(candidate, rhs) or equal(_single_terms(candidate), _single_terms(rhs)):
-            return passed(f"split the sum over {k} = {lo}..{hi} at {point} ({lo} - 1 <= {point} <= {hi} from the "
-                          f"ranges)")
-    return failed(f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in a - "
-                  f"1..b")
+        if equal(t.rhs, rhs):
+            return trans(t, by_zero(t.rhs, rhs)), ""
+        left = single_terms(t)
+        for right in (single_terms(refl(rhs)), single_terms(axiom("sum_linearity", expr=rhs))):
+            if not equal(left.rhs, right.rhs):
+                continue
+            return meet(left, right), ""
+    return None, (f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in "
+                  "a - 1..b")
 
 
 @rule("range_split", "sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f for a-1 <= m <= b known from the ranges",
@@ -421,7 +131,8 @@ def _split_check(lhs, rhs, ctx, at):
 def check_range_split(lhs, rhs, relation, ctx, at=None):
     if relation != "=":
         raise RuleError("range_split justifies equalities only")
-    return _split_check(lhs, rhs, ctx, at)
+    t, why = _split_check(lhs, rhs, at)
+    return proved(t, f"split the sum at {at} (from the ranges)") if t is not None else failed(why)
 
 
 @rule("range_join", "sum_{k=a}^{m} f + sum_{k=m+1}^{b} f = sum_{k=a}^{b} f (range_split read backwards)",
@@ -429,7 +140,8 @@ def check_range_split(lhs, rhs, relation, ctx, at=None):
 def check_range_join(lhs, rhs, relation, ctx, at=None):
     if relation != "=":
         raise RuleError("range_join justifies equalities only")
-    return _split_check(rhs, lhs, ctx, at)
+    t, why = _split_check(rhs, lhs, at)
+    return proved(t, f"joined the sums at {at} (from the ranges)") if t is not None else failed(why)
 
 
 @rule("range_inequality", "lhs <= rhs when scale * (rhs - lhs) >= 0 (scale > 0) follows from the ranges",
@@ -437,13 +149,9 @@ def check_range_join(lhs, rhs, relation, ctx, at=None):
 def check_range_inequality(lhs, rhs, relation, ctx, scale=None):
     if relation not in ("<", "<=", ">", ">="):
         raise RuleError(f"range_inequality justifies inequalities, not {relation!r}")
-    factor = sp.S.One if scale is None else (sp.sympify(scale, strict=True) if isinstance(scale, int) else scale)
-    if not isinstance(factor, sp.Expr) or sign_of(factor) != POSITIVE:
-        raise RuleError(f"the scale {factor} is not known to be positive")
-    gap = (rhs - lhs) if relation in ("<", "<=") else (lhs - rhs)
-    scaled = sp.cancel(sp.together(factor * gap))
-    got = range_sign(scaled, ranges_of(ctx.hypotheses))
-    strict = relation in ("<", ">")
-    if got == POSITIVE or (got == NONNEGATIVE and not strict):
-        return passed(f"the scaled gap {sp.sstr(scaled)[:200]} is {got} on the ranges")
-    return failed(f"cannot sign the scaled gap {sp.sstr(scaled)[:200]} from the ranges")
+    factor = sp.Integer(scale) if isinstance(scale, int) else scale
+    try:
+        return proved(axiom("range_inequality", lhs=lhs, rhs=rhs, relation=relation, scale=factor),
+                      "the scaled gap is signed on the ranges")
+    except KernelError as exc:
+        return failed(str(exc))

@@ -18,7 +18,7 @@ from symattn.kernel.axioms import axiom
 from symattn.kernel.sign import provably_le
 from symattn.kernel.sums import check_finite, contract, index_in_range
 from symattn.kernel.terms import KernelError
-from symattn.kernel.thm import by_zero, rewrite, sym, trans
+from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
 from symattn.rules import RuleError, failed, proved, rule
 from symattn.rules.algebra import equal
 
@@ -116,8 +116,10 @@ def check_sum_split(lhs, rhs, relation, ctx, at=None):
             continue
         if equal(t.rhs, rhs):
             return proved(trans(t, by_zero(t.rhs, rhs)), f"split sum at {m}")
-        left, right = single_terms(t), single_terms(axiom("sum_linearity", expr=rhs))
-        if equal(left.rhs, right.rhs):
+        left = single_terms(t)
+        for right in (single_terms(refl(rhs)), single_terms(axiom("sum_linearity", expr=rhs))):
+            if not equal(left.rhs, right.rhs):
+                continue
             return proved(meet(left, right), f"split sum at {m}")
     why = f" ({'; '.join(reasons)})" if reasons else ""
     return failed(f"splitting at {m} does not give the right side (check the bounds: pieces must be a..m and "

@@ -73,7 +73,7 @@ def test_an_exception_on_a_declared_input_is_a_failure_with_its_counterexample()
 # ------------------------------------------------------------------------------------ the references pass
 def test_reference_attention_passes_every_property_and_reports_its_conventions():
     r = conformance.check(numeric.attention, mask=True, max_n=MAX_N, examples=EXAMPLES, kv_heads=True,
-                          window=(4, 2), softcap=5.0, alibi=True, key_lengths=True)
+                          window=(4, 2), softcap=5.0, alibi=True, key_lengths=True, masked_values_safe=True)
     assert r.passed, r.table()
     assert r.by_name("fully_masked_rows").detail == ("a query with every key masked out returns zeros "
                                                      "(symattn's convention)")
@@ -108,8 +108,8 @@ GALLERY = [
                                                             "default_scale"]),
     (broken.keys_permuted_without_values, {}, "key_value_permutation", ["convex_hull", "query_permutation",
                                                                         "large_logits_finite"]),
-    (broken.correct, {"mask": True}, "masked_values_do_not_leak", ["agrees_with_reference", "convex_hull",
-                                                                   "key_value_permutation", "deterministic"]),
+    (broken.correct, {"mask": True, "masked_values_safe": True}, "masked_values_do_not_leak",
+     ["agrees_with_reference", "convex_hull", "key_value_permutation", "deterministic"]),
 ]
 
 
@@ -122,6 +122,20 @@ def test_broken_implementation_is_caught_by_its_property_only(fn, options, viola
     assert bad.counterexample and "shapes" in bad.counterexample
     for name in unrelated:
         assert r.by_name(name).status == "pass", f"{name} should not fail for {fn.__name__}:\n{r.table()}"
+
+
+@pytest.mark.parametrize("options", [{"mask": True}, {"causal": True}], ids=["padding_mask", "causal"])
+def test_nan_behind_a_mask_is_reported_not_failed_unless_the_function_promises_it(options):
+    # broken.correct multiplies the weights into V with a matmul, as torch, JAX and textbook kernels
+    # do: NaN x 0 = NaN. A convention, reported with its counterexample; graded when promised.
+    r = conformance.check(broken.correct, examples=EXAMPLES, max_n=MAX_N, **options)
+    leak = r.by_name("masked_values_do_not_leak")
+    assert leak.status == "reported" and r.passed, r.table()
+    assert "reached the output" in leak.detail and "masked_values_safe" in leak.detail
+    assert leak.counterexample and "shapes" in leak.counterexample
+    promised = conformance.check(broken.correct, examples=EXAMPLES, max_n=MAX_N, masked_values_safe=True, **options)
+    assert promised.by_name("masked_values_do_not_leak").status == "fail"
+    assert "masked_values_safe" in promised.options
 
 
 def test_counterexamples_are_shrunk():

@@ -159,7 +159,10 @@ class Setting:
     def distinct(self, a: Any, b: Any, env: dict) -> bool:
         """``a != b`` for two indices: by the sign test of ``a - b`` with the ranges, or an Assumption
         ``Ne(a, b)`` on free indices (a canonical bound variable is never a hypothesis' symbol)."""
-        if nonzero(sp.expand(a - b), self.ranges(env)):
+        gap = sp.expand(a - b)
+        # all the ranges, then each enclosing sum's alone (a subset of true facts is true; the sign test
+        # rewrites only a few ranged symbols, so fewer can succeed where all do not)
+        if nonzero(gap, self.ranges(env)) or any(nonzero(gap, self.ranges({v: r})) for v, r in env.items()):
             return True
         for h in self.hypotheses:
             if isinstance(h, Assumption) and isinstance(h.condition, sp.Ne):
@@ -256,6 +259,28 @@ def _family_moments(f: RandomFamily) -> tuple[dict, list]:
     return known, out
 
 
+def _real_entries(base) -> bool:
+    return sp.Indexed(base, sp.Dummy("entry", integer=True)).is_real is True
+
+
+def _pair_like(item) -> bool:
+    return isinstance(item, tuple) and len(item) == 2
+
+
+def _random_values(st: Setting) -> list:
+    """A declared law whose parameters are themselves random entries (a moment is a number)."""
+    out = []
+    for f in st.families.values():
+        values = [f.mean, f.variance, f.dim] + [item[1] for item in (f.moments or ()) if _pair_like(item)]
+        if any(st.random_in(sp.sympify(x)) for x in values):
+            out.append(f"RandomFamily {f.name!r}: its mean, variance, dim or moments mention random entries")
+    for p in st.pairs:
+        values = [p.dim, p.covariance] + [item[1] for item in p.mixed if _pair_like(item)]
+        if any(st.random_in(sp.sympify(x)) for x in values):
+            out.append(f"CorrelatedPairs {p.name!r}: its dim, covariance or mixed moments mention random entries")
+    return out
+
+
 def _moment_problems(f: RandomFamily) -> list:
     known, out = _family_moments(f)
     v = sp.sympify(f.variance)
@@ -265,6 +290,13 @@ def _moment_problems(f: RandomFamily) -> list:
     dim = sp.sympify(f.dim)
     if not (dim.is_integer and sign_of(dim) == "positive"):
         out.append(f"RandomFamily {f.name!r}: dim {_show(dim)} is not shown to be a positive integer")
+    if not _real_entries(f.base):
+        return out  # complex entries: the moment inequalities below are of real random variables
+    declared = [(f"moment of order {r}", x) for r, x in known.items() if r >= 3]
+    for what, value in [("mean", m), ("variance", v)] + declared:
+        if sp.sympify(value).is_real is False:
+            out.append(f"RandomFamily {f.name!r}: the entries of {f.base} are real, but the {what} {_show(value)} is "
+                       "not real")
     second = known[2]
     for r, value in sorted(known.items()):
         if r < 3:
@@ -313,6 +345,8 @@ def _pair_problems(st: Setting) -> list:
             if not equal(p.dim, fam.dim):
                 out.append(f"CorrelatedPairs {p.name!r}: dim {_show(p.dim)} is not the dim {_show(fam.dim)} of "
                            f"RandomFamily {fam.name!r}")
+        if not (_real_entries(p.q) and _real_entries(p.k)):
+            continue  # the inequalities below are of real random variables
         vq, vk = sp.sympify(fq.variance), sp.sympify(fk.variance)
         mq, mk = sp.sympify(fq.mean), sp.sympify(fk.mean)
         cov = sp.sympify(p.covariance)
@@ -399,19 +433,73 @@ def _equation_problems(st: Setting) -> list:
             if _shown_nonzero(a - b, ranges):
                 out.append(f"Equation {e.name!r}: by the declared laws {_show(lhs)} is {_show(a)} and {_show(rhs)} is "
                            f"{_show(b)}; they differ")
+    for h in st.hypotheses:
+        c = getattr(h, "condition", None) if isinstance(h, Assumption) else None
+        if st.families and isinstance(c, sp.core.relational.Relational) and (_has_moment(c.lhs) or _has_moment(c.rhs)):
+            try:
+                gap = sp.expand(_evaluate(c.lhs, st) - _evaluate(c.rhs, st))
+            except KernelError:
+                continue
+            false = {sp.Eq: lambda g: _shown_nonzero(g, ranges), sp.Ne: lambda g: g == 0,
+                     sp.Lt: lambda g: g == 0 or sign_of(g, ranges) in ("positive", "nonnegative"),
+                     sp.Le: lambda g: sign_of(g, ranges) == "positive",
+                     sp.Gt: lambda g: g == 0 or sign_of(-g, ranges) in ("positive", "nonnegative"),
+                     sp.Ge: lambda g: sign_of(-g, ranges) == "positive"}.get(type(c))
+            if false is not None and false(gap):
+                out.append(f"Assumption {h.name!r}: {_show(c)} is false by the declared laws "
+                           f"(lhs - rhs = {_show(gap)})")
     for e1, e2 in itertools.combinations(eqs, 2):
         if not (_forall_ok(e1, st.hypotheses) and _forall_ok(e2, st.hypotheses)):
             continue
         l1, r1, k1, _ = _positional(e1, st.hypotheses)
         l2, r2, k2, _ = _positional(e2, st.hypotheses)
-        if k1 != k2:
-            continue
         for (a, b), (c, d) in (((l1, r1), (l2, r2)), ((l1, r1), (r2, l2))):
-            if a == c and _shown_nonzero(b - d, ranges):
+            if k1 == k2 and a == c and _shown_nonzero(b - d, ranges):
                 out.append(f"Equations {e1.name!r} and {e2.name!r} give {_show(a)} two values that differ by "
                            f"{_show(sp.expand(b - d))}")
                 break
+        for general, special in ((e1, e2), (e2, e1)):
+            clash = _instance_clash(general, special, st, ranges)
+            if clash:
+                out.append(clash)
     return out
+
+
+def _instance_clash(general: Equation, special: Equation, st: Setting, ranges) -> str | None:
+    """``general`` holds for all its forall variables (``L_t = f(t)``), ``special`` is an equation whose side is
+    the head of ``general`` at values in its domain (``L_1 = c``): the values must agree."""
+    if not general.forall or special.forall or not isinstance(general.lhs, (sp.Indexed, sp.Function)):
+        return None
+    pattern = general.lhs
+    args = pattern.indices if isinstance(pattern, sp.Indexed) else pattern.args
+    if len(set(args)) != len(args) or not all(a in general.forall for a in args):
+        return None
+    for side, other in ((special.lhs, special.rhs), (special.rhs, special.lhs)):
+        if not isinstance(side, type(pattern)) or (isinstance(side, sp.Indexed) and side.base != pattern.base) or (
+                not isinstance(side, sp.Indexed) and side.func != pattern.func):
+            continue
+        values = side.indices if isinstance(side, sp.Indexed) else side.args
+        if len(values) != len(args):
+            continue
+        point = dict(zip(args, values))
+        if not all(_in_domain(var, value, st) for var, value in point.items()):
+            continue
+        gap = sp.expand(_sub(general.rhs, point) - _sub(other, {}))
+        if _shown_nonzero(gap, ranges):
+            return (f"Equations {general.name!r} (for all {', '.join(map(str, general.forall))}) and {special.name!r} "
+                    f"give {_show(side)} two values that differ by {_show(gap)}")
+    return None
+
+
+def _in_domain(var, value, st: Setting) -> bool:
+    """``value`` is shown to lie in the domain of the quantified ``var`` (its assumptions, its IndexRange)."""
+    for key, want in var.assumptions0.items():  # every declared fact (integer, even, noninteger, ...) must hold
+        if getattr(value, f"is_{key}", None) is not want:
+            return False
+    for h in st.hypotheses:
+        if isinstance(h, IndexRange) and h.index == var and not index_in_range(value, h.lower, h.upper, st.hypotheses):
+            return False
+    return True
 
 
 def _has_moment(x: Any) -> bool:
@@ -466,6 +554,7 @@ def _problems_cached(hypotheses: tuple) -> tuple:
     for f in st.families.values():
         out += _moment_problems(f)
     out += _pair_problems(st)
+    out += _random_values(st)
     if not out:
         out += _equation_problems(st)
     return tuple(out)
@@ -489,12 +578,14 @@ def constraints(hypotheses) -> list:
     for f in st.families.values():
         known, _ = _family_moments(f)
         out.append(((f.name,), sp.Ge(sp.sympify(f.variance), 0)))
+        if not _real_entries(f.base):
+            continue  # the inequalities are of real random variables
         for r, value in sorted(known.items()):
             if r >= 3 and r % 2 == 0:
                 out.append(((f.name,), sp.Ge(value, known[2] ** (r // 2))))
     for p in st.pairs:
         fq, fk = st.families.get(p.q), st.families.get(p.k)
-        if fq is None or fk is None:
+        if fq is None or fk is None or not (_real_entries(p.q) and _real_entries(p.k)):
             continue
         out.append(((p.name, fq.name, fk.name), sp.Le(sp.sympify(p.covariance) ** 2,
                                                       sp.sympify(fq.variance) * sp.sympify(fk.variance))))
@@ -558,6 +649,10 @@ def _instance(expr: Any, node: Any, build, name: str):
     expr = canonical(expr)  # the node is the rule's occurrence in this canonical term, as it stands
     check_finite(expr, name)
     st = setting()
+    if not st.families:
+        raise KernelError(f"{name}: no RandomFamily hypothesis declares random entries, so nothing here is random "
+                          "(declare the families whose moments the step uses)")
+    _no_lookalikes(expr, st, name)
     new, check = build(node, st)
     out, n, reasons = _rewrite(expr, node, new, check, st)
     if not n:
@@ -565,6 +660,17 @@ def _instance(expr: Any, node: Any, build, name: str):
             raise NotApplicable(f"{name}: {_show(node)} does not occur in {_show(expr)}")
         raise KernelError(f"{name} at {_show(node)}: " + "; ".join(dict.fromkeys(reasons)))
     return expr, out, "="
+
+
+def _no_lookalikes(expr: Any, st: Setting, name: str) -> None:
+    """Refuse an entry that prints like a family's but is not one (its IndexedBase differs, say by its
+    assumptions): it would be taken for a constant while the reader sees a random entry."""
+    names = {str(b.label): b for b in st.families}
+    for x in expr.atoms(sp.Indexed) if isinstance(expr, sp.Basic) else ():
+        b = names.get(str(x.base.label))
+        if b is not None and x.base != b:
+            raise KernelError(f"{name}: {_show(x)} is named like an entry of the family {b} but its base differs "
+                              f"({sp.srepr(x.base)} is not {sp.srepr(b)}): declare it with the same IndexedBase")
 
 
 def _always(env):
