@@ -379,15 +379,8 @@ class RationalForm:
                 return self.of(body)
         if type(e).__name__ in self._TRIG + self._HYP and type(e).__module__.startswith("sympy.") and len(e.args) == 1:
             return self._circular(e)
-        if isinstance(e, sp.Abs):  # |c u| = |c| |u| for a rational c: the argument keyed up to its content
-            u = self.of(e.args[0])
-            if u[0].is_zero():
-                return self.zero, self.one
-            lc = u[0].leading_coefficient()
-            scaled = self.normal(u[0] / lc, u[1])
-            atom = self._atom(("abs", self.key(scaled)), sp.Abs(self.to_sympy(scaled)), "function", False,
-                              self.deps_of(u), parts=(e.args[0],))
-            return self.mul(self.const(sp.Rational(abs(int(lc.p)), int(lc.q))), self.var(atom))
+        if isinstance(e, sp.Abs):
+            return self._abs(e)
         if isinstance(e, sp.KroneckerDelta) and len(e.args) == 2:  # [a = b]: keyed by a - b up to its content
             d = self.of(e.args[0] - e.args[1])
             if d[0].is_zero():
@@ -426,6 +419,33 @@ class RationalForm:
         indep = isinstance(parent, sp.MatrixSymbol) and ii and ij
         atom = self._atom(("melem", parent, ki, kj), e, "matrix-entry", indep, di | dj | self._raw_deps(parent))
         return self.var(atom)
+
+    # ---------------------------------------------------------------------------------------- Abs
+    def _abs(self, e: Any) -> tuple:
+        """``|u|`` is multiplicative: ``|c prod f_i**e_i / prod g_j**d_j|`` is ``|c|`` times the ``|f_i|**e_i``
+        over the ``|g_j|**d_j``, one atom per irreducible factor (flint's factorization) taken with a
+        positive leading coefficient (``|f| = |-f|``)."""
+        u = self.of(e.args[0])
+        if u[0].is_zero():
+            return self.zero, self.one
+        out = self.one, self.one
+        for poly, sign in ((u[0], 1), (u[1], -1)):
+            if poly.is_constant():
+                c = poly.leading_coefficient()
+                out = self.mul(out, self.power(self.const(sp.Rational(abs(int(c.p)), int(c.q))), sign))
+                continue
+            try:
+                c, factors = poly.factor()
+            except Exception:  # noqa: BLE001 -- no factorization: the polynomial as one factor
+                c, factors = poly.leading_coefficient(), [(poly / poly.leading_coefficient(), 1)]
+            out = self.mul(out, self.power(self.const(sp.Rational(abs(int(c.p)), int(c.q))), sign))
+            for f, mult in factors:
+                lc = f.leading_coefficient()
+                f = f / lc
+                atom = self._atom(("abs", self.key((f, self.one))), sp.Abs(self.to_sympy((f, self.one))), "function",
+                                  False, self.deps_of((f, self.one)), parts=(self.to_sympy((f, self.one)),))
+                out = self.mul(out, self.power(self.var(atom), sign * int(mult)))
+        return out
 
     # ---------------------------------------------------------------------------------------- log
     def _log(self, arg: Any) -> tuple:

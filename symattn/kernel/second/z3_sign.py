@@ -174,7 +174,12 @@ class _Translation:
         if isinstance(e, sp.log):
             return self._logarithm(e)
         if isinstance(e, sp.Abs):
-            u = _real(self.term(e.args[0]))
+            try:
+                u = _real(self.term(e.args[0]))
+            except Inexpressible:  # |u| of a complex u is still a nonnegative real
+                t = self.atom("abs", e)
+                self.facts.append(t >= 0)
+                return t
             return z3.If(u >= 0, u, -u)
         if isinstance(e, (sp.Max, sp.Min)):
             ts = [_real(self.term(a)) for a in e.args]

@@ -81,6 +81,8 @@ def test_false_zero_claims_both_engines_refuse(lhs, rhs):
     (sp.log(8 * p), 3 * sp.log(2) + sp.log(p)),
     (sp.Abs(x - y), sp.Abs(y - x)),
     (sp.Abs(2 * x - 2), 2 * sp.Abs(x - 1)),
+    (sp.Abs(x * y), sp.Abs(x) * sp.Abs(y)),  # |.| over flint's irreducible factors
+    (sp.Abs(x**2 - y**2), sp.Abs(x - y) * sp.Abs(x + y)),
     (sp.KroneckerDelta(k, M_), sp.KroneckerDelta(M_, k)),
     (sp.exp(x / 2) ** 3, sp.exp(x) * sp.exp(x / 2)),  # exp(x/2) is tied to exp(x)
     (sp.E / (sp.E + 2 * sp.exp(sp.Rational(1, 2))), sp.exp(sp.Rational(1, 2)) / (sp.exp(sp.Rational(1, 2)) + 2)),
@@ -220,6 +222,8 @@ SIGNS = [
     (n - m, "nonzero", ((m, 1, n),), DISAGREE),
     (sp.Sum(P[k], (k, 1, n)), "nonzero", (), AGREE),
     (sp.sin(x), "positive", (), INEXPRESSIBLE),
+    (sp.Abs(sp.Symbol("w") + 1), "nonnegative", (), AGREE),  # |u| of a complex u is still >= 0
+    (sp.Abs(sp.Symbol("w") + 1), "positive", (), INEXPRESSIBLE),
     (sp.Symbol("w") ** 2, "nonnegative", (), INEXPRESSIBLE),  # not declared real
 ]
 
