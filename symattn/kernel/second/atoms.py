@@ -291,6 +291,9 @@ class RationalForm:
             return self._sum(e)
         if isinstance(e, sp.Subs) and not e.expr.has(sp.Derivative, sp.Integral, sp.Subs):
             return self._function(e)
+        if isinstance(e, sp.Derivative) and len(e.variable_count) == 1 and e.variable_count[0][1] == 1 \
+                and isinstance(e.variable_count[0][0], (sp.Symbol, sp.Indexed)):
+            return self._derivative(e.expr, e.variable_count[0][0])
         if isinstance(e, (ExprWithLimits, sp.Limit, sp.Derivative, sp.Subs)):
             return self._opaque(e, "binder")
         if isinstance(e, sp.log) and len(e.args) == 1:
@@ -419,6 +422,56 @@ class RationalForm:
         indep = isinstance(parent, sp.MatrixSymbol) and ii and ij
         atom = self._atom(("melem", parent, ki, kj), e, "matrix-entry", indep, di | dj | self._raw_deps(parent))
         return self.var(atom)
+
+    # -------------------------------------------------------------------------------- derivatives
+    def _derivative(self, f: Any, v: Any) -> tuple:
+        """``d f / d v`` by linearity and the product rule over the atoms of ``f``: the variable itself
+        gives 1, an entry of the same base as an indexed ``v`` the product of the deltas of the indices
+        (SymPy's convention), ``exp(u)`` gives ``exp(u) du``, an atom without ``v`` 0; any other atom
+        keeps one ``Derivative`` atom."""
+        r = self.of(f)
+        vkey = self.key(self.of(v))
+        base = v.base if isinstance(v, sp.Indexed) else None
+
+        def d_atom(a: Atom) -> tuple:
+            if self.key(self.var(a)) == vkey:
+                return self.one_r()
+            mentions = a.expr.has(base) if base is not None else a.expr.has(v)
+            if not mentions:
+                return self.zero, self.one
+            same_base = base is not None and a.kind == "indexed" and a.expr.base == base
+            if same_base and len(a.expr.indices) == len(v.indices):
+                out = self.one_r()
+                for i, j in zip(a.expr.indices, v.indices):
+                    out = self.mul(out, self.of(sp.KroneckerDelta(i, j)))
+                return out
+            if a.kind == "exp" and a.parts:
+                return self.mul(self.var(a), self._derivative(a.parts[0], v))
+            return self.var(self._atom(("d", a.index, vkey), sp.Derivative(a.expr, v), "binder", False,
+                                       a.deps | self.deps_of(self.of(v))))
+
+        def d_poly(p):
+            out = self.zero, self.one
+            for m, c in p.to_dict().items():
+                for i, e in enumerate(m):
+                    if not e:
+                        continue
+                    da = d_atom(self.by_index[i])
+                    if da[0].is_zero():
+                        continue
+                    rest = list(m)
+                    rest[i] -= 1
+                    term = self.mul((self.ctx.from_dict({tuple(rest): c * e}), self.one), da)
+                    out = self.add(out, term)
+            return out
+
+        num, den = r
+        dn = d_poly(num)
+        if den.is_constant():
+            return self.mul(dn, (self.one, den))
+        dd = d_poly(den)  # (n/d)' = n'/d - n d'/d**2
+        minus = self.mul(self.const(sp.Integer(-1)), self.mul((num, self.one), dd))
+        return self.add(self.mul(dn, (self.one, den)), self.mul(minus, (self.one, den * den)))
 
     # ---------------------------------------------------------------------------------------- Abs
     def _abs(self, e: Any) -> tuple:

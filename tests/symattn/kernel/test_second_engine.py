@@ -82,6 +82,8 @@ def test_false_zero_claims_both_engines_refuse(lhs, rhs):
     (sp.Abs(x - y), sp.Abs(y - x)),
     (sp.Abs(2 * x - 2), 2 * sp.Abs(x - 1)),
     (sp.Abs(x * y), sp.Abs(x) * sp.Abs(y)),  # |.| over flint's irreducible factors
+    (sp.Derivative(x**2 * y + sp.exp(x * y), x, evaluate=False), 2 * x * y + y * sp.exp(x * y)),  # product rule
+    (sp.Derivative(f(X[k]) + X[k], X[M_]), sp.Derivative(f(X[k]), X[M_]) + sp.KroneckerDelta(k, M_)),
     (sp.Abs(x**2 - y**2), sp.Abs(x - y) * sp.Abs(x + y)),
     (sp.KroneckerDelta(k, M_), sp.KroneckerDelta(M_, k)),
     (sp.exp(x / 2) ** 3, sp.exp(x) * sp.exp(x / 2)),  # exp(x/2) is tied to exp(x)
