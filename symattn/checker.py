@@ -214,7 +214,7 @@ class Checker:
                                                        + [c.both_answers() for c in disagree[:2]]))
             # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
             steps.append(dataclasses.replace(res, thm=None))
-            engines.append(list(checks))
+            engines.append((step.rule, list(checks)))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
@@ -232,16 +232,17 @@ class Checker:
         if pinned:
             said = ", ".join(f"{sym} (by {why})" for sym, why in pinned.items())
             problems.append(f"dimensions fixed by the hypotheses are not symbolic: {said}; not a general proof")
-        data = {"steps": len(d.steps), "used": sorted(ctx.used), "rules": [step.rule for _, step in d.pairs()]}
+        data = {"steps": len(d.steps), "used": sorted(ctx.used)}
         if problems:
             return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
         if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
-            per_step = [second.step_rechecked(c) for c in engines]
-            data["rechecked"] = second.theorem_rechecked([r for r, _ in per_step])
-            data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
-                                  in enumerate(zip(data["rules"], per_step), start=1) if r != "both"]
+            per_step = [(rule, second.step_rechecked(c)) for rule, c in engines]
+            data["rechecked"] = second.theorem_rechecked([r for _, (r, _) in per_step])
+            if data["rechecked"] != "all":
+                data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
+                                      in enumerate(per_step, start=1) if r != "both"]
         dims = ", ".join(map(str, thm.dimensions)) or "none"
         return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
                 steps, engines)
@@ -790,14 +791,11 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
-    per_step = [second.step_rechecked(list(c)) for c in o.engines]
-    sym = o.levels.get("symbolic")
-    rules = list(sym.data.get("rules", [])) if sym is not None else []
-    rules += [""] * (len(per_step) - len(rules))
+    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
     return {
-        "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
+        "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
         "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
-                  for n, (r, rule, (s, why)) in enumerate(zip(o.steps, rules, per_step), start=1)],
+                  for n, (r, (rule, (s, why))) in enumerate(zip(o.steps, per_step), start=1)],
     }
 
 

@@ -145,7 +145,7 @@ def test_without_the_injection_the_same_step_is_rechecked_by_both():
     assert rec["steps"][0]["rechecked"] == "both", rec["steps"]
     assert rec["rechecked"] == "all"
     assert out.verdict == Verdict.PROVED
-    assert any(c.engine == "flint" and c.verdict == second.AGREE for c in out.engines[0])
+    assert any(c.engine == "flint" and c.verdict == second.AGREE for c in out.engines[0][1])
 
 
 def test_a_step_flint_cannot_express_is_shown_as_one_engine(monkeypatch):
