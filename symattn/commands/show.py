@@ -19,6 +19,8 @@ def add_arguments(parser) -> None:
 
 def render(t) -> str:
     lines = [f"{t.id}: {t.title}", f"  kind: {t.kind}    target: {t.target.value}", f"  source: {t.source}", ""]
+    if t.claim:
+        lines += ["  claim: " + t.claim, ""]
     if t.plain:
         lines += ["  " + t.plain, ""]
     lines.append(f"  Statement:  {t.statement}")

@@ -348,14 +348,13 @@ def _pair_problems(st: Setting) -> list:
         if not (_real_entries(p.q) and _real_entries(p.k)):
             continue  # the inequalities below are of real random variables
         vq, vk = sp.sympify(fq.variance), sp.sympify(fk.variance)
-        mq, mk = sp.sympify(fq.mean), sp.sympify(fk.mean)
         cov = sp.sympify(p.covariance)
         if _shown_negative(vq * vk - cov**2):
             out.append(f"CorrelatedPairs {p.name!r}: the covariance {_show(cov)} exceeds sqrt(Var q Var k) "
                        f"(RandomFamily {fq.name!r}, {fk.name!r}): |correlation| > 1 is impossible")
         kq, _ = _family_moments(fq)
         kk, _ = _family_moments(fk)
-        first = cov + mq * mk
+        first = _first_mixed(p, fq, fk)
         for item in p.mixed:
             try:
                 (a, b), value = item
@@ -589,6 +588,32 @@ def constraints(hypotheses) -> list:
             continue
         out.append(((p.name, fq.name, fk.name), sp.Le(sp.sympify(p.covariance) ** 2,
                                                       sp.sympify(fq.variance) * sp.sympify(fk.variance))))
+    if not problems(hypotheses):
+        out += _moment_conditions(st)
+    return out
+
+
+def _moment_conditions(st: Setting) -> list:
+    """An Equation or Assumption on moments, with the moments evaluated by the declared laws: a condition on
+    the parameters (``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), when no moment is left in it."""
+    out = []
+    for h in st.hypotheses:
+        if isinstance(h, Equation) and not h.forall and not is_matrix(h.lhs) and not is_matrix(h.rhs):
+            sides, rel = (h.lhs, h.rhs), sp.Eq
+        elif isinstance(h, Assumption) and isinstance(h.condition, sp.core.relational.Relational):
+            sides, rel = (h.condition.lhs, h.condition.rhs), type(h.condition)
+        else:
+            continue
+        if not any(_has_moment(x) for x in sides):
+            continue
+        try:
+            a, b = (_evaluate(_sub(x, {}), st) for x in sides)
+        except KernelError:
+            continue
+        if not (_has_moment(a) or _has_moment(b) or st.random_in(a) or st.random_in(b)):
+            cond = rel(a, b)
+            if isinstance(cond, sp.Basic) and cond is not sp.true:
+                out.append(((h.name,), cond))
     return out
 
 
@@ -965,13 +990,18 @@ def _pair_moment(node, st):
             a, b = powers[p.q], powers[p.k]
             fq, fk = st.families[p.q], st.families[p.k]
             if (a, b) == (1, 1):
-                value = sp.sympify(p.covariance) + sp.sympify(fq.mean) * sp.sympify(fk.mean)
+                value = _first_mixed(p, fq, fk)
             else:
                 value = next((sp.sympify(v) for (key, v) in p.mixed if tuple(map(int, key)) == (a, b)), None)
                 if value is None:
                     raise KernelError(f"CorrelatedPairs {p.name!r} declares no mixed moment E[{p.q}^{a} {p.k}^{b}]")
             return value, functools.partial(_pair_declared, st, p.q[index], p.dim)
     raise NotApplicable(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
+
+
+def _first_mixed(p: CorrelatedPairs, fq: RandomFamily, fk: RandomFamily):
+    """E[q_i k_i] = Cov(q_i, k_i) + E[q_i] E[k_i]: the covariance alone only when a mean is 0."""
+    return sp.sympify(p.covariance) + sp.sympify(fq.mean) * sp.sympify(fk.mean)
 
 
 def _pair_declared(st, entry, dim, env):

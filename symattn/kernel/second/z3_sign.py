@@ -193,6 +193,9 @@ class _Translation:
         if isinstance(e, sp.KroneckerDelta):
             a, b = (_real(self.term(a)) for a in e.args[:2])
             return z3.If(a == b, z3.IntVal(1), z3.IntVal(0))
+        if isinstance(e, sp.Mod) and len(e.args) == 2:  # a - b floor(a/b), read where b != 0
+            a, b = (self.term(x) for x in e.args)
+            return _real(a) - _real(b) * z3.ToInt(self._quotient(a, b))
         if isinstance(e, sp.floor):
             u = self.term(e.args[0])
             return u if z3.is_int(u) else z3.ToInt(u)
@@ -234,6 +237,9 @@ class _Translation:
         for pc in reversed(pieces[:-1]):
             out = z3.If(self.cond(pc.cond), _real(self.term(pc.expr)), out)
         return out
+
+    def _quotient(self, a: Any, b: Any):
+        return _real(a) * self._inverse(b)
 
     def _inverse(self, d: Any):
         r = self.fresh("inv")
@@ -479,8 +485,13 @@ def _decide(expr: Any, relation: str, ranges: tuple, depth: int = 0, bound: froz
     known only by their ranges; ``conditions``: relations assumed, such as a theorem's hypotheses)."""
     try:
         tr = _Translation(ranges, depth, bound)
-        for c in conditions:
-            tr.facts.append(tr.cond(c))
+        for c in conditions:  # a hypothesis Z3 cannot read is left out (fewer facts: never unsound)
+            guards = len(tr.guards)
+            try:
+                tr.facts.append(tr.cond(c))
+            except Inexpressible:
+                pass
+            del tr.guards[guards:]  # a hypothesis's terms are defined where it holds
         t = tr.term(expr)
     except Inexpressible as exc:
         return INEXPRESSIBLE, f"not expressible in Z3: {exc}"
@@ -524,19 +535,21 @@ def recheck_sign(expr: Any, relation: str, *, hypotheses=None, ranges=(), condit
     return Check(_ENGINE, verdict, reason, fact, kernel)
 
 
-def recheck_integer(expr: Any, *, integers=(), ranges=(), negate: bool = False, kernel: str = "") -> Check:
+def recheck_integer(expr: Any, *, integers=(), ranges=(), negate: bool = False, conditions=(),
+                    kernel: str = "") -> Check:
     """Re-check that ``expr`` is (``negate``: is not) an integer; ``integers`` are symbols known to be
     integers (indices of ``IndexRange`` hypotheses), treated as such."""
     mapping = {s: sp.Dummy(s.name, integer=True) for s in integers
                if isinstance(s, sp.Symbol) and not s.is_integer}
     e = sp.sympify(expr, strict=True).xreplace(mapping) if mapping else sp.sympify(expr, strict=True)
     rng = tuple((mapping.get(v, v), lo, hi) for (v, lo, hi) in ranges)
+    conds = tuple(c.xreplace(mapping) if mapping else c for c in conditions)
     kernel = kernel or f"the kernel shows it {'not ' if negate else ''}an integer"
     if not negate:
         check = _integer_valued(e, kernel)
         if check is not None:
             return check
-    return recheck_sign(e, "noninteger" if negate else "integer", ranges=rng, kernel=kernel)
+    return recheck_sign(e, "noninteger" if negate else "integer", ranges=rng, conditions=conds, kernel=kernel)
 
 
 _MAX_GRID = 4096
