@@ -544,6 +544,14 @@ def recheck_integer(expr: Any, *, integers=(), ranges=(), negate: bool = False, 
     e = sp.sympify(expr, strict=True).xreplace(mapping) if mapping else sp.sympify(expr, strict=True)
     rng = tuple((mapping.get(v, v), lo, hi) for (v, lo, hi) in ranges)
     conds = tuple(c.xreplace(mapping) if mapping else c for c in conditions)
+    # an equation ``T = N/B`` with ``T`` an integer symbol: the quotient is written ``T`` (Z3's nonlinear
+    # integer arithmetic would rarely decide it)
+    names = {c.rhs: c.lhs for c in conds if isinstance(c, sp.Eq) and isinstance(c.lhs, sp.Symbol) and c.lhs.is_integer
+             and not c.rhs.is_number}
+    names.update({c.lhs: c.rhs for c in conds if isinstance(c, sp.Eq) and isinstance(c.rhs, sp.Symbol)
+                  and c.rhs.is_integer and not c.lhs.is_number})
+    if names:
+        e = e.xreplace(names)
     kernel = kernel or f"the kernel shows it {'not ' if negate else ''}an integer"
     if not negate:
         check = _integer_valued(e, kernel)

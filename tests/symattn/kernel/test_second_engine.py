@@ -270,6 +270,14 @@ def test_rational_bounds_of_exp_hold_to_50_digits(c):
     assert hi - lo < Fraction(1, 10**6) * (1 + hi)
 
 
+def test_integrality_reads_the_hypotheses_like_the_kernel():
+    N, B, T = sp.symbols("N B T", integer=True, positive=True)
+    assert recheck_integer(N / B).verdict == DISAGREE
+    assert recheck_integer(N / B, conditions=(sp.Eq(T, N / B, evaluate=False),)).verdict == AGREE
+    assert recheck_integer(N / B, conditions=(sp.Eq(sp.Mod(N, B), 0),)).verdict == AGREE
+    assert recheck_integer(N / (2 * B), conditions=(sp.Eq(sp.Mod(N, B), 0),)).verdict == DISAGREE
+
+
 def test_an_index_range_makes_its_symbol_an_integer():
     i = sp.Symbol("i")  # declared nothing; an IndexRange index is an integer
     assert recheck_integer(i + 1, integers=(i,), ranges=((i, 1, n),)).verdict == AGREE
