@@ -182,7 +182,9 @@ class _Translation:
                 return t
             return z3.If(u >= 0, u, -u)
         if isinstance(e, (sp.Max, sp.Min)):
-            ts = [_real(self.term(a)) for a in e.args]
+            ts = [self.term(a) for a in e.args]
+            if not all(z3.is_int(t) for t in ts):  # an integer max stays an integer (a sum's bound)
+                ts = [_real(t) for t in ts]
             out = ts[0]
             for t in ts[1:]:
                 out = z3.If(t > out, t, out) if isinstance(e, sp.Max) else z3.If(t < out, t, out)

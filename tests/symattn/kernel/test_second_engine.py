@@ -214,6 +214,7 @@ SIGNS = [
     (sp.Sum(1, (k, 1, -5)), "positive", (), DISAGREE),  # (hi - lo + 1) c = -5, exact
     (sp.Sum(y**2, (k, 1, m)), "nonnegative", ((m, 0, n),), AGREE),
     (sp.Sum(sp.Sum(P[j], (j, 1, k)), (k, 1, n)), "positive", (), AGREE),  # nested: inner range from k
+    (sp.Sum(P[k], (k, sp.Max(1, n - m), n)), "positive", ((m, 0, n),), AGREE),  # an integer Max as a bound
     (sp.Product(P[k], (k, 1, m)), "positive", (), AGREE),  # reversed too: 1/prod of positives
     (sp.KroneckerDelta(m, j) - 1, "nonpositive", (), AGREE),
     ((-1) ** m, "nonzero", (), AGREE),
