@@ -319,3 +319,28 @@ def test_an_injected_z3_disagreement_refuses_the_sign_and_fails_the_step(monkeyp
     out = Checker(numeric=False).check(thm)
     assert out.verdict != Verdict.PROVED
     assert "kernel: SymPy: positive" in out.steps[0].reason and "z3: false at x = 0 (injected)" in out.steps[0].reason
+
+
+# ------------------------------------------------------------------------- matrices, symbolic shape
+_n = sp.Symbol("n", integer=True, positive=True)
+_A, _B = sp.MatrixSymbol("A", _n, _n), sp.MatrixSymbol("B", _n, _n)
+
+
+def _perm():
+    from symattn.permutation import PermutationMatrix
+
+    return PermutationMatrix("sigma", _n)
+
+
+@pytest.mark.parametrize("expr,expected", [
+    (_A * (_A + _B) - _A * _A - _A * _B, AGREE),  # distributivity
+    ((_A * _B).T - _B.T * _A.T, AGREE),
+    (3 * x * _A - x * _A - 2 * x * _A, AGREE),  # scalar coefficients in the rational forms
+    (_A * _B - _B * _A, INEXPRESSIBLE),  # noncommutative: never agreed
+    (_A.T * _A - sp.Identity(_n), INEXPRESSIBLE),  # a matrix symbol is no orthogonal matrix
+    (lambda: _perm().T * _perm() * _A - _A, AGREE),  # a permutation matrix is
+    (lambda: _perm() * _A * _perm().T * _perm() - _perm() * _A, AGREE),
+])
+def test_matrix_expressions_of_symbolic_shape(expr, expected):
+    expr = expr() if callable(expr) else expr
+    assert recheck_zero(expr).verdict == expected
