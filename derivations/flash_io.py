@@ -181,8 +181,8 @@ register(Theorem(
     notes="The softmax statistics add $O(N^2)$ elementwise operations, not counted here. The block counts are "
           "hypotheses: $T_c = N/B_c$ and $T_r = N/B_r$ positive integers (whole tiles); with partial edge tiles the "
           "products are smaller by exactly the missing rows, so the count is again $2N^2d$. The loop bounds of the "
-          "model are $N/B_c$ and $N/B_r$; the kernel's closed form of such a sum does not itself ask that the bound "
-          "be a whole number (a gap reported to the kernel), which is what the tile hypotheses say.",
+          "model are $N/B_c$ and $N/B_r$; the kernel counts a sum only over bounds shown to be whole numbers, which "
+          "is what the tile hypotheses give it (without them the count is not proved).",
     topic=TOPIC,
 ))
 

@@ -41,6 +41,7 @@ range when the range is nonempty.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 from typing import Any
 
@@ -335,25 +336,39 @@ def _weaker(a, b):
 
 
 def _range_signs(lo, hi, ranges):
+    try:
+        return _range_signs_cached(lo, hi, tuple(ranges))
+    except TypeError:
+        return provably_le(lo, hi, ranges), provably_le(lo - 1, hi, ranges)
+
+
+@functools.lru_cache(maxsize=4096)
+def _range_signs_cached(lo, hi, ranges):
     return provably_le(lo, hi, ranges), provably_le(lo - 1, hi, ranges)
 
 
 def _atomize(e: Any, ranges: tuple, depth: int) -> Any:
     """Each outermost finite sum and extremum replaced by a fresh symbol carrying its sign."""
 
-    def signed(s):
-        return fresh("S", positive=True) if s == _POSITIVE else fresh("S", nonnegative=True) if s == _NONNEG \
-            else fresh("S")
+    def signed(s, x):
+        if s == _POSITIVE:
+            return fresh("S", positive=True)
+        if s == _NONNEG:
+            return fresh("S", nonnegative=True)
+        # a finite sum (or extremum) of real terms is a real number; of any terms, a finite one
+        return fresh("S", real=True) if x.is_extended_real else fresh("S", finite=True)
 
     def walk(x):
         if not isinstance(x, sp.Basic) or not x.args:
             return x
         if isinstance(x, sp.Sum):
-            return signed(_sum_sign(x, ranges, depth))
+            if any(b.has(sp.oo, -sp.oo, sp.zoo) for lim in x.limits for b in lim[1:]):
+                return fresh("S")  # a series: nothing is known of it
+            return signed(_sum_sign(x, ranges, depth), x)
         if Extremum.kind(x) is not None:
             (k, lo, hi) = x.limits[0]
             nonempty, _ = _range_signs(lo, hi, ranges)
-            return signed(sign(x.function, tuple(ranges) + ((k, lo, hi),), depth + 1) if nonempty else None)
+            return signed(sign(x.function, tuple(ranges) + ((k, lo, hi),), depth + 1) if nonempty else None, x)
         if not x.has(sp.Sum, ExprWithLimits):
             return x
         return x.func(*[walk(a) for a in x.args])
@@ -447,6 +462,18 @@ def sign(e: Any, ranges: tuple = (), depth: int = 0):
     """'positive', 'nonnegative' or None: the core's sign test extended as the module docstring says."""
     e = canonical(sp.sympify(e, strict=True))
     ranges = tuple(ranges)
+    try:
+        return _sign_cached(e, ranges, depth)
+    except TypeError:  # unhashable
+        return _sign(e, ranges, depth)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sign_cached(e, ranges, depth):
+    return _sign(e, ranges, depth)
+
+
+def _sign(e: Any, ranges: tuple, depth: int):
     if not isinstance(e, sp.Basic) or depth > 12:
         return sign_of(e, ranges) if depth <= 12 else None
     if e.is_number:
@@ -471,9 +498,11 @@ def sign(e: Any, ranges: tuple = (), depth: int = 0):
     from symattn.kernel.zero import unfold_all
 
     u = unfold_all(e)
-    forms = [u] + [f for f in (sp.factor_terms(u),) if f != u]
-    if sp.count_ops(u) < 80:
-        forms.append(sp.expand(u))
+    forms = [u]
+    if depth == 0:
+        forms += [f for f in (sp.factor_terms(u),) if f != u]
+        if sp.count_ops(u) < 80:
+            forms.append(sp.expand(u))
     for form in forms:
         for var in [form] + _extremum_variants(form, ranges):
             if var is not e and var != e:

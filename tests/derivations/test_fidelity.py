@@ -78,3 +78,11 @@ def test_the_flash_bounds_use_the_exact_count():
         assert type(thm.statement.lhs).__name__ == "FlashHBM"
         steps = thm.get_derivation().steps
         assert steps[0].rule == "apply_theorem" and steps[0].args["theorem"] == "flash_attention_hbm_accesses"
+
+
+@pytest.mark.parametrize("theorem_id", ["flash_attention_flops", "flash_attention_hbm_accesses_tiles"])
+def test_the_flash_counts_need_their_tile_hypotheses(theorem_id):
+    # the loop bounds N/B_c, N/B_r are whole numbers only by the hypotheses T_c = N/B_c, T_r = N/B_r
+    thm = REGISTRY.get(theorem_id)
+    without = dataclasses.replace(thm, id=f"untiled_{theorem_id}", hypotheses=(), instances=None, numeric=None)
+    assert Checker().check(without).verdict < Verdict.PROVED

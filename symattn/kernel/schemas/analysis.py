@@ -67,10 +67,15 @@ def _derivatives(expr):
 
 
 # ------------------------------------------------------------------------------ monotonicity
-def monotone_instance(expr: Any, at: Any, bound) -> tuple:
-    """From ``A REL B`` (``bound``) and ``F(x) = expr[at := x]`` differentiable and real on the segment
-    between ``A`` and ``B`` with ``F'`` of a sign the core shows there: ``F(A) REL' F(B)``."""
+def monotone_instance(expr: Any, at: Any, bound, fn: Any = None) -> tuple:
+    """From ``A REL B`` (``bound``) and ``F(x) = expr[at := x]`` (or ``F = fn``, a ``Lambda``)
+    differentiable and real on the segment between ``A`` and ``B`` with ``F'`` of a sign the core shows
+    there: ``F(A) REL' F(B)``."""
     _thm(bound, "the bound")
+    if fn is not None:
+        if not (isinstance(fn, sp.Lambda) and len(fn.variables) == 1):
+            raise KernelError("fn must be a Lambda of one variable")
+        at = bound.lhs
     at = canonical(at)
     if bound.relation == "=":
         raise KernelError("the bound is an equation, not an inequality")
@@ -85,11 +90,17 @@ def monotone_instance(expr: Any, at: Any, bound) -> tuple:
         raise KernelError(f"{_show(at)} holds a variable bound in the term: it is replaced only outside every binder")
     lo, hi = (a, b) if rel in ("<", "<=") else (b, a)
     x = calculus.fresh("x", real=True)
-    expr = canonical(expr)
-    F = expr.xreplace({at: x})
-    if F == expr:
-        raise KernelError(f"{_show(at)} does not occur in {_show(expr)}")
-    ranges = ((x, lo, hi),) + _ranges()
+    if fn is not None:
+        F = canonical(substitute(fn.expr, {fn.variables[0]: x}))
+    else:
+        expr = canonical(expr)
+        F = expr.xreplace({at: x})
+        if F == expr:
+            raise KernelError(f"{_show(at)} does not occur in {_show(expr)}")
+    # the segment's ends read with their sums replaced by symbols carrying the sums' signs (x = lo + t
+    # with lo >= 0 covers the actual lo): the sign test does not look into a range's ends
+    hyp_ranges = _ranges()
+    ranges = ((x, calculus._atomize(lo, hyp_ranges, 0), calculus._atomize(hi, hyp_ranges, 0)),) + hyp_ranges
     for end in (lo, hi):
         if not bool(canonical(end).is_extended_real):
             raise KernelError(f"the end {_show(end)} is not known to be real")
@@ -97,7 +108,7 @@ def monotone_instance(expr: Any, at: Any, bound) -> tuple:
     if not calculus.real_on(F, x, ranges):
         raise KernelError(f"{_show(F)} is not shown real on the segment")
     dF = sp.diff(F, x)
-    up, down = calculus.sign(dF, ranges), calculus.sign(-dF, ranges)
+    up, down = _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges)
     strict_bound = rel in ("<", ">")
     if up is not None:
         increasing, strict = True, up == _POS
@@ -114,10 +125,39 @@ def monotone_instance(expr: Any, at: Any, bound) -> tuple:
     return fb, fa, out
 
 
+def _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges):
+    """The signs of ``dF`` and ``-dF`` for ``x`` on the segment ``lo..hi``: first with ``x`` a symbol
+    of the sign both ends are shown to have (the segment lies in it), then with ``x`` written from an
+    end of the segment; ``dF`` also read in its ``together``/``factor`` forms (equal where defined)."""
+    forms = [dF]
+    for f in (lambda e: sp.factor(sp.together(e)), sp.together):
+        try:
+            g = f(dF)
+        except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
+            continue
+        if g not in forms:
+            forms.insert(0, g)
+    ends = [calculus.sign(e, hyp_ranges) for e in (lo, hi)]
+    tries = []
+    if ends[0] == ends[1] == _POS:
+        tries.append((calculus.fresh("x", positive=True), ()))
+    elif None not in ends:
+        tries.append((calculus.fresh("x", nonnegative=True), ()))
+    tries.append((x, ranges))
+    for var, rng in tries:
+        for form in forms:
+            g = form.xreplace({x: var})
+            r = rng if rng else hyp_ranges
+            up, down = calculus.sign(g, r), calculus.sign(-g, r)
+            if up is not None or down is not None:
+                return up, down
+    return None, None
+
+
 @schema("monotone", "from A <= B (A < B) and F differentiable and real on [A, B] with F' >= 0 there (> 0): "
         "F(A) <= F(B) (F(A) < F(B)); F' <= 0 reverses; the sign of F' is shown by the core's sign test on the segment")
-def _monotone(expr, at, bound):
-    return monotone_instance(expr, at, bound)
+def _monotone(bound, expr=None, at=None, fn=None):
+    return monotone_instance(expr, at, bound, fn)
 
 
 # ------------------------------------------------------------------------------ tanh
@@ -271,13 +311,16 @@ def _single(s: Any, what: str) -> tuple:
     return tuple(s.limits[0])
 
 
-@schema("triangle_inequality", "|sum_{k=a}^{b} f(k)| <= sum_{k=a}^{b} |f(k)| for a range not reversed (b >= a - 1)")
+@schema("triangle_inequality", "|sum_{k=a}^{b} f(k)| <= sum_{k=a}^{b} |f(k)| for a range not reversed (b >= a - 1); "
+        "|f| of a product written as the product of the factors' absolute values")
 def _triangle(total):
     total = canonical(total)
     (k, lo, hi) = _single(total, "the sum")
     if not provably_le(lo - 1, hi, _ranges()):
         raise KernelError(f"the range {_show(lo)}..{_show(hi)} is not known to be not reversed (hi >= lo - 1)")
-    return sp.Abs(total), sp.Sum(sp.Abs(total.function), (k, lo, hi)), "<="
+    # |f_1 f_2 ...| written |f_1| |f_2| ... (|ab| = |a||b| for complex a, b; SymPy splits only some factors)
+    absolute = sp.Mul(*[sp.Abs(f) for f in sp.Mul.make_args(total.function)])
+    return sp.Abs(total), sp.Sum(absolute, (k, lo, hi)), "<="
 
 
 def _real(e: Any) -> bool:
