@@ -78,10 +78,14 @@ def _applied_ids(d) -> list[str]:
 class Checker:
     """Checks theorems, memoising outcomes so that ``apply_theorem`` dependencies are checked once."""
 
-    def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0):
+    def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0,
+                 cache=None):
         self.time_limit = time_limit
         self.numeric = numeric
         self.seed = seed
+        #: a :class:`symattn.cache.Cache` of outcomes by content key (None: the ambient one, if any,
+        #: at the time of each check; see :func:`symattn.cache.using`)
+        self.cache = cache
         self._outcomes: dict[str, Outcome] = {}
         self._stack: tuple = ()
 
@@ -89,6 +93,14 @@ class Checker:
     def check(self, thm: Theorem) -> Outcome:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
+        cache = self.cache if self.cache is not None else _ambient_cache()
+        if cache is None:
+            return self._check_fresh(thm)
+        from symattn.cache import cached_check
+
+        return cached_check(self, thm, cache)  # the stored outcome of thm's content key, or _check_fresh
+
+    def _check_fresh(self, thm: Theorem) -> Outcome:
         t0 = time.perf_counter()
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
@@ -456,6 +468,12 @@ def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext) -> Non
         checks.append(dataclasses.replace(whole, kind="step"))
 
 
+def _ambient_cache():
+    from symattn.cache import ambient
+
+    return ambient()
+
+
 def _inconsistencies(hypotheses, seconds: float) -> list:
     """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
     values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
@@ -787,6 +805,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "how": o.how,
         "levels": {k: o.levels[k].status.value if k in o.levels else "n/a" for k in LEVELS},
         "seconds": round(o.seconds, 3),
+        "cached": bool(getattr(o, "cached", False)),
         **rechecked_json(o),
     }
 

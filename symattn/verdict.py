@@ -131,6 +131,8 @@ class Outcome:
     target: Verdict | None = None
     #: a model of the hypotheses (values at which every checkable hypothesis holds), as text
     model: str | None = None
+    #: served from the cache of outcomes (:mod:`symattn.cache`), not checked in this run
+    cached: bool = False
 
     def reaches(self, target: Verdict) -> bool:
         return self.verdict != Verdict.REFUTED and self.verdict >= target

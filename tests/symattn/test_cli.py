@@ -43,8 +43,9 @@ def test_check_json_follows_the_schema(capsys):
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
     assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "shown_as", "target", "how", "levels",
-                      "seconds", "rechecked", "steps"}
+                      "seconds", "cached", "rechecked", "steps"}
     assert r["shown_as"] == r["verdict"]  # a theorem's verdict is shown by its name
+    assert isinstance(r["cached"], bool)
     assert r["rechecked"] in ("all", "partial", "none")
     assert r["steps"] and all(s["rechecked"] in ("both", "one-engine") and s["why"] for s in r["steps"])
     assert r["verdict"] == "proved" and r["target"] == "proved"
