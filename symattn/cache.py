@@ -681,9 +681,8 @@ def cached_check(checker, thm, cache: Cache):
     """:meth:`symattn.checker.Checker.check` through ``cache``: the stored outcome of ``thm``'s key if
     there is one (found by its quick key when nothing changed), else a fresh check, stored when it
     is cacheable (:func:`_cacheable`)."""
-    from symattn.theorem import registry
-
     from symattn.kernel import grading, second
+    from symattn.theorem import registry
 
     options = {"time_limit": checker.time_limit, "numeric": checker.numeric, "seed": checker.seed,
                # the second engine on or off, and whether the grading requires its re-check, change outcomes
