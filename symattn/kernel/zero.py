@@ -163,7 +163,7 @@ def _second_opinion(expr: Any):
 
     if not isinstance(expr, sp.MatrixBase) and not is_matrix(expr):
         expr = _contracted(canonical(sp.sympify(expr, strict=True)))
-    return second.record(recheck_zero(expr))
+    return second.record(second.bounded("flint", "a zero test", lambda: recheck_zero(expr)), "zero")
 
 
 def _refused(expr: Any) -> str:
@@ -368,12 +368,12 @@ def _same_condition(f: Any, g: Any) -> bool:
     try:
         for sign in (1, -1):
             if sp.expand(f - sign * g) == 0:
-                return True
+                return not _refused(f - sign * g)
         nf, ng = sum_normal_form(unfold_all(f)), sum_normal_form(unfold_all(g))
         for sign in (1, -1):
             d = opaque_sums(nf - sign * ng)
             if d == 0 or sp.expand(d) == 0 or sp.cancel(sp.together(d)) == 0:
-                return True
+                return not _refused(nf - sign * ng)
     except (TypeError, ValueError, KernelError):
         return False
     return False
