@@ -220,13 +220,15 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
+                    _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
             if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
                 res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
                                                        + [c.both_answers() for c in disagree[:2]]))
             # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
             steps.append(dataclasses.replace(res, thm=None))
-            engines.append(list(checks))
+            engines.append((step.rule, list(checks)))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
@@ -249,6 +251,12 @@ class Checker:
             return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
+        if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
+            per_step = [(rule, second.step_rechecked(c)) for rule, c in engines]
+            data["rechecked"] = second.theorem_rechecked([r for _, (r, _) in per_step])
+            if data["rechecked"] != "all":
+                data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
+                                      in enumerate(per_step, start=1) if r != "both"]
         dims = ", ".join(map(str, thm.dimensions)) or "none"
         return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
                 steps, engines)
@@ -566,6 +574,19 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext) -> None:
+    """The second engine on the step's claim as a whole (:mod:`symattn.kernel.second.steps`)."""
+    from symattn.kernel.second.steps import recheck_step
+
+    try:
+        whole = second.bounded("second engine", "the step", lambda: recheck_step(
+            prev, step.expr, step.relation, ctx.hypotheses, step.rule, step.args))
+    except Exception:  # the re-check is evidence only: it never breaks a step
+        return
+    if whole is not None:
+        checks.append(dataclasses.replace(whole, kind="step"))
+
+
 def _ambient_cache():
     from symattn.cache import ambient
 
@@ -950,11 +971,16 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
-    per_step = [second.step_rechecked(list(c)) for c in o.engines]
+    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
+    # a step an unconverted rule decided by itself (symattn.rules.UNCONVERTED) was not shown by the
+    # kernel at all: say so, whatever the second engine saw of the facts the rule asked about
+    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
+    per_step = [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
+                else (rule, p) for r, (rule, p) in zip(o.steps, per_step)]
     return {
-        "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
-        "steps": [{"step": n, "status": r.status.value, "rechecked": s, "why": why}
-                  for n, (r, (s, why)) in enumerate(zip(o.steps, per_step), start=1)],
+        "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
+        "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
+                  for n, (r, (rule, (s, why))) in enumerate(zip(o.steps, per_step), start=1)],
     }
 
 
