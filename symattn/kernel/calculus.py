@@ -5,7 +5,8 @@ Trusted here, and nothing else: SymPy's ``diff`` on the heads listed in :data:`S
 products, powers, ``exp``, ``log``, trigonometric and hyperbolic functions, finite sums, applied
 undefined functions), the core's sign test (:mod:`.sign`), zero test (:mod:`.zero`) and term layer.
 SymPy's calculus is asked for a derivative only once the expression has been checked, head by head
-on every path to the variable, to be differentiable there:
+on every path to the variable, to be differentiable there (the second engine cannot express a
+derivative or a continuity fact: :func:`one_engine` records each as checked by one engine):
 
 * a head that is not differentiable everywhere (``Piecewise``, ``floor``, ``ceiling``, ``frac``,
   ``Heaviside``, ``DiracDelta``, ``sign``, ``Max``, ``Min``, ``Mod``, ``re``/``im``/``arg``/``conjugate``,
@@ -214,6 +215,17 @@ def check_smooth(e: Any, v: Any, at: Any = None, ranges: tuple = (), undefined_o
 def check_continuous(e: Any, v: Any, at: Any, ranges: tuple = ()) -> None:
     """Raise :class:`KernelError` unless ``e`` is continuous in ``v`` at the point ``at``."""
     _check(canonical(e), v, at, tuple(ranges), True, False)
+    one_engine(f"{sp.sstr(e)} continuous in {sp.sstr(v)} at {sp.sstr(at)}"[:200], "continuity read head by head")
+
+
+def one_engine(fact: str, what: str) -> None:
+    """Record that ``fact`` rests on the first engine alone: SymPy's calculus (``diff``) or the core's
+    head-by-head continuity and differentiability reading, which the second engine (flint, Z3) cannot
+    express. The step is then shown as checked by one engine, never as re-checked."""
+    from symattn.kernel import second
+
+    second.record(second.Check("calculus", second.INEXPRESSIBLE, f"{what}: not expressible by the second engine",
+                               fact, what), kind="calculus")
 
 
 def _definition_classes() -> tuple:
@@ -235,6 +247,8 @@ def derivative(f: Any, v: Any, count: int = 1, undefined_ok: bool = True, ranges
     for _ in range(count):
         check_smooth(out, v, ranges=ranges, undefined_ok=undefined_ok)
         out = sp.diff(out, v)
+    one_engine(f"d/d{sp.sstr(v)} {sp.sstr(f)}"[:200],
+               "SymPy's derivative of an expression the core shows differentiable")
     for e in sp.preorder_traversal(out):
         if isinstance(e, sp.Derivative) and isinstance(e.expr, (sp.Symbol, sp.IndexedBase)) and e.expr not in (
                 w for w, _ in e.variable_count):
