@@ -277,14 +277,14 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         start, dnote = tex_of(d.start), check_text(d.note, f"{where}, derivation note")
         start_lines = _lines(d.start)
         results = list(outcome.steps) if outcome is not None else []
-        engines = list(getattr(outcome, "engines", None) or []) if outcome is not None else []
+        engines = _rechecked(outcome)
         for k, (prev, step) in enumerate(d.pairs()):
             res = results[k] if k < len(results) else None
             status = res.status.value if res is not None else "unchecked"
             entry = _step_entry(prev, step, str(k + 1), status, res.reason if res is not None else "",
                                 f"{where}, step {k + 1}", uses, result=res, outer=names)
             if k < len(engines) and status == "pass":
-                entry.engines = _engines(engines[k])
+                entry.engines = engines[k]
             steps.append(entry)
         for prev, step in d.pairs():
             for level, v in bound_names(prev, step.expr).items():
@@ -301,7 +301,9 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
             if lv is None:
                 continue
             data = [(k, rich(_format_value(v), names)) for k, v in lv.data.items()]
-            levels.append(LevelEntry(name, lv.status.value, lv.detail, data, detail_parts=rich(lv.detail, names)))
+            from symattn.checker import shown_status  # "not-counted" for a pass that does not count
+
+            levels.append(LevelEntry(name, shown_status(lv), lv.detail, data, detail_parts=rich(lv.detail, names)))
     return TheoremEntry(
         id=thm.id,
         title=thm.title,
@@ -375,16 +377,21 @@ def _statement_lines(statement) -> list:
         and tex_width(left[-1] + right[0]) <= LINE_EM else left + [_LATEX_REL[rel] + " " + right[0]] + right[1:]
 
 
-def _engines(checks) -> str:
-    """Which engines checked a step that passed, from the second engine's record of its facts
-    (:func:`symattn.kernel.second.step_rechecked`)."""
-    try:
-        from symattn.kernel.second import step_rechecked
+#: what the checker's account of a step's engines (``rechecked``) is called in the report
+_RECHECKED = {"both": "re-checked by the second engine", "one-engine": "checked by one engine",
+              "rule-decided": "decided by the rule itself, not by the kernel"}
 
-        which, _why = step_rechecked(list(checks))
-    except Exception:  # noqa: BLE001 - a record this report does not know: say nothing
-        return ""
-    return {"both": "re-checked by the second engine", "one-engine": "checked by one engine"}.get(which, "")
+
+def _rechecked(outcome) -> list:
+    """Per step, which engines checked it, in words (empty when the outcome does not say)."""
+    if outcome is None or not getattr(outcome, "engines", None):
+        return []
+    try:
+        from symattn.checker import rechecked_json
+
+        return [_RECHECKED.get(s.get("rechecked"), "") for s in rechecked_json(outcome)["steps"]]
+    except Exception:  # noqa: BLE001 - an account this report does not know: say nothing
+        return []
 
 
 def _residual_parts(prev, step, names: dict) -> list:
