@@ -8,7 +8,8 @@ The **key** of a theorem is a SHA-256 hash of everything its verdict depends on:
   its canonical form (:func:`symattn.kernel.terms.canonical`: alpha-equivalent terms give one key);
 * the instance, probabilistic and numeric specifications: sizes, labels, trials, field sizes,
   seeds, and the *source code* behind their builders and the numeric check (see below);
-* the checker's options (time limit, numeric level on or off, seed);
+* the checker's options (time limit, numeric level on or off, seed; the second engine on or off and
+  whether the grading requires its re-check);
 * the source of the kernel (every file of :mod:`symattn.kernel`, subpackages included), of the checker's core
   (:data:`CORE_MODULES`), of every rule module the derivation's steps name, of every project
   module defining a class that occurs in one of its terms, and of every project module whose
@@ -680,9 +681,12 @@ def cached_check(checker, thm, cache: Cache):
     """:meth:`symattn.checker.Checker.check` through ``cache``: the stored outcome of ``thm``'s key if
     there is one (found by its quick key when nothing changed), else a fresh check, stored when it
     is cacheable (:func:`_cacheable`)."""
+    from symattn.kernel import grading, second
     from symattn.theorem import registry
 
-    options = {"time_limit": checker.time_limit, "numeric": checker.numeric, "seed": checker.seed}
+    options = {"time_limit": checker.time_limit, "numeric": checker.numeric, "seed": checker.seed,
+               # the second engine on or off, and whether the grading requires its re-check, change outcomes
+               "second_engine": second.enabled(), "require_recheck": grading.REQUIRE_RECHECK}
     memo = checker.__dict__.setdefault("_cache_keys", {})
     quick = _quick(thm, options, memo)
     if quick is not None:

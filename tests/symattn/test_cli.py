@@ -10,7 +10,7 @@ from symattn.cli import main
 
 VERDICTS = {"proved", "proved-for-instances", "checked-probabilistically", "numerically-consistent",
             "undecided", "refuted"}
-LEVEL_VALUES = {"pass", "fail", "undecided", "n/a"}
+LEVEL_VALUES = {"pass", "fail", "undecided", "n/a", "not-counted"}
 
 
 def test_list_shows_every_theorem(capsys):
@@ -43,7 +43,7 @@ def test_check_json_follows_the_schema(capsys):
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
     assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "shown_as", "target", "how", "levels",
-                      "seconds", "cached", "rechecked", "steps"}
+                      "not_counted", "seconds", "cached", "rechecked", "steps"}
     assert r["shown_as"] == r["verdict"]  # a theorem's verdict is shown by its name
     assert isinstance(r["cached"], bool)
     assert r["rechecked"] in ("all", "partial", "none")

@@ -166,9 +166,12 @@ def _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges):
         for form in forms:
             g = form.xreplace({x: var})
             r = rng if rng else hyp_ranges
-            up, down = calculus.sign(g, r), calculus.sign(-g, r)
-            if up is not None or down is not None:
-                return up, down
+            up = calculus.sign(g, r)
+            if up is not None:
+                return up, None
+            down = calculus.sign(-g, r)
+            if down is not None:
+                return None, down
     return None, None
 
 

@@ -163,6 +163,8 @@ LIMIT_FALSE = [
     claim("softcap_limit_doubled", sp.Limit(c * sp.tanh(s / c), c, sp.oo), 2 * s, "limit_evaluate",
           why="evaluate to"),
     claim("sin_at_infinity", sp.Limit(sp.sin(x), x, sp.oo), 0, "limit_evaluate", why="no kernel lemma"),
+    claim("log_quotient_at_1_wrong", sp.Limit(sp.log(x) / (x - 1), x, 1), 2, "limit_evaluate", why="evaluate to"),
+    claim("sqrt_quotient_at_0", sp.Limit(sp.sqrt(x) / x, x, 0, "+"), 1, "limit_evaluate", why="not shown at the point"),
 ]
 
 LIMIT_TRUE = [
@@ -171,6 +173,7 @@ LIMIT_TRUE = [
     claim("exp_decays_with_sign", sp.Limit(sp.exp(-p * x), x, sp.oo), 0, "limit_evaluate"),
     claim("sinc_at_0_is_1", sp.Limit(sp.sin(x) / x, x, 0), 1, "limit_evaluate"),
     claim("removable_quotient", sp.Limit((x**2 - 1) / (x - 1), x, 1), 2, "limit_evaluate"),
+    claim("log_quotient_at_1", sp.Limit(sp.log(x) / (x - 1), x, 1), 1, "limit_evaluate"),
     claim("polynomial_at_2", sp.Limit(x**2 + 1, x, 2), 5, "limit_evaluate"),
     claim("abs_continuous_at_0", sp.Limit(sp.Abs(x), x, 0), 0, "limit_evaluate"),
     claim("softcap_limit", sp.Limit(c * sp.tanh(s / c), c, sp.oo), s, "limit_evaluate"),
