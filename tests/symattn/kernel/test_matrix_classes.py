@@ -151,7 +151,8 @@ RULE_FALSE = [
 ]
 
 RULE_TRUE = [
-    ok("products_regrouped", "matrix_associativity", sp.MatMul(sp.MatMul(A_, B_), A_), sp.MatMul(A_, sp.MatMul(B_, A_))),
+    ok("products_regrouped", "matrix_associativity", sp.MatMul(sp.MatMul(A_, B_), A_),
+       sp.MatMul(A_, sp.MatMul(B_, A_))),
     ok("scalar_to_the_front", "matrix_associativity", sp.MatMul(A_, 2 * B_), 2 * sp.MatMul(A_, B_)),
     ok("transpose_reverses", "transpose_product", sp.Transpose(sp.MatMul(A_, B_)),
        sp.MatMul(sp.Transpose(B_), sp.Transpose(A_))),
