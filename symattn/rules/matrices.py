@@ -40,11 +40,12 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.kernel.terms import canonical
-from symattn.kernel.zero import safe_doit
+from symattn.kernel.axioms import axiom
+from symattn.kernel.terms import KernelError, canonical
+from symattn.kernel.thm import by_zero, sym, trans
 from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
-from symattn.rules import ProofContext, RuleError, check_step, failed, passed, rule
+from symattn.rules import ProofContext, RuleError, check_step, failed, passed, proved, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation, IndexRange
 from symattn.verdict import Level
@@ -608,17 +609,20 @@ def check_sum_reindex_bijection(lhs, rhs, relation, ctx):
 
 
 # --------------------------------------------------------------------------------- evaluation
-@rule("evaluate_explicit", "an expression in explicit matrices equals its exact evaluation (doit; sums with deltas or "
-                           "infinite limits held opaque)")
+@rule("evaluate_explicit", "an expression in explicit matrices equals its exact evaluation by the kernel (entrywise; "
+                           "sums over literal bounds written out, other sums by the kernel's evaluator or opaque)")
 def check_evaluate_explicit(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("evaluate_explicit justifies equalities only")
-    value = safe_doit(lhs)  # SymPy's doit, but never of a sum holding a delta or an infinite limit
-    if isinstance(value, MatrixExpr) and not isinstance(value, sp.MatrixBase):
-        try:
-            value = value.as_explicit()
-        except (ValueError, TypeError, AttributeError):
-            return failed("the left side does not evaluate to an explicit matrix")
-    if (value == rhs) or equal(value, rhs):
-        return passed("evaluated exactly")
-    return failed(f"the left side evaluates to {_show(value)}, not {_show(rhs)}")
+    t = axiom("explicit_evaluation", expr=lhs)
+    try:
+        return proved(trans(t, by_zero(t.rhs, rhs)), "evaluated exactly by the kernel")
+    except KernelError:
+        pass
+    try:  # the right side may hold explicit objects (or sums) of its own
+        r = axiom("explicit_evaluation", expr=rhs)
+        return proved(trans(t, by_zero(t.rhs, r.rhs), sym(r)), "both sides evaluated exactly by the kernel")
+    except KernelError:
+        pass
+    return failed(f"the left side evaluates to {_show(t.rhs)}, not {_show(rhs)} (sums the kernel cannot close "
+                  "stay unevaluated)")

@@ -1,0 +1,241 @@
+r"""Axiom schemas of matrices.
+
+* ``explicit_evaluation``: an expression built from explicit matrices equals its evaluation, computed
+  by the kernel entrywise: explicit products, sums, scalar multiples, transposes, non-negative integer
+  powers, traces and entries (``M[i, j]`` with integer ``i, j``) are exact arithmetic on the entries;
+  ``Identity``/``ZeroMatrix``/``OneMatrix`` of integer shape are written out; a head of symattn's with a
+  registered definition (``Attention``, ``SoftmaxRows``, ...) is unfolded by that definition. Sums inside
+  are evaluated only by the kernel: a sum over integer literal bounds ``a..b`` with ``b >= a - 1`` is
+  written out term by term (empty when ``b = a - 1``); any other finite sum goes through the kernel's
+  evaluator (:func:`symattn.kernel.sums.evaluate`: constants over integer bounds, the delta rule with its
+  range check, Faulhaber) and what it does not close stays an unevaluated, opaque sum. SymPy's
+  ``Sum.doit``/``summation`` is never called: ``sum_{k=0}^{n} (-1)^k k C(n, k)`` stays a sum (it is
+  ``-1`` at ``n = 1``, ``0`` for ``n >= 2``: SymPy's closed form is ``0``). A matrix symbol, or a shape
+  that is not an integer, is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+from sympy.matrices.expressions.matexpr import MatrixElement, MatrixExpr
+
+from symattn.kernel.axioms import schema
+from symattn.kernel.terms import KernelError, canonical, substitute
+
+__all__ = ["explicit_value", "unroll_literal_sums"]
+
+#: the most terms a sum over literal bounds is written out into
+MAX_TERMS = 256
+
+
+def _hyps() -> tuple:
+    from symattn.kernel.zero import HYPOTHESES
+
+    return tuple(HYPOTHESES.get() or ())
+
+
+def _show(x: Any, limit: int = 200) -> str:
+    s = sp.sstr(x)
+    return s if len(s) <= limit else s[:limit] + " ..."
+
+
+# ============================================================================= sums over literal bounds
+def unroll_literal_sums(expr: Any) -> Any:
+    """Every finite sum whose outermost range has integer literal bounds ``a..b`` with
+    ``-1 <= b - a < MAX_TERMS`` written out term by term (outermost first, so that inner bounds become
+    literals too). A reversed range (``b < a - 1``) is left alone (Karr's convention reads the summand
+    outside the range; the kernel's evaluator decides such sums)."""
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(unroll_literal_sums)
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
+        return expr
+    if isinstance(expr, sp.Sum):
+        limits = list(expr.limits)
+        k, lo, hi = limits[-1]  # outermost
+        if isinstance(lo, sp.Integer) and isinstance(hi, sp.Integer) and -1 <= hi - lo < MAX_TERMS:
+            inner = sp.Sum(expr.function, *limits[:-1]) if len(limits) > 1 else expr.function
+            terms = [substitute(inner, {k: sp.Integer(v)}) for v in range(int(lo), int(hi) + 1)]
+            return unroll_literal_sums(sp.Add(*terms))
+        body = unroll_literal_sums(expr.function)
+        return expr if body == expr.function else sp.Sum(body, *limits)
+    args = [unroll_literal_sums(a) for a in expr.args]
+    return expr if all(a is b for a, b in zip(args, expr.args)) else expr.func(*args)
+
+
+# ============================================================================= explicit evaluation
+def _definition_of(node: Any):
+    from symattn.kernel.definitions import DEFINITIONS
+
+    for d in DEFINITIONS.values():
+        if type(node) is d.cls:
+            return d
+    return None
+
+
+def _integer_shape(node: Any) -> tuple[int, int]:
+    rows, cols = (sp.sympify(s) for s in node.shape)
+    if not (isinstance(rows, sp.Integer) and isinstance(cols, sp.Integer)):
+        raise KernelError(f"{_show(node)} has the shape {node.shape}, not an explicit one")
+    return int(rows), int(cols)
+
+
+class _Evaluator:
+    """The entrywise evaluation, with every sum held as an opaque symbol (``table``)."""
+
+    def __init__(self, table: dict):
+        self.table = table
+        self.depth = 0
+
+    def hold(self, e: Any) -> Any:
+        from symattn.kernel.zero import opaque_sums
+
+        if isinstance(e, sp.MatrixBase):
+            return e.applyfunc(self.hold)
+        return opaque_sums(e, self.table)
+
+    def matrix(self, node: Any) -> sp.ImmutableMatrix:
+        self.depth += 1
+        try:
+            if self.depth > 200:
+                raise KernelError("explicit evaluation: the expression is nested too deeply")
+            return self._matrix(node)
+        finally:
+            self.depth -= 1
+
+    def _matrix(self, node: Any) -> sp.ImmutableMatrix:
+        if isinstance(node, sp.MatrixBase):
+            return sp.ImmutableMatrix(node.rows, node.cols, [self.scalar(x) for x in node])
+        if not isinstance(node, MatrixExpr):
+            raise KernelError(f"not a matrix: {_show(node)}")
+        if isinstance(node, sp.MatrixSymbol):
+            raise KernelError(f"the matrix symbol {node.name} has no explicit entries")
+        if isinstance(node, (sp.Identity, sp.ZeroMatrix, sp.OneMatrix)):
+            r, c = _integer_shape(node)
+            fill = {sp.Identity: lambda i, j: 1 if i == j else 0, sp.ZeroMatrix: lambda i, j: 0,
+                    sp.OneMatrix: lambda i, j: 1}[type(node)]
+            return sp.ImmutableMatrix(r, c, fill)
+        if isinstance(node, sp.MatAdd):
+            parts = [self.matrix(a) for a in node.args]
+            out = parts[0]
+            for p in parts[1:]:
+                if p.shape != out.shape:
+                    raise KernelError(f"a sum of matrices of shapes {out.shape} and {p.shape}")
+                out = out + p
+            return sp.ImmutableMatrix(out)
+        if isinstance(node, sp.MatMul):
+            coeff = sp.S.One
+            out = None
+            for a in node.args:
+                if isinstance(a, (MatrixExpr, sp.MatrixBase)):
+                    m = self.matrix(a)
+                    if out is not None and out.shape[1] != m.shape[0]:
+                        raise KernelError(f"a product of matrices of shapes {out.shape} and {m.shape}")
+                    out = m if out is None else out * m
+                else:
+                    coeff = coeff * self.scalar(a)
+            if out is None:
+                raise KernelError(f"a product with no matrix factor: {_show(node)}")
+            return sp.ImmutableMatrix(out.applyfunc(lambda x: coeff * x))
+        if isinstance(node, sp.Transpose):
+            return sp.ImmutableMatrix(self.matrix(node.arg).T)
+        if isinstance(node, sp.MatPow):
+            base, exp = self.matrix(node.args[0]), sp.sympify(node.args[1])
+            if not (isinstance(exp, sp.Integer) and exp >= 0) or base.rows != base.cols:
+                raise KernelError(f"only non-negative integer powers of square matrices are evaluated: {_show(node)}")
+            out = sp.ImmutableMatrix(sp.eye(base.rows))
+            for _ in range(int(exp)):
+                out = out * base
+            return sp.ImmutableMatrix(out)
+        d = _definition_of(node)
+        if d is not None:
+            return self.matrix(self.unfold(node, d))
+        raise KernelError(f"explicit evaluation does not know {type(node).__name__}: {_show(node)}")
+
+    def unfold(self, node: Any, d) -> Any:
+        """``node`` by its registered definition, its arguments evaluated first (sums held opaque, so
+        that no definition's code hands a sum to SymPy's summation)."""
+        from symattn.kernel.definitions import expand
+
+        args = [self.matrix(a) if isinstance(a, (MatrixExpr, sp.MatrixBase)) else self.scalar(a) for a in node.args]
+        rebuilt = node.func(*args)
+        out = expand(rebuilt, d)
+        if out == rebuilt:
+            raise KernelError(f"the definition {d.name} does not unfold {_show(node)}")
+        return self.hold(_evaluate_sums(unroll_literal_sums(out), _hyps()))
+
+    def scalar(self, e: Any) -> Any:
+        if not isinstance(e, sp.Basic) or e.is_Atom:
+            return e
+        if isinstance(e, (MatrixExpr, sp.MatrixBase)):
+            raise KernelError(f"a matrix where a scalar is expected: {_show(e)}")
+        if isinstance(e, sp.Trace):
+            m = self.matrix(e.arg)
+            if m.rows != m.cols:
+                raise KernelError(f"the trace of a {m.shape} matrix")
+            return sp.Add(*[m[i, i] for i in range(m.rows)])
+        if isinstance(e, MatrixElement):
+            m = self.matrix(e.parent)
+            i, j = sp.sympify(e.i), sp.sympify(e.j)
+            if not (isinstance(i, sp.Integer) and isinstance(j, sp.Integer)
+                    and 0 <= i < m.rows and 0 <= j < m.cols):
+                raise KernelError(f"the entry ({e.i}, {e.j}) of a {m.shape} matrix")
+            return m[int(i), int(j)]
+        d = _definition_of(e)
+        if d is not None and any(isinstance(a, (MatrixExpr, sp.MatrixBase)) for a in e.args):
+            return self.scalar(self.unfold(e, d))
+        args = [self.scalar(a) for a in e.args]
+        return e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
+
+
+def _evaluate_sums(expr: Any, hypotheses) -> Any:
+    """Each outermost sum by the kernel's evaluator; a sum it refuses (a delta it cannot contract)
+    stays as it is."""
+    from symattn.kernel.sums import evaluate
+
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda x: _evaluate_sums(x, hypotheses))
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
+        return expr
+
+    def one(s):
+        try:
+            return evaluate(s, hypotheses)
+        except KernelError:
+            return s
+
+    if isinstance(expr, sp.Sum):
+        return one(expr)
+    args = [_evaluate_sums(a, hypotheses) for a in expr.args]
+    return expr if all(a is b for a, b in zip(args, expr.args)) else expr.func(*args)
+
+
+def explicit_value(expr: Any, hypotheses=()) -> Any:
+    """The kernel's evaluation of ``expr`` (see the module docstring); sums it does not close remain."""
+    from symattn.kernel.sums import check_finite
+
+    check_finite(expr, "explicit_evaluation")
+    e = canonical(expr)
+    e = _evaluate_sums(unroll_literal_sums(e), hypotheses)
+    table: dict = {}
+    ev = _Evaluator(table)
+    held = ev.hold(e)
+    if isinstance(held, (MatrixExpr, sp.MatrixBase)):
+        value: Any = ev.matrix(held)
+    else:
+        value = ev.scalar(held)
+    if table:
+        back = {v: k for k, v in table.items()}
+        value = value.applyfunc(lambda x: x.xreplace(back)) if isinstance(value, sp.MatrixBase) \
+            else value.xreplace(back)
+    return value
+
+
+@schema("explicit_evaluation", "an expression of explicit matrices equals its entrywise evaluation (products, sums, "
+                               "transposes, powers, traces, entries, defined heads unfolded); sums over literal "
+                               "bounds written out, other sums only by the kernel's evaluator (never SymPy's "
+                               "summation)")
+def _explicit_evaluation(expr: Any):
+    e = canonical(expr)
+    return e, explicit_value(e, _hyps()), "="

@@ -1,0 +1,93 @@
+"""Class 3 of issue 18, ``evaluate_explicit`` reaching SymPy's summation: the kernel evaluates explicit
+matrices entrywise (schema ``explicit_evaluation``) and a sum inside only by writing out a range of
+literal bounds or by its own finite-sum evaluator; any other sum stays opaque. SymPy's closed forms
+(``sum_k (-1)^k k C(n, k) = 0``, false at ``n = 1``) never reach a step."""
+
+import pytest
+import sympy as sp
+
+from symattn.kernel.schemas.matrices import explicit_value, unroll_literal_sums
+from symattn.kernel.terms import KernelError
+from symattn.permutation import SoftmaxRows
+from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, delta, k, m, n, step, x
+
+C = sp.binomial
+M1 = sp.ImmutableMatrix([[1, 2], [3, 4]])
+SWAP = sp.ImmutableMatrix([[0, 1], [1, 0]])
+i_ = sp.Symbol("i", integer=True)
+
+
+def ev(name, lhs, rhs, **kw):
+    return Claim(name, lhs, rhs, (step(rhs, "evaluate_explicit"),), bad_step=1, why=kw.pop("why", "evaluates to"),
+                 **kw)
+
+
+FALSE_CLAIMS = [
+    # SymPy's summation closes these to a value that is wrong at some n
+    ev("alternating_k_binomial_is_0", sp.Sum((-1) ** k * k * C(n, k), (k, 0, n)), 0),  # -1 at n = 1
+    ev("alternating_k_binomial_is_0_in_a_matrix", sp.ImmutableMatrix([[sp.Sum((-1) ** k * k * C(n, k), (k, 0, n))]]),
+       sp.ImmutableMatrix([[0]])),
+    ev("alternating_binomial_is_0_from_m_0", sp.Sum((-1) ** k * C(m, k), (k, 0, m)), 0),  # 1 at m = 0
+    ev("alternating_k2_binomial_is_0", sp.Sum((-1) ** k * k**2 * C(n, k), (k, 0, n)), 0),  # -1 at n = 1
+    ev("geometric_closed_form_at_any_x", sp.Sum(x**k, (k, 0, n)), (x ** (n + 1) - 1) / (x - 1)),  # x = 1
+    ev("delta_at_half_m_in_a_matrix", sp.ImmutableMatrix([[sp.Sum(delta(k, m / 2), (k, 0, m))]]),
+       sp.ImmutableMatrix([[1]])),
+    ev("count_over_a_half_bound", sp.ImmutableMatrix([[sp.Sum(1, (k, 1, n / 2))]]), sp.ImmutableMatrix([[n / 2]])),
+    ev("reversed_literal_range_is_empty", sp.Sum(k, (k, 3, 1)), 0),  # Karr: -2
+    ev("arithmetic_series_off_by_one", sp.Sum(k, (k, 1, n)), n * (n + 1) / 2 + 1),
+    ev("literal_alternating_sum_at_n_1_is_0", sp.Sum((-1) ** k * k * C(1, k), (k, 0, 1)), 0),
+    ev("product_with_the_swap_is_the_matrix", sp.MatMul(M1, SWAP), M1),
+    ev("trace_of_a_product_off", sp.Trace(sp.MatMul(M1, M1)), 30),
+    ev("softmax_off_by_a_tiny_rational", SoftmaxRows(sp.ImmutableMatrix([[0, sp.log(3)]])),
+       sp.ImmutableMatrix([[sp.Rational(1, 4), sp.Rational(3, 4) + sp.Rational(1, 10**30)]])),
+    ev("matrix_symbol_evaluated", sp.MatMul(sp.MatrixSymbol("X", 2, 2), SWAP), sp.MatrixSymbol("X", 2, 2),
+       why="no explicit entries"),
+    ev("nested_literal_sums_off", sp.Sum(sp.Sum(i_, (i_, 1, k)), (k, 1, 2)), 3),
+]
+
+TRUE_CLAIMS = [
+    ev("alternating_k_binomial_at_n_1", sp.Sum((-1) ** k * k * C(1, k), (k, 0, 1)), -1),
+    ev("alternating_k_binomial_at_n_2_in_a_matrix", sp.ImmutableMatrix([[sp.Sum((-1) ** k * k * C(2, k), (k, 0, 2))]]),
+       sp.ImmutableMatrix([[0]])),
+    ev("alternating_binomial_at_m_3", sp.Sum((-1) ** k * C(3, k), (k, 0, 3)), 0),
+    ev("alternating_k2_binomial_at_n_2", sp.Sum((-1) ** k * k**2 * C(2, k), (k, 0, 2)), 2),
+    ev("geometric_written_out", sp.Sum(x**k, (k, 0, 3)), 1 + x + x**2 + x**3),
+    ev("delta_at_2m_in_a_matrix", sp.ImmutableMatrix([[sp.Sum(delta(k, 2 * m), (k, 0, 2 * m))]]),
+       sp.ImmutableMatrix([[1]])),
+    ev("count_over_an_integer_bound", sp.ImmutableMatrix([[sp.Sum(1, (k, 1, 2 * n))]]), sp.ImmutableMatrix([[2 * n]])),
+    ev("reversed_literal_range_by_karr", sp.Sum(k, (k, 3, 1)), -2),
+    ev("arithmetic_series", sp.Sum(k, (k, 1, n)), n * (n + 1) / 2),
+    ev("product_with_the_swap", sp.MatMul(M1, SWAP), sp.ImmutableMatrix([[2, 1], [4, 3]])),
+    ev("trace_of_a_product", sp.Trace(sp.MatMul(M1, M1)), 29),
+    ev("softmax_exact", SoftmaxRows(sp.ImmutableMatrix([[0, sp.log(3)]])),
+       sp.ImmutableMatrix([[sp.Rational(1, 4), sp.Rational(3, 4)]])),
+    ev("transpose_and_identity", sp.MatAdd(sp.Transpose(M1), sp.Identity(2)), sp.ImmutableMatrix([[2, 3], [2, 5]])),
+    ev("nested_literal_sums", sp.Sum(sp.Sum(i_, (i_, 1, k)), (k, 1, 2)), 4),
+]
+
+
+@pytest.mark.parametrize("claim", FALSE_CLAIMS, ids=lambda c: c.id)
+def test_explicit_evaluation_never_uses_sympys_summation(claim):
+    assert_rejected(claim)
+
+
+@pytest.mark.parametrize("claim", TRUE_CLAIMS, ids=lambda c: c.id)
+def test_explicit_evaluation_by_the_kernel_is_proved(claim):
+    assert_proved(claim)
+
+
+def test_a_sum_the_kernel_cannot_close_stays_a_sum():
+    s = sp.Sum((-1) ** k * k * C(n, k), (k, 0, n))
+    assert explicit_value(s).has(sp.Sum)
+    assert explicit_value(sp.ImmutableMatrix([[s]]))[0, 0].has(sp.Sum)
+
+
+def test_literal_ranges_are_written_out_and_reversed_ones_left_alone():
+    assert unroll_literal_sums(sp.Sum(k**2, (k, 1, 3))) == 14
+    assert unroll_literal_sums(sp.Sum(k, (k, 1, 0))) == 0  # empty
+    assert unroll_literal_sums(sp.Sum(k, (k, 3, 1))).has(sp.Sum)
+
+
+def test_symbolic_shapes_are_refused():
+    with pytest.raises(KernelError, match="not an explicit one"):
+        explicit_value(sp.Identity(n))
