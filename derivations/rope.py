@@ -443,7 +443,7 @@ def _rope_permutation_numeric(seed: int) -> NumericResult:
 rope_convention_permutation = register(
     Theorem(
         id="rope_convention_permutation",
-        claim=r"For every real position $p$, the rotate_half RoPE matrix is $\Pi R_p \Pi^\top$ for the fixed "
+        claim=r"For every real position $p$, the `rotate_half` RoPE matrix is $\Pi R_p \Pi^\top$ for the fixed "
               r"permutation $\Pi$ of the pairs.",
         title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p "
               r"\Pi^\top$",

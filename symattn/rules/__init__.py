@@ -17,6 +17,7 @@ Families of rules live in one module each (:mod:`.algebra`, :mod:`.definitions`,
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -163,12 +164,38 @@ def rule(name: str, summary: str, params: tuple = ()):
     return register
 
 
+#: the kernel's private names: a rule that uses one forges what only the primitives may make
+_PRIVATE = frozenset({"_make", "_TOKEN", "_Body", "HYPOTHESES", "REGISTRY", "_RECORDS"})
+
+
+@functools.cache
+def _forging(module: str) -> str:
+    """The kernel-private names the source of a rule's module uses ('' when none, or no source)."""
+    import ast
+    import inspect
+    import sys
+
+    mod = sys.modules.get(module)
+    try:
+        tree = ast.parse(inspect.getsource(mod))
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    return ", ".join(sorted(used & _PRIVATE))
+
+
 def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ctx: ProofContext) -> RuleResult:
     """Check one step with its rule, under the context's time limit."""
     _load_rule_modules()
     r = RULES.get(rule_name)
     if r is None:
         return failed(f"unknown rule {rule_name!r}; known rules: {sorted(RULES)}")
+    module = getattr(r.check, "__module__", "") or ""
+    if not module.startswith("symattn.kernel.") and (bad := _forging(module)):
+        return failed(f"rule {rule_name!r} (module {module}) uses the kernel's private {bad}: a rule may only "
+                      "call the kernel's primitives, never make a theorem itself")
     if r.params:
         unknown = set(args) - set(r.params)
         if unknown:

@@ -207,7 +207,7 @@ def _monotone(bound, expr=None, at=None, fn=None, strict=True):
 # ------------------------------------------------------------------------------ tanh
 def _real_arg(arg: Any) -> Any:
     arg = canonical(sp.sympify(arg, strict=True))
-    if arg.is_extended_real is not True or arg.is_finite is False:
+    if arg.is_real is not True:  # real: finite too (tanh(oo) = 1 is no counterexample to look for)
         raise KernelError(f"the argument {_show(arg)} of tanh is not known to be real (tanh of a complex number "
                           "is unbounded)")
     return arg

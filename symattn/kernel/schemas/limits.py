@@ -54,8 +54,8 @@ def _open(limit: Any) -> tuple:
 
 
 def _finite_point(z0: Any) -> None:
-    if z0.has(*_INFINITE) or z0.is_finite is False:
-        raise KernelError(f"the point {_show(z0)} is not finite")
+    if z0.has(*_INFINITE) or z0.is_finite is not True:
+        raise KernelError(f"the point {_show(z0)} is not known to be finite")
 
 
 def _equal(a: Any, b: Any) -> bool:
