@@ -41,8 +41,9 @@ import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel.axioms import axiom
-from symattn.kernel.terms import KernelError, canonical
-from symattn.kernel.thm import by_zero, sym, trans
+from symattn.kernel.schemas.matrices import normal_form
+from symattn.kernel.terms import KernelError, alpha_equal, canonical
+from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
 from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, proved, rule
@@ -63,43 +64,21 @@ def _show(x: Any, limit: int = 240) -> str:
 
 
 # --------------------------------------------------------------------------------- normal forms
-def normal_form(expr: Any, *, transposes: bool = False, expand: bool = False) -> Any:
-    """Rebuild ``expr`` with products flattened and sums put in canonical order (associativity,
-    scalars to the front); optionally push transposes through products and expand products over
-    sums. Only these identities are applied.
-
-    >>> import sympy as sp
-    >>> A, B, C = (sp.MatrixSymbol(x, 2, 2) for x in "ABC")
-    >>> normal_form(sp.MatMul(A, sp.MatMul(B, C))) == normal_form(sp.MatMul(sp.MatMul(A, B), C))
-    True
-    >>> normal_form(sp.Transpose(sp.MatMul(A, B)), transposes=True)
-    B.T*A.T
-    """
-    if not isinstance(expr, sp.Basic) or expr.is_Atom or isinstance(expr, sp.MatrixSymbol):
-        return expr
-    if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(lambda e: normal_form(e, transposes=transposes, expand=expand))
-    args = [normal_form(a, transposes=transposes, expand=expand) for a in expr.args]
-    if isinstance(expr, sp.MatMul):
-        out = sp.MatMul(*args, evaluate=True)
-        if expand and isinstance(out, sp.MatMul) and any(isinstance(a, sp.MatAdd) for a in out.args):
-            out = normal_form(out.expand(), transposes=transposes, expand=False)
-        return out
-    if isinstance(expr, sp.MatAdd):
-        return sp.MatAdd(*args, evaluate=True)
-    if isinstance(expr, sp.Transpose) and transposes:
-        return normal_form(args[0].transpose(), transposes=False, expand=expand) if not isinstance(
-            args[0], sp.Transpose) else args[0].args[0]
-    return expr.func(*args)
-
-
 def matrices_equal(a: Any, b: Any, **how) -> bool:
-    """Shapes agree and the normal forms (see :func:`normal_form`) are identical."""
+    """A hint for the searching rules (the kernel decides): shapes agree and the kernel's normal forms
+    (:func:`symattn.kernel.schemas.matrices.normal_form`) are identical."""
     if _is_matrix(a) != _is_matrix(b):
         return False
     if _is_matrix(a) and not (same_dim(a.shape[0], b.shape[0]) and same_dim(a.shape[1], b.shape[1])):
         return False
     return a == b or normal_form(a, **how) == normal_form(b, **how)
+
+
+def normal_forms_meet(a: Any, b: Any, **how):
+    """The kernel's ``a = b`` through the normal forms of both sides (``matrix_normal_form``), or a
+    KernelError."""
+    left, right = axiom("matrix_normal_form", expr=a, **how), axiom("matrix_normal_form", expr=b, **how)
+    return trans(left, sym(right))
 
 
 def _matrix_step(name: str, lhs, rhs, relation, **how):
@@ -109,18 +88,14 @@ def _matrix_step(name: str, lhs, rhs, relation, **how):
         isinstance(x, sp.Basic) and x.atoms(MatrixExpr) for x in (lhs, rhs)
     ):
         return failed("no matrix expression on either side")
-    if _is_matrix(lhs) and _is_matrix(rhs) and lhs.shape != rhs.shape and not (
-        same_dim(lhs.shape[0], rhs.shape[0]) and same_dim(lhs.shape[1], rhs.shape[1])
-    ):
-        raise RuleError(f"shape mismatch: {lhs.shape} vs {rhs.shape}")
-    if matrices_equal(lhs, rhs, **how):
-        return passed(f"both sides agree after {name.replace('_', ' ')}")
+    try:
+        return proved(normal_forms_meet(lhs, rhs, **how), f"both sides agree after {name.replace('_', ' ')}")
+    except KernelError as exc:
+        detail = str(exc)
     return failed(
         f"the sides differ after {name.replace('_', ' ')}: {_show(normal_form(lhs, **how))} vs "
-        f"{_show(normal_form(rhs, **how))}"
+        f"{_show(normal_form(rhs, **how))} ({detail})"
     )
-
-
 @rule("matrix_associativity", "(AB)C = A(BC) and scalar factors move to the front of a product")
 def check_matrix_associativity(lhs, rhs, relation, ctx):
     return _matrix_step("matrix_associativity", lhs, rhs, relation)
@@ -514,42 +489,45 @@ def check_rank_of_product_le(lhs, rhs, relation, ctx):
     _, mats = M.as_coeff_matrices()
     if len(mats) < 2:
         raise RuleError("the rank of a product of at least two matrices is needed")
-    for a, b in zip(mats, mats[1:]):
-        if not same_dim(a.shape[1], b.shape[0]):
-            raise RuleError(f"{_show(a)} has {a.shape[1]} columns but {_show(b)} has {b.shape[0]} rows")
-    bounds = []
-    for p in range(1, len(mats)):
-        left = mats[0] if p == 1 else sp.MatMul(*mats[:p])
-        right = mats[p] if p == len(mats) - 1 else sp.MatMul(*mats[p:])
-        bounds += [("inner dimension", mats[p - 1].shape[1]), ("rank of the left part", Rank(left)),
-                   ("rank of the right part", Rank(right))]
-    values = [b for _, b in bounds]
+    options = [(p, w) for p in range(1, len(mats)) for w in ("inner", "left", "right")]
+    values = {o: axiom("rank_product_bound", M=M, bounds=(o,)) for o in options}
+
+    def meets(t, target):
+        try:
+            return trans(t, by_zero(t.rhs, target)) if not alpha_equal(t.rhs, target) else t
+        except KernelError:
+            return None
+
     if isinstance(rhs, sp.Min):
-        if all(any(_same(a, v) for v in values) for a in rhs.args):
-            return passed("the minimum of valid bounds")
-    for what, b in bounds:
-        if _same(b, rhs):
-            return passed(f"rank of a product <= its {what} ({_show(b)})")
-    return failed(f"{_show(rhs)} is none of the bounds {[_show(v) for v in values]}")
+        chosen = []
+        for a in rhs.args:
+            hit = next((o for o, t in values.items() if meets(refl(t.rhs), a) is not None), None)
+            if hit is None:
+                break
+            chosen.append(hit)
+        else:
+            t = axiom("rank_product_bound", M=M, bounds=tuple(chosen))
+            done = meets(t, rhs)
+            if done is not None:
+                return proved(done, "the minimum of valid bounds")
+    for (p, w), t in values.items():
+        done = meets(t, rhs)
+        if done is not None:
+            return proved(done, f"rank of a product <= its {w} bound at split {p} ({_show(t.rhs)})")
+    return failed(f"{_show(rhs)} is none of the bounds {[_show(t.rhs) for t in values.values()]}")
 
 
 # --------------------------------------------------------------------------------- permutations
-def _permutation_hypothesis(ctx, name: str, n) -> Permutation:
-    for h in ctx.of_type(Permutation):
-        if h.sigma == name and same_dim(h.n, n):
-            return h
-    raise RuleError(f"no hypothesis that {name} is a permutation of {{1, ..., {n}}}")
-
-
 @rule("permutation_matrix_orthogonal", "P^T P = P P^T = I for the matrix P of a declared permutation")
 def check_permutation_matrix_orthogonal(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("permutation_matrix_orthogonal justifies equalities only")
-    for a, b in ((lhs, rhs), (rhs, lhs)):
+    reasons = []
+    for a, b, flip in ((lhs, rhs, False), (rhs, lhs, True)):
         for mm in sp.preorder_traversal(a):
             if not isinstance(mm, sp.MatMul):
                 continue
-            coeff, mats = mm.as_coeff_matrices()
+            _, mats = mm.as_coeff_matrices()
             for k in range(len(mats) - 1):
                 x, y = mats[k], mats[k + 1]
                 pair = (isinstance(x, sp.Transpose) and isinstance(x.arg, PermutationMatrix) and x.arg == y) or (
@@ -557,35 +535,30 @@ def check_permutation_matrix_orthogonal(lhs, rhs, relation, ctx):
                 )
                 if not pair:
                     continue
+                try:
+                    t = rewrite(a, axiom("permutation_orthogonal", expr=mm, at=k))
+                    t = trans(t, normal_forms_meet(t.rhs, b))
+                except KernelError as exc:
+                    reasons.append(str(exc))
+                    continue
                 P = y if isinstance(x, sp.Transpose) else x
-                _permutation_hypothesis(ctx, P.name, P.shape[0])
-                rest = [*mats[:k], *mats[k + 2:]]
-                new = sp.MatMul(coeff, *rest) if rest else coeff * sp.Identity(P.shape[0])
-                if matrices_equal(a.xreplace({mm: new}), b):
-                    return passed(f"{P.name} is a permutation: P^T P = P P^T = I")
-    return failed("no product P^T P or P P^T of a permutation matrix whose removal gives the other side")
+                return proved(sym(t) if flip else t, f"{P.name} is a permutation: P^T P = P P^T = I")
+    why = f" ({'; '.join(reasons)})" if reasons else ""
+    return failed(f"no product P^T P or P P^T of a permutation matrix whose removal gives the other side{why}")
 
 
 def _reindexings(expr, ctx) -> list:
+    """The kernel's theorems ``expr = expr'`` re-indexing one sum along a declared permutation."""
     out = []
     if not isinstance(expr, sp.Basic):
         return out
     perms = ctx.of_type(Permutation)
     for s in sorted(expr.atoms(sp.Sum), key=sp.default_sort_key):
-        if len(s.limits) != 1:
-            continue
-        (k, lo, hi) = s.limits[0]
         for hyp in perms:
-            sigma = hyp.function
-            if not (lo == 1 and same_dim(hi, hyp.n)):
+            try:
+                out.append(rewrite(expr, axiom("sum_reindex", s=s, sigma=hyp.sigma)))
+            except KernelError:
                 continue
-            if not s.function.has(sigma(k)):
-                continue
-            t = sp.Dummy("t")
-            body = s.function.xreplace({sigma(k): t})
-            if k in body.free_symbols:
-                continue  # k occurs outside sigma(k): not a re-indexing
-            out.append(expr.xreplace({s: sp.Sum(body.xreplace({t: k}), (k, lo, hi))}))
     return out
 
 
@@ -598,10 +571,13 @@ def check_sum_reindex_bijection(lhs, rhs, relation, ctx):
         raise RuleError("sum_reindex_bijection justifies equalities only")
     if not ctx.of_type(Permutation):
         raise RuleError("no permutation declared among the hypotheses")
-    for a, b in ((lhs, rhs), (rhs, lhs)):
-        for cand in _reindexings(a, ctx):
-            if cand == b or equal(cand, b):
-                return passed("sum re-indexed along a permutation of its range")
+    for a, b, flip in ((lhs, rhs, False), (rhs, lhs, True)):
+        for t in _reindexings(a, ctx):
+            try:
+                done = t if alpha_equal(t.rhs, b) else trans(t, by_zero(t.rhs, b))
+            except KernelError:
+                continue
+            return proved(sym(done) if flip else done, "sum re-indexed along a permutation of its range")
     return failed(
         "no sum over 1..n whose summand depends on its index k only through sigma(k), for a declared "
         "permutation sigma of 1..n, re-indexes to the other side"

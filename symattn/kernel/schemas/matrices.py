@@ -24,7 +24,7 @@ from sympy.matrices.expressions.matexpr import MatrixElement, MatrixExpr
 from symattn.kernel.axioms import schema
 from symattn.kernel.terms import KernelError, canonical, substitute
 
-__all__ = ["explicit_value", "unroll_literal_sums"]
+__all__ = ["explicit_value", "normal_form", "unroll_literal_sums"]
 
 #: the most terms a sum over literal bounds is written out into
 MAX_TERMS = 256
@@ -239,3 +239,147 @@ def explicit_value(expr: Any, hypotheses=()) -> Any:
 def _explicit_evaluation(expr: Any):
     e = canonical(expr)
     return e, explicit_value(e, _hyps()), "="
+
+
+# ============================================================================= normal forms
+def _same_dim(a: Any, b: Any) -> bool:
+    """Two dimensions shown equal by the kernel (structurally, else by the zero test)."""
+    from symattn.kernel.zero import equal
+
+    a, b = sp.sympify(a), sp.sympify(b)
+    return a == b or canonical(a) == canonical(b) or equal(a, b)
+
+
+def normal_form(expr: Any, *, transposes: bool = False, expand: bool = False) -> Any:
+    """Rebuild ``expr`` with products flattened and sums put in canonical order (associativity,
+    scalars to the front); optionally push transposes through products and expand products over
+    sums. Only these identities are applied (SymPy's constructors of ``MatMul``/``MatAdd`` with their
+    shape checks, ``Transpose``'s ``(AB)^T = B^T A^T``, ``MatMul.expand``); nothing is evaluated.
+
+    >>> A, B, C = (sp.MatrixSymbol(x, 2, 2) for x in "ABC")
+    >>> normal_form(sp.MatMul(A, sp.MatMul(B, C))) == normal_form(sp.MatMul(sp.MatMul(A, B), C))
+    True
+    >>> normal_form(sp.Transpose(sp.MatMul(A, B)), transposes=True)
+    B.T*A.T
+    """
+    if not isinstance(expr, sp.Basic) or expr.is_Atom or isinstance(expr, sp.MatrixSymbol):
+        return expr
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: normal_form(e, transposes=transposes, expand=expand))
+    args = [normal_form(a, transposes=transposes, expand=expand) for a in expr.args]
+    if isinstance(expr, sp.MatMul):
+        out = sp.MatMul(*args, evaluate=True)
+        if expand and isinstance(out, sp.MatMul) and any(isinstance(a, sp.MatAdd) for a in out.args):
+            out = normal_form(out.expand(), transposes=transposes, expand=False)
+        return out
+    if isinstance(expr, sp.MatAdd):
+        return sp.MatAdd(*args, evaluate=True)
+    if isinstance(expr, sp.Transpose) and transposes:
+        return normal_form(args[0].transpose(), transposes=False, expand=expand) if not isinstance(
+            args[0], sp.Transpose) else args[0].args[0]
+    return expr.func(*args)
+
+
+@schema("matrix_normal_form", "expr = its normal form: products flattened and regrouped, scalars to the front, "
+                              "sums in canonical order; with transposes, (AB)^T = B^T A^T and (A^T)^T = A; with "
+                              "expand, A(B + C) = AB + AC (shapes checked by the constructors)")
+def _matrix_normal_form(expr: Any, transposes: bool = False, expand: bool = False):
+    if not isinstance(transposes, bool) or not isinstance(expand, bool):
+        raise KernelError("matrix_normal_form: transposes and expand are booleans")
+    e = canonical(expr)
+    try:
+        out = normal_form(e, transposes=transposes, expand=expand)
+    except sp.matrices.exceptions.ShapeError as exc:
+        raise KernelError(f"the shapes do not fit: {exc}") from None
+    return e, canonical(out), "="
+
+
+# ============================================================================= permutations
+def _permutation(name: str, n: Any):
+    """The step's hypothesis that ``name`` is a permutation of ``1..n`` (the kernel reads the hypotheses
+    itself), or a KernelError."""
+    from symattn.permutation import Permutation
+
+    for h in _hyps():
+        if isinstance(h, Permutation) and h.sigma == name and _same_dim(h.n, n):
+            return h
+    raise KernelError(f"no hypothesis that {name} is a permutation of {{1, ..., {sp.sstr(n)}}}")
+
+
+@schema("permutation_orthogonal", "in a product ... P^T P ... (or ... P P^T ...) of the matrix P of a permutation "
+                                  "sigma of 1..n (a hypothesis of the step), the pair is the identity I_n")
+def _permutation_orthogonal(expr: Any, at: int):
+    from symattn.permutation import PermutationMatrix
+
+    e = canonical(expr)
+    if not isinstance(e, sp.MatMul):
+        raise KernelError(f"permutation_orthogonal: not a product: {_show(e)}")
+    coeff, mats = e.as_coeff_matrices()
+    if not isinstance(at, int) or not 0 <= at < len(mats) - 1:
+        raise KernelError(f"permutation_orthogonal: no pair of factors at {at!r}")
+    x, y = mats[at], mats[at + 1]
+    if isinstance(x, sp.Transpose) and isinstance(x.arg, PermutationMatrix) and x.arg == y:
+        P = y
+    elif isinstance(y, sp.Transpose) and isinstance(y.arg, PermutationMatrix) and y.arg == x:
+        P = x
+    else:
+        raise KernelError(f"factors {at}, {at + 1} are not P^T P or P P^T of a permutation matrix P")
+    _permutation(P.name, P.shape[0])
+    rest = [*mats[:at], *mats[at + 2:]]
+    new = sp.MatMul(coeff, *rest) if rest else coeff * sp.Identity(P.shape[0])
+    if rest and coeff == 1 and len(rest) == 1:
+        new = rest[0]
+    return e, canonical(new), "="
+
+
+@schema("sum_reindex", "sum_{k=1}^{n} f(sigma(k)) = sum_{k=1}^{n} f(k) for sigma a permutation of 1..n (a hypothesis "
+                       "of the step), k occurring in the summand only inside sigma(k)")
+def _sum_reindex(s: Any, sigma: str):
+    e = canonical(s)
+    if not isinstance(e, sp.Sum) or len(e.limits) != 1:
+        raise KernelError(f"sum_reindex: not a sum over one index: {_show(e)}")
+    k, lo, hi = e.limits[0]
+    if not (_same_dim(lo, 1)):
+        raise KernelError(f"sum_reindex: the sum starts at {sp.sstr(lo)}, not 1")
+    h = _permutation(sigma, hi)
+    f = h.function
+    if not e.function.has(f(k)):
+        raise KernelError(f"sum_reindex: the summand has no {sigma}({k})")
+    t = sp.Dummy("t")
+    body = e.function.xreplace({f(k): t})
+    if k in body.free_symbols:
+        raise KernelError(f"sum_reindex: the index occurs outside {sigma}(index): not a re-indexing")
+    return e, canonical(sp.Sum(body.xreplace({t: k}), (k, lo, hi))), "="
+
+
+# ============================================================================= rank
+@schema("rank_product_bound", "rank(A_1 ... A_k) <= the inner dimension at a split p (the columns of A_p), the rank "
+                              "of A_1 ... A_p, or the rank of A_{p+1} ... A_k (or the minimum of several of these); "
+                              "consecutive shapes checked")
+def _rank_product_bound(M: Any, bounds: tuple):
+    from symattn.multihead import Rank
+
+    e = canonical(M)
+    if not isinstance(e, sp.MatMul):
+        raise KernelError("rank_product_bound: the rank of a product is needed")
+    _, mats = e.as_coeff_matrices()
+    if len(mats) < 2:
+        raise KernelError("rank_product_bound: the rank of a product of at least two matrices is needed")
+    # a scalar factor c changes no bound: rank(c M) <= rank(M), whatever c is
+    for a, b in zip(mats, mats[1:]):
+        if not _same_dim(a.shape[1], b.shape[0]):
+            raise KernelError(f"{_show(a)} has {a.shape[1]} columns but {_show(b)} has {b.shape[0]} rows")
+    if not bounds:
+        raise KernelError("rank_product_bound: no bound named")
+    values = []
+    for p, which in bounds:
+        if not isinstance(p, int) or not 1 <= p < len(mats):
+            raise KernelError(f"rank_product_bound: no split at {p!r}")
+        left = mats[0] if p == 1 else sp.MatMul(*mats[:p])
+        right = mats[p] if p == len(mats) - 1 else sp.MatMul(*mats[p:])
+        table = {"inner": mats[p - 1].shape[1], "left": Rank(left), "right": Rank(right)}
+        if which not in table:
+            raise KernelError(f"rank_product_bound: {which!r} is not inner, left or right")
+        values.append(table[which])
+    bound = values[0] if len(values) == 1 else sp.Min(*values, evaluate=False)
+    return Rank(e), bound, "<="

@@ -91,3 +91,93 @@ def test_literal_ranges_are_written_out_and_reversed_ones_left_alone():
 def test_symbolic_shapes_are_refused():
     with pytest.raises(KernelError, match="not an explicit one"):
         explicit_value(sp.Identity(n))
+
+
+# ============================================================================= the other matrix rules
+# (rules propose, the kernel's schemas matrix_normal_form, permutation_orthogonal, sum_reindex and
+# rank_product_bound decide: shapes, the permutation hypothesis, the re-indexing, the bounds)
+from symattn.multihead import Rank  # noqa: E402
+from symattn.permutation import Permutation, PermutationMatrix  # noqa: E402
+
+nn, dd, pp = sp.symbols("n d p", integer=True, positive=True)
+A_, B_, C_ = sp.MatrixSymbol("A", nn, dd), sp.MatrixSymbol("B", dd, nn), sp.MatrixSymbol("C", nn, dd)
+Q_ = sp.MatrixSymbol("Q", nn, nn)
+X_ = sp.MatrixSymbol("X", nn, dd)
+P_ = PermutationMatrix("sigma", nn)
+sig = sp.Function("sigma")
+f_ = sp.IndexedBase("f")
+kk = sp.Symbol("k", integer=True)
+PERM_N = Permutation("sigma_perm", sigma="sigma", n=nn)
+PERM_N1 = Permutation("sigma_perm", sigma="sigma", n=nn + 1)
+
+
+def by(name, rule, lhs, rhs, why, relation="=", hypotheses=()):
+    return Claim(name, lhs, rhs, (step(rhs, rule, relation),), relation=relation, hypotheses=hypotheses, bad_step=1,
+                 why=why)
+
+
+def ok(name, rule, lhs, rhs, relation="=", hypotheses=()):
+    return Claim(name, lhs, rhs, (step(rhs, rule, relation),), relation=relation, hypotheses=hypotheses)
+
+
+RULE_FALSE = [
+    by("products_commute", "matrix_associativity", sp.MatMul(A_, B_), sp.MatMul(B_, A_), "differ"),
+    by("scalar_lost", "matrix_associativity", sp.MatMul(A_, 2 * B_), sp.MatMul(A_, B_), "differ"),
+    by("transpose_keeps_the_order", "transpose_product", sp.Transpose(sp.MatMul(A_, B_)),
+       sp.MatMul(sp.Transpose(A_), sp.Transpose(B_)), "differ"),
+    by("distributed_on_the_wrong_side", "matrix_distributivity", sp.MatMul(Q_, sp.MatAdd(Q_, sp.Identity(nn))),
+       sp.MatAdd(sp.MatMul(Q_, Q_), sp.MatMul(sp.Identity(nn), sp.Identity(nn))), "differ"),
+    by("orthogonal_without_the_hypothesis", "permutation_matrix_orthogonal",
+       sp.MatMul(sp.Transpose(P_), P_, X_), X_, "no hypothesis"),
+    by("orthogonal_for_a_permutation_of_another_size", "permutation_matrix_orthogonal",
+       sp.MatMul(sp.Transpose(P_), P_, X_), X_, "no hypothesis", hypotheses=(PERM_N1,)),
+    by("p_times_p_is_the_identity", "permutation_matrix_orthogonal", sp.MatMul(P_, P_, X_), X_, "no product",
+       hypotheses=(PERM_N,)),
+    by("reindex_over_a_shorter_range", "sum_reindex_bijection", sp.Sum(f_[sig(kk)], (kk, 1, nn - 1)),
+       sp.Sum(f_[kk], (kk, 1, nn - 1)), "re-indexes", hypotheses=(PERM_N,)),
+    by("reindex_from_0", "sum_reindex_bijection", sp.Sum(f_[sig(kk)], (kk, 0, nn - 1)),
+       sp.Sum(f_[kk], (kk, 0, nn - 1)), "re-indexes", hypotheses=(PERM_N,)),
+    by("reindex_with_the_index_outside_sigma", "sum_reindex_bijection", sp.Sum(kk * f_[sig(kk)], (kk, 1, nn)),
+       sp.Sum(kk * f_[kk], (kk, 1, nn)), "re-indexes", hypotheses=(PERM_N,)),
+    # class 7: sigma(2k) is not sigma(k) at k = j/2
+    by("reindex_at_twice_the_index", "sum_reindex_bijection", sp.Sum(f_[sig(2 * kk)], (kk, 1, nn)),
+       sp.Sum(f_[2 * kk], (kk, 1, nn)), "re-indexes", hypotheses=(PERM_N,)),
+    by("rank_below_the_inner_dimension", "rank_of_product_le", Rank(sp.MatMul(A_, B_)), dd - 1, "none of the bounds",
+       relation="<="),
+    by("rank_below_a_factors_rank", "rank_of_product_le", Rank(sp.MatMul(A_, B_)), Rank(A_) - 1, "none of the bounds",
+       relation="<="),
+    by("rank_below_a_min_with_a_wrong_bound", "rank_of_product_le", Rank(sp.MatMul(A_, B_)),
+       sp.Min(dd, Rank(C_)), "none of the bounds", relation="<="),
+]
+
+RULE_TRUE = [
+    ok("products_regrouped", "matrix_associativity", sp.MatMul(sp.MatMul(A_, B_), A_),
+       sp.MatMul(A_, sp.MatMul(B_, A_))),
+    ok("scalar_to_the_front", "matrix_associativity", sp.MatMul(A_, 2 * B_), 2 * sp.MatMul(A_, B_)),
+    ok("transpose_reverses", "transpose_product", sp.Transpose(sp.MatMul(A_, B_)),
+       sp.MatMul(sp.Transpose(B_), sp.Transpose(A_))),
+    ok("distributed", "matrix_distributivity", sp.MatMul(Q_, sp.MatAdd(Q_, sp.Identity(nn))),
+       sp.MatAdd(sp.MatMul(Q_, Q_), Q_)),
+    ok("orthogonal_with_the_hypothesis", "permutation_matrix_orthogonal", sp.MatMul(sp.Transpose(P_), P_, X_), X_,
+       hypotheses=(PERM_N,)),
+    ok("orthogonal_the_other_way", "permutation_matrix_orthogonal", sp.MatMul(P_, sp.Transpose(P_)), sp.Identity(nn),
+       hypotheses=(PERM_N,)),
+    ok("reindex_over_the_permuted_range", "sum_reindex_bijection", sp.Sum(sp.exp(f_[sig(kk)]), (kk, 1, nn)),
+       sp.Sum(sp.exp(f_[kk]), (kk, 1, nn)), hypotheses=(PERM_N,)),
+    ok("reindex_backwards", "sum_reindex_bijection", sp.Sum(f_[kk] ** 2, (kk, 1, nn)),
+       sp.Sum(f_[sig(kk)] ** 2, (kk, 1, nn)), hypotheses=(PERM_N,)),
+    ok("rank_at_most_the_inner_dimension", "rank_of_product_le", Rank(sp.MatMul(A_, B_)), dd, relation="<="),
+    ok("rank_at_most_a_factors_rank", "rank_of_product_le", Rank(sp.MatMul(A_, B_)), Rank(A_), relation="<="),
+    ok("rank_at_most_a_min_of_bounds", "rank_of_product_le", Rank(sp.MatMul(A_, B_)), sp.Min(dd, Rank(B_)),
+       relation="<="),
+]
+
+
+@pytest.mark.parametrize("claim", RULE_FALSE, ids=lambda c: c.id)
+def test_matrix_rules_propose_and_the_kernel_refuses(claim):
+    assert_rejected(claim)
+
+
+@pytest.mark.parametrize("claim", RULE_TRUE, ids=lambda c: c.id)
+def test_matrix_rules_propose_and_the_kernel_proves(claim):
+    assert_proved(claim)
