@@ -85,7 +85,7 @@ What is trusted, exactly
 
 Size
 ----
-About 9700 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+About 10000 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """

@@ -259,45 +259,19 @@ def check_matrix_entrywise(lhs, rhs, relation, ctx, i=None, j=None, proof=None):
 
 
 # --------------------------------------------------------------------------------- blocks
-def _row_of_blocks(M) -> list | None:
-    if isinstance(M, HConcat):
-        return list(M.blocks)
-    if isinstance(M, sp.BlockMatrix) and M.blockshape[0] == 1:
-        return list(M.blocks[0, :])
-    return None
-
-
-def _column_of_blocks(M) -> list | None:
-    if isinstance(M, VStack):
-        return list(M.blocks)
-    if isinstance(M, sp.BlockMatrix) and M.blockshape[1] == 1:
-        return list(M.blocks[:, 0])
-    return None
-
-
 def _block_products(expr) -> list:
-    """Every rewrite of one product ``[A_1 ... A_k][B_1; ...; B_k]`` in ``expr`` as ``sum A_m B_m``."""
+    """The kernel's theorems ``expr = expr'`` expanding one product ``[A_1 ... A_k][B_1; ...; B_k]``."""
     out = []
     for mm in sp.preorder_traversal(expr):
         if not isinstance(mm, sp.MatMul):
             continue
-        coeff, mats = mm.as_coeff_matrices()
+        _, mats = mm.as_coeff_matrices()
         for k in range(len(mats) - 1):
-            As, Bs = _row_of_blocks(mats[k]), _column_of_blocks(mats[k + 1])
-            if As is None or Bs is None:
-                continue
-            if len(As) != len(Bs):
-                raise RuleError(f"a row of {len(As)} blocks times a column of {len(Bs)} blocks")
-            for m, (A, B) in enumerate(zip(As, Bs), start=1):
-                if not same_dim(A.shape[1], B.shape[0]):
-                    raise RuleError(
-                        f"block {m}: A_{m} is {A.shape[0]} x {A.shape[1]} but B_{m} is {B.shape[0]} x "
-                        f"{B.shape[1]}: inner dimensions {A.shape[1]} and {B.shape[0]} differ"
-                    )
-            total = sp.MatAdd(*[sp.MatMul(A, B) for A, B in zip(As, Bs)]) if len(As) > 1 else sp.MatMul(As[0], Bs[0])
-            factors = [*mats[:k], total, *mats[k + 2:]]
-            new = sp.MatMul(coeff, *factors) if (coeff != 1 or len(factors) > 1) else total
-            out.append(expr.xreplace({mm: new}))
+            try:
+                out.append(rewrite(expr, axiom("block_product", expr=mm, at=k)))
+            except KernelError as exc:
+                if "inner dimensions" in str(exc) or str(exc).startswith("a row of"):
+                    raise  # the blocks do not fit: say so
     return out
 
 
@@ -308,10 +282,14 @@ def _block_products(expr) -> list:
 def check_block_matrix_product(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("block_matrix_product justifies equalities only")
-    for a, b in ((lhs, rhs), (rhs, lhs)):
-        for cand in _block_products(a):
-            if matrices_equal(cand, b):
-                return passed("block row times block column expanded into the sum of block products")
+    for a, b, flip in ((lhs, rhs, False), (rhs, lhs, True)):
+        for t in _block_products(a):
+            try:
+                done = trans(t, normal_forms_meet(t.rhs, b))
+            except KernelError:
+                continue
+            return proved(sym(done) if flip else done, "block row times block column expanded into the sum of "
+                                                        "block products")
     return failed("no product of a block row and a block column turns one side into the other")
 
 
@@ -386,33 +364,22 @@ def check_peel_last_block(lhs, rhs, relation, ctx):
 
 
 def _factorings(expr) -> list:
+    """The kernel's theorems ``expr = expr'`` taking a factor free of the block index out of a family."""
     out = []
     for node in sp.preorder_traversal(expr):
-        if isinstance(node, (Concat, Stack)):
-            m, body = node.family.variables[0], node.family.expr
-        elif isinstance(node, MatSum):
-            m, body = node.variable, node.term
-        else:
+        if not isinstance(node, (Concat, Stack, MatSum)):
             continue
+        body = node.term if isinstance(node, MatSum) else node.family.expr
         if not isinstance(body, sp.MatMul):
             continue
-        coeff, mats = body.as_coeff_matrices()
-        left_ok = isinstance(node, (Concat, MatSum))
-        right_ok = isinstance(node, (Stack, MatSum))
+        _, mats = body.as_coeff_matrices()
         for p in range(1, len(mats)):
-            if left_ok and all(m not in x.free_symbols for x in mats[:p]):
-                inner = sp.MatMul(coeff, *mats[p:]) if coeff != 1 or len(mats[p:]) > 1 else mats[p]
-                out.append(expr.xreplace({node: sp.MatMul(*mats[:p], _rewrap(node, m, inner))}))
-            if right_ok and all(m not in x.free_symbols for x in mats[p:]):
-                inner = sp.MatMul(coeff, *mats[:p]) if coeff != 1 or p > 1 else mats[0]
-                out.append(expr.xreplace({node: sp.MatMul(_rewrap(node, m, inner), *mats[p:])}))
+            for side in ("left", "right"):
+                try:
+                    out.append(rewrite(expr, axiom("factor_out_of_blocks", node=node, split=p, side=side)))
+                except KernelError:
+                    continue
     return out
-
-
-def _rewrap(node, m, body):
-    if isinstance(node, MatSum):
-        return MatSum(body, (m, *node.bounds))
-    return type(node)(sp.Lambda(m, body), node.count)
 
 
 @rule(
@@ -423,10 +390,13 @@ def _rewrap(node, m, body):
 def check_factor_out_of_blocks(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("factor_out_of_blocks justifies equalities only")
-    for a, b in ((lhs, rhs), (rhs, lhs)):
-        for cand in _factorings(a):
-            if matrices_equal(cand, b):
-                return passed("a factor free of the block index taken out")
+    for a, b, flip in ((lhs, rhs, False), (rhs, lhs, True)):
+        for t in _factorings(a):
+            try:
+                done = trans(t, normal_forms_meet(t.rhs, b))
+            except KernelError:
+                continue
+            return proved(sym(done) if flip else done, "a factor free of the block index taken out")
     return failed("no factor free of the block index can be taken out to give the other side")
 
 

@@ -383,3 +383,95 @@ def _rank_product_bound(M: Any, bounds: tuple):
         values.append(table[which])
     bound = values[0] if len(values) == 1 else sp.Min(*values, evaluate=False)
     return Rank(e), bound, "<="
+
+
+# ============================================================================= blocks
+def _row_of_blocks(M) -> list | None:
+    from symattn.multihead import HConcat
+
+    if isinstance(M, HConcat):
+        return list(M.blocks)
+    if isinstance(M, sp.BlockMatrix) and M.blockshape[0] == 1:
+        return list(M.blocks[0, :])
+    return None
+
+
+def _column_of_blocks(M) -> list | None:
+    from symattn.multihead import VStack
+
+    if isinstance(M, VStack):
+        return list(M.blocks)
+    if isinstance(M, sp.BlockMatrix) and M.blockshape[1] == 1:
+        return list(M.blocks[:, 0])
+    return None
+
+
+@schema("block_product", "in a product ... [A_1 ... A_k][B_1; ...; B_k] ..., the pair is A_1 B_1 + ... + A_k B_k, "
+                         "the same number of blocks and every pair shown to fit (columns of A_m = rows of B_m)")
+def _block_product(expr: Any, at: int):
+    e = canonical(expr)
+    if not isinstance(e, sp.MatMul):
+        raise KernelError(f"block_product: not a product: {_show(e)}")
+    coeff, mats = e.as_coeff_matrices()
+    if not isinstance(at, int) or not 0 <= at < len(mats) - 1:
+        raise KernelError(f"block_product: no pair of factors at {at!r}")
+    As, Bs = _row_of_blocks(mats[at]), _column_of_blocks(mats[at + 1])
+    if As is None or Bs is None:
+        raise KernelError(f"block_product: factors {at}, {at + 1} are not a row of blocks times a column of blocks")
+    if len(As) != len(Bs):
+        raise KernelError(f"a row of {len(As)} blocks times a column of {len(Bs)} blocks")
+    for m, (A, B) in enumerate(zip(As, Bs), start=1):
+        if not _same_dim(A.shape[1], B.shape[0]):
+            raise KernelError(f"block {m}: A_{m} is {A.shape[0]} x {A.shape[1]} but B_{m} is {B.shape[0]} x "
+                              f"{B.shape[1]}: inner dimensions {A.shape[1]} and {B.shape[0]} differ")
+    total = sp.MatAdd(*[sp.MatMul(A, B) for A, B in zip(As, Bs)]) if len(As) > 1 else sp.MatMul(As[0], Bs[0])
+    factors = [*mats[:at], total, *mats[at + 2:]]
+    new = sp.MatMul(coeff, *factors) if (coeff != 1 or len(factors) > 1) else total
+    return e, canonical(new), "="
+
+
+def _rewrap(node, m, body):
+    from symattn.multihead import MatSum
+
+    if isinstance(node, MatSum):
+        return MatSum(body, (m, *node.bounds))
+    return type(node)(sp.Lambda(m, body), node.count)
+
+
+@schema("factor_out_of_blocks", "[M B_1 ... M B_h] = M [B_1 ... B_h] (Concat, M on the left), [B_1 M; ...; B_h M] = "
+                                "[B_1; ...; B_h] M (Stack, M on the right), sum_m M B_m N = M (sum_m B_m) N (MatSum, "
+                                "either side), the factor shown free of the block index")
+def _factor_out_of_blocks(node: Any, split: int, side: str):
+    from symattn.kernel.terms import free_symbols
+    from symattn.multihead import Concat, MatSum, Stack
+
+    e = canonical(node)
+    if isinstance(e, (Concat, Stack)):
+        m, body = e.family.variables[0], e.family.expr
+    elif isinstance(e, MatSum):
+        m, body = e.variable, e.term
+    else:
+        raise KernelError(f"factor_out_of_blocks: not a family of blocks: {_show(e)}")
+    if not isinstance(body, sp.MatMul):
+        raise KernelError("factor_out_of_blocks: the blocks are not products")
+    coeff, mats = body.as_coeff_matrices()
+    if not isinstance(split, int) or not 1 <= split < len(mats):
+        raise KernelError(f"factor_out_of_blocks: no split at {split!r}")
+    p = split
+    if side == "left":
+        if not isinstance(e, (Concat, MatSum)):
+            raise KernelError("a factor on the left leaves only a Concat or a MatSum")
+        if any(m in free_symbols(x) for x in mats[:p]):
+            raise KernelError("the factor depends on the block index")
+        inner = sp.MatMul(coeff, *mats[p:]) if coeff != 1 or len(mats[p:]) > 1 else mats[p]
+        new = sp.MatMul(*mats[:p], _rewrap(e, m, inner))
+    elif side == "right":
+        if not isinstance(e, (Stack, MatSum)):
+            raise KernelError("a factor on the right leaves only a Stack or a MatSum")
+        if any(m in free_symbols(x) for x in mats[p:]):
+            raise KernelError("the factor depends on the block index")
+        inner = sp.MatMul(coeff, *mats[:p]) if coeff != 1 or p > 1 else mats[0]
+        new = sp.MatMul(_rewrap(e, m, inner), *mats[p:])
+    else:
+        raise KernelError(f"factor_out_of_blocks: side is left or right, not {side!r}")
+    return e, canonical(new), "="

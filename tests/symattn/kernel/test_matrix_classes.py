@@ -181,3 +181,47 @@ def test_matrix_rules_propose_and_the_kernel_refuses(claim):
 @pytest.mark.parametrize("claim", RULE_TRUE, ids=lambda c: c.id)
 def test_matrix_rules_propose_and_the_kernel_proves(claim):
     assert_proved(claim)
+
+
+from symattn.multihead import Concat, FamilyMatrix, HConcat, MatSum, Stack, VStack  # noqa: E402
+
+hh = sp.Symbol("h", integer=True, positive=True)
+mm = sp.Symbol("m", integer=True, positive=True)
+A1, A2 = sp.MatrixSymbol("A_1", nn, dd), sp.MatrixSymbol("A_2", nn, dd)
+B1, B2 = sp.MatrixSymbol("B_1", dd, nn), sp.MatrixSymbol("B_2", dd, nn)
+A3 = sp.MatrixSymbol("A_3", nn, pp)
+W_ = sp.MatrixSymbol("W", nn, nn)
+F_ = sp.Lambda(mm, FamilyMatrix("F", mm, nn, nn))
+Fm = FamilyMatrix("F", mm, nn, nn)
+
+BLOCK_FALSE = [
+    by("block_pairs_that_do_not_fit", "block_matrix_product", sp.MatMul(HConcat(A1, A3), VStack(B1, B2)),
+       sp.MatAdd(sp.MatMul(A1, B1), sp.MatMul(A3, B2)), "inner dimensions"),
+    by("block_pairs_swapped", "block_matrix_product", sp.MatMul(HConcat(A1, A2), VStack(B1, B2)),
+       sp.MatAdd(sp.MatMul(A1, B2), sp.MatMul(A2, B1)), "no product"),
+    by("factor_depending_on_the_block_index", "factor_out_of_blocks",
+       Concat(sp.Lambda(mm, sp.MatMul(Fm, W_)), hh), sp.MatMul(Fm, Concat(sp.Lambda(mm, W_), hh)), "no factor"),
+    by("factor_out_of_a_sum_on_the_wrong_side", "factor_out_of_blocks",
+       MatSum(sp.MatMul(W_, Fm), (mm, 1, hh)), sp.MatMul(MatSum(Fm, (mm, 1, hh)), W_), "no factor"),
+]
+
+BLOCK_TRUE = [
+    ok("block_pairs", "block_matrix_product", sp.MatMul(HConcat(A1, A2), VStack(B1, B2)),
+       sp.MatAdd(sp.MatMul(A1, B1), sp.MatMul(A2, B2))),
+    ok("factor_out_of_a_concat", "factor_out_of_blocks", Concat(sp.Lambda(mm, sp.MatMul(W_, Fm)), hh),
+       sp.MatMul(W_, Concat(F_, hh))),
+    ok("factor_out_of_a_stack", "factor_out_of_blocks", Stack(sp.Lambda(mm, sp.MatMul(Fm, W_)), hh),
+       sp.MatMul(Stack(F_, hh), W_)),
+    ok("factor_out_of_a_sum", "factor_out_of_blocks", MatSum(sp.MatMul(W_, Fm), (mm, 1, hh)),
+       sp.MatMul(W_, MatSum(Fm, (mm, 1, hh)))),
+]
+
+
+@pytest.mark.parametrize("claim", BLOCK_FALSE, ids=lambda c: c.id)
+def test_block_rules_propose_and_the_kernel_refuses(claim):
+    assert_rejected(claim)
+
+
+@pytest.mark.parametrize("claim", BLOCK_TRUE, ids=lambda c: c.id)
+def test_block_rules_propose_and_the_kernel_proves(claim):
+    assert_proved(claim)
