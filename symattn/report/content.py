@@ -30,7 +30,15 @@ from typing import Any
 import sympy as sp
 
 from symattn.printing import latex as _latex
-from symattn.report.typeset import LINE_EM, bound_names, display_lines, plain_with_names, rich, tex_width
+from symattn.report.typeset import (
+    LINE_EM,
+    bound_names,
+    display_lines,
+    plain_with_names,
+    restore_names,
+    rich,
+    tex_width,
+)
 from symattn.timelimit import TimeLimitExceeded, time_limit
 from symattn.verdict import LEVELS, Level, Outcome, Verdict, meaning_for, wording
 
@@ -439,7 +447,7 @@ def _step_entry(prev, step, number: str, status: str, reason: str, where: str, u
             continue
         args.append(_arg_entry(key, value))
     if lemma is not None:
-        side = _side_conditions(lemma, step.args.get("mapping") or {})
+        side = _side_conditions(lemma, step.args.get("mapping") or {}, names)
     entry = StepEntry(
         relation=_REL[step.relation], expr=tex_of(step.expr), justification=step.justification(), note=note,
         status=status, reason=plain_with_names(reason, names), number=number, rule=step.rule, args=args, lemma=lemma,
@@ -477,10 +485,11 @@ def _arg_entry(key: str, value: Any) -> ArgEntry:
     return ArgEntry(key, "code", str(value))
 
 
-def _side_conditions(lemma: str, mapping: dict) -> list:
+def _side_conditions(lemma: str, mapping: dict, names: dict | None = None) -> list:
     """The hypotheses of ``lemma`` at the instance ``mapping``: what the kernel checked to hold
     before it accepted the step (``[(name, LaTeX or None, words)]``); empty if the lemma is not
-    registered or cannot be instantiated (the step's reason then says why)."""
+    registered or cannot be instantiated (the step's reason then says why). The kernel states them
+    in canonical form; their bound variables get the step's names back (``names``)."""
     from symattn.theorem import registry
 
     try:
@@ -491,7 +500,22 @@ def _side_conditions(lemma: str, mapping: dict) -> list:
             _, _, hyps = instantiate(thm, dict(mapping))
     except (Exception, TimeLimitExceeded):
         return []
-    return [(h.name, _hyp_latex(h), _hyp_words(h)) for h in hyps]
+    return [(h.name, _hyp_latex(_with_names(h, names or {})), _hyp_words(h)) for h in hyps]
+
+
+def _with_names(h, names: dict):
+    """A hypothesis (a dataclass) with the canonical dummies in its SymPy fields renamed; itself
+    if it is not a dataclass or cannot be rebuilt."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(h):
+        return h
+    try:
+        changes = {f.name: restore_names(getattr(h, f.name), names) for f in dataclasses.fields(h)
+                   if isinstance(getattr(h, f.name, None), (sp.Basic, sp.MatrixBase))}
+        return dataclasses.replace(h, **changes) if changes else h
+    except Exception:  # noqa: BLE001 - the canonical names are still correct, only less familiar
+        return h
 
 
 def _nested_assumptions(step, key: str, prev) -> list:
