@@ -44,7 +44,7 @@ from symattn.kernel.axioms import axiom
 from symattn.kernel.schemas.matrices import normal_form
 from symattn.kernel.terms import KernelError, alpha_equal, canonical
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
-from symattn.multihead import Concat, HConcat, MatSum, Rank, Stack, VStack, same_dim
+from symattn.multihead import Concat, MatSum, Rank, Stack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, proved, rule
 from symattn.rules.algebra import equal
@@ -293,57 +293,48 @@ def check_block_matrix_product(lhs, rhs, relation, ctx):
     return failed("no product of a block row and a block column turns one side into the other")
 
 
-def _provably_ge(a, b, hypotheses=()) -> bool:
-    """``a >= b`` from the symbols' assumptions, or from the lower ends of IndexRange hypotheses."""
-    diff = sp.simplify(sp.sympify(a, strict=True) - b) if isinstance(a, int) else sp.simplify(a - b)
-    if diff == 0 or diff.is_nonnegative is True:
-        return True
-    for h in hypotheses:
-        if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol) and h.index in diff.free_symbols:
-            u = sp.Dummy("u", integer=True, nonnegative=True)
-            shifted = sp.simplify(diff.xreplace({h.index: h.lower + u}))
-            if shifted == 0 or shifted.is_nonnegative is True:
-                return True
-    return False
-
-
-def peel(node, hypotheses=()):
-    """The node with its last block split off, or ``None`` when that is not valid.
+def peel(node):
+    """The node with its last block split off by the kernel's ``peel_last_block``, or ``None`` when the
+    kernel refuses (the count not shown to be 1 or an integer >= 2 under the step's hypotheses).
 
     >>> import sympy as sp
     >>> from symattn.multihead import FamilyMatrix
     >>> m, n, h = sp.symbols("m n h", integer=True, positive=True)
     >>> F = sp.Lambda(m, FamilyMatrix("F", m, n, n))
-    >>> peel(Concat(F, h + 1))
-    HConcat(Concat(Lambda(m, F^(m)), h), F^(h + 1))
+    >>> peel(Concat(F, h + 1)).args[1]
+    F^(h + 1)
     >>> peel(Concat(F, h)) is None        # h may be 1: nothing to split off
     True
     """
-    if isinstance(node, (Concat, Stack)):
-        c = node.count
-        if c == 1:
-            return node.member(sp.S.One)
-        if _provably_ge(c, 2, hypotheses):
-            joined = HConcat if isinstance(node, Concat) else VStack
-            return joined(type(node)(node.family, c - 1), node.member(c))
+    try:
+        return axiom("peel_last_block", node=node).rhs
+    except KernelError:
         return None
-    if isinstance(node, MatSum):
-        lo, hi = node.bounds
-        if sp.simplify(hi - lo) == 0:
-            return node.at(lo)
-        if _provably_ge(hi - lo, 1, hypotheses):
-            return sp.MatAdd(MatSum(node.term, (node.variable, lo, hi - 1)), node.at(hi))
-        return None
-    return None
 
 
-def _peelings(expr, hypotheses=()) -> list:
+def _peelings(expr) -> list:
+    """The kernel's theorems ``expr = expr'`` splitting the last block off one family, and off all."""
     nodes = [x for x in sp.preorder_traversal(expr) if isinstance(x, (Concat, Stack, MatSum))]
-    pairs = [(x, peel(x, hypotheses)) for x in nodes]
-    pairs = [(x, p) for x, p in pairs if p is not None]
-    out = [expr.xreplace({x: p}) for x, p in pairs]
-    if len(pairs) > 1:
-        out.append(expr.xreplace(dict(pairs)))
+    thms = []
+    for x in nodes:
+        try:
+            thms.append(axiom("peel_last_block", node=x))
+        except KernelError:
+            continue
+    out = []
+    for t in thms:
+        try:
+            out.append(rewrite(expr, t))
+        except KernelError:
+            continue
+    if len(thms) > 1:
+        acc = refl(expr)
+        for t in thms:
+            try:
+                acc = trans(acc, rewrite(acc.rhs, t))
+            except KernelError:
+                continue
+        out.append(acc)
     return out
 
 
@@ -355,10 +346,13 @@ def _peelings(expr, hypotheses=()) -> list:
 def check_peel_last_block(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("peel_last_block justifies equalities only")
-    for a, b in ((lhs, rhs), (rhs, lhs)):
-        for cand in _peelings(a, ctx.hypotheses):
-            if matrices_equal(cand, b):
-                return passed("last block split off")
+    for a, b, flip in ((lhs, rhs, False), (rhs, lhs, True)):
+        for t in _peelings(a):
+            try:
+                done = trans(t, normal_forms_meet(t.rhs, b))
+            except KernelError:
+                continue
+            return proved(sym(done) if flip else done, "last block split off")
     return failed("splitting off the last block (where the count is provably >= 2, or is 1) does not give the other "
                   "side")
 

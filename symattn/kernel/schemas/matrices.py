@@ -475,3 +475,35 @@ def _factor_out_of_blocks(node: Any, split: int, side: str):
     else:
         raise KernelError(f"factor_out_of_blocks: side is left or right, not {side!r}")
     return e, canonical(new), "="
+
+
+@schema("peel_last_block", "a family of c blocks (Concat, Stack) with c an integer shown >= 2 is the family of c - 1 "
+                           "blocks followed by block c; sum_{m=a}^{b} M_m = sum_{m=a}^{b-1} M_m + M_b for an integer "
+                           "b - a shown >= 1; a family of one block, or a sum with a = b, is that block")
+def _peel_last_block(node: Any):
+    from symattn.kernel.sign import provably_le
+    from symattn.kernel.sums import _is_integer
+    from symattn.kernel.zero import index_ranges
+    from symattn.multihead import Concat, HConcat, MatSum, Stack, VStack
+
+    e = canonical(node)
+    hyps = _hyps()
+    ranges = index_ranges(hyps)
+    if isinstance(e, (Concat, Stack)):
+        c = sp.sympify(e.count)
+        if c == 1:
+            return e, canonical(e.member(sp.S.One)), "="
+        if not (_is_integer(c, hyps, {}) and provably_le(2, c, ranges)):
+            raise KernelError(f"the number of blocks {sp.sstr(c)} is not shown to be an integer >= 2")
+        joined = HConcat if isinstance(e, Concat) else VStack
+        return e, canonical(joined(type(e)(e.family, c - 1), e.member(c))), "="
+    if isinstance(e, MatSum):
+        lo, hi = e.bounds
+        gap = sp.expand(hi - lo)
+        if canonical(gap) == 0:
+            return e, canonical(substitute(e.term, {e.variable: lo})), "="
+        if not (_is_integer(gap, hyps, {}) and provably_le(1, gap, ranges)):
+            raise KernelError(f"the sum over {sp.sstr(lo)}..{sp.sstr(hi)} is not shown to have at least two terms")
+        rest = MatSum(e.term, (e.variable, lo, hi - 1))
+        return e, canonical(sp.MatAdd(rest, substitute(e.term, {e.variable: hi}))), "="
+    raise KernelError(f"peel_last_block: not a family of blocks: {_show(e)}")

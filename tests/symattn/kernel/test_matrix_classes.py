@@ -225,3 +225,38 @@ def test_block_rules_propose_and_the_kernel_refuses(claim):
 @pytest.mark.parametrize("claim", BLOCK_TRUE, ids=lambda c: c.id)
 def test_block_rules_propose_and_the_kernel_proves(claim):
     assert_proved(claim)
+
+
+def Fat(v):
+    return FamilyMatrix("F", v, nn, nn)
+
+
+PEEL_FALSE = [
+    by("peel_a_family_that_may_have_one_block", "peel_last_block", Concat(F_, hh),
+       HConcat(Concat(F_, hh - 1), Fat(hh)), "does not give"),
+    by("peel_a_sum_that_may_have_one_term", "peel_last_block", MatSum(Fm, (mm, 1, hh)),
+       sp.MatAdd(MatSum(Fm, (mm, 1, hh - 1)), Fat(hh)), "does not give"),
+    by("peel_a_sum_over_a_half_bound", "peel_last_block", MatSum(Fm, (mm, 1, hh / 2 + 1)),
+       sp.MatAdd(MatSum(Fm, (mm, 1, hh / 2)), Fat(hh / 2 + 1)), "does not give"),
+    by("peel_the_first_block_instead", "peel_last_block", Stack(F_, hh + 1),
+       VStack(Fat(1), Stack(F_, hh)), "does not give"),
+]
+
+PEEL_TRUE = [
+    ok("peel_a_family_of_h_plus_1_blocks", "peel_last_block", Concat(F_, hh + 1),
+       HConcat(Concat(F_, hh), Fat(hh + 1))),
+    ok("peel_a_stack_of_h_plus_1_blocks", "peel_last_block", Stack(F_, hh + 1), VStack(Stack(F_, hh), Fat(hh + 1))),
+    ok("peel_a_sum_of_h_plus_1_terms", "peel_last_block", MatSum(Fm, (mm, 1, hh + 1)),
+       sp.MatAdd(MatSum(Fm, (mm, 1, hh)), Fat(hh + 1))),
+    ok("a_sum_of_one_term", "peel_last_block", MatSum(Fm, (mm, 1, 1)), Fat(1)),
+]
+
+
+@pytest.mark.parametrize("claim", PEEL_FALSE, ids=lambda c: c.id)
+def test_peeling_needs_a_count_shown_an_integer_at_least_2(claim):
+    assert_rejected(claim)
+
+
+@pytest.mark.parametrize("claim", PEEL_TRUE, ids=lambda c: c.id)
+def test_peeling_with_the_count_shown_is_proved(claim):
+    assert_proved(claim)
