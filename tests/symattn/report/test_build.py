@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import filecmp
 import html as htmllib
-import os
 import re
 import shutil
 import subprocess
@@ -342,14 +341,11 @@ def test_every_registered_theorem_typesets_with_pdflatex(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_full_report_builds_with_every_theorem_and_figure(tmp_path):
-    # end to end over the whole registry (about a minute on two cores)
+def test_the_full_report_builds_with_every_theorem_and_figure(library_build):
+    # end to end over the whole registry (about a minute on two cores; built once, see conftest.py)
     from symattn.report.figures import FIGURES
-    from symattn.theorem import load_all
 
-    theorems = list(load_all())
-    out = tmp_path / "reports"
-    result = build_report(ReportOptions(out=out, jobs=os.cpu_count() or 1), theorems=theorems)
+    out, result, theorems = library_build
     assert result.pdf == "ok" and result.latex_errors == {} and result.mathml_fallbacks == []
     assert result.figure_errors == {}
     assert result.below_target == [], result.below_target

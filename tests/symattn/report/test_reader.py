@@ -18,7 +18,6 @@ from __future__ import annotations
 import collections
 import html as htmllib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -97,12 +96,8 @@ def user_report(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def library_report(tmp_path_factory) -> Path:
-    from symattn.report import ReportOptions, build_report
-
-    out = tmp_path_factory.mktemp("library") / "report"
-    build_report(ReportOptions(out=out, jobs=os.cpu_count() or 1))
-    return out
+def library_report(library_build) -> Path:
+    return library_build[0]  # the session's one build of the library report (conftest.py)
 
 
 REPORTS = ["user_report", pytest.param("library_report", marks=pytest.mark.slow)]
