@@ -4,8 +4,8 @@ One rule decides, wherever a theorem is graded as a test (``symattn check``, the
 :mod:`symattn.pytest_plugin`, the registry test of the built-in library, and
 :meth:`symattn.verdict.Outcome.raise_for_verdict`):
 
-    a theorem passes iff its verdict reaches its target, and every level that was configured
-    (every level not ``n/a``) passes.
+    a theorem passes iff its verdict reaches its target, every level that was configured
+    (every level not ``n/a``) passes, and at least one level was configured.
 
 The second half matters: a theorem whose target is ``proved-for-instances`` and whose numeric
 check fails is ``refuted`` anyway, but one whose derivation is *undecided* while its instances
@@ -85,6 +85,9 @@ def problems(outcome: Outcome, target: Verdict | str) -> list[str]:
     for name, lv in outcome.levels.items():
         if lv.status is not Level.NA and lv.status is not Level.PASS:
             out.append(f"the {name} level is {lv.status.value}: {_one_line(lv.detail)}")
+    if outcome.levels and all(lv.status is Level.NA for lv in outcome.levels.values()):
+        # whatever the target, a claim with no evidence at all passes no check (issue 18, class 13)
+        out.append("no level of evidence was checked (no derivation, instance, probabilistic or numeric check)")
     return out
 
 

@@ -163,7 +163,9 @@ class Checker:
         if inconsistent:
             return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
         syms = statement_symbols(thm.statement)
-        model, reasons = find_model([], thm.hypotheses, seed=self.seed, seconds=self.time_limit, extra=syms)
+        # the conditions the probability laws put on the parameters are checked at each point as well
+        hyps = thm.hypotheses + _law_conditions(thm.hypotheses)
+        model, reasons = find_model([], hyps, seed=self.seed, seconds=self.time_limit, extra=syms)
         if model is None:
             return None, "; ".join(reasons[:3]) or "no assignment satisfied them"
         return model.describe(), None
@@ -443,6 +445,19 @@ def _inconsistencies(hypotheses, seconds: float) -> list:
             return problems(hypotheses)
     except TimeLimitExceeded:
         return []
+
+
+def _law_conditions(hypotheses) -> tuple:
+    """The conditions the probability hypotheses put on their parameters (|correlation| <= 1, Jensen, ...:
+    :func:`symattn.kernel.schemas.probability.constraints`), as assumptions a model must satisfy."""
+    from symattn.kernel.schemas.probability import constraints
+    from symattn.statement import Assumption
+
+    out = []
+    for names, cond in constraints(hypotheses):
+        if isinstance(cond, sp.Basic) and cond is not sp.true:
+            out.append(Assumption(f"{names[0]} (law of {', '.join(names[1:]) or names[0]})", condition=cond))
+    return tuple(out)
 
 
 def _symbols_with_shapes(st: Statement) -> set:

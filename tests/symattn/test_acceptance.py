@@ -28,7 +28,8 @@ RULE = [
     ("numerically-consistent", "numerically-consistent", {"numeric": "pass"}, True),
     ("refuted", "undecided", {"numeric": "fail"}, False),
     ("undecided", "undecided", {"symbolic": "undecided"}, False),
-    ("undecided", "undecided", {}, True),  # nothing configured: only the verdict counts
+    ("undecided", "undecided", {}, False),  # nothing configured: no evidence at all passes no check (class 13)
+    ("numerically-consistent", "undecided", {}, False),
 ]
 
 

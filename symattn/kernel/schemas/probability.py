@@ -453,14 +453,53 @@ def _equation_problems(st: Setting) -> list:
             continue
         l1, r1, k1, _ = _positional(e1, st.hypotheses)
         l2, r2, k2, _ = _positional(e2, st.hypotheses)
-        if k1 != k2:
-            continue
         for (a, b), (c, d) in (((l1, r1), (l2, r2)), ((l1, r1), (r2, l2))):
-            if a == c and _shown_nonzero(b - d, ranges):
+            if k1 == k2 and a == c and _shown_nonzero(b - d, ranges):
                 out.append(f"Equations {e1.name!r} and {e2.name!r} give {_show(a)} two values that differ by "
                            f"{_show(sp.expand(b - d))}")
                 break
+        for general, special in ((e1, e2), (e2, e1)):
+            clash = _instance_clash(general, special, st, ranges)
+            if clash:
+                out.append(clash)
     return out
+
+
+def _instance_clash(general: Equation, special: Equation, st: Setting, ranges) -> str | None:
+    """``general`` holds for all its forall variables (``L_t = f(t)``), ``special`` is an equation whose side is
+    the head of ``general`` at values in its domain (``L_1 = c``): the values must agree."""
+    if not general.forall or special.forall or not isinstance(general.lhs, (sp.Indexed, sp.Function)):
+        return None
+    pattern = general.lhs
+    args = pattern.indices if isinstance(pattern, sp.Indexed) else pattern.args
+    if len(set(args)) != len(args) or not all(a in general.forall for a in args):
+        return None
+    for side, other in ((special.lhs, special.rhs), (special.rhs, special.lhs)):
+        if not isinstance(side, type(pattern)) or (isinstance(side, sp.Indexed) and side.base != pattern.base) or (
+                not isinstance(side, sp.Indexed) and side.func != pattern.func):
+            continue
+        values = side.indices if isinstance(side, sp.Indexed) else side.args
+        if len(values) != len(args):
+            continue
+        point = dict(zip(args, values))
+        if not all(_in_domain(var, value, st) for var, value in point.items()):
+            continue
+        gap = sp.expand(_sub(general.rhs, point) - _sub(other, {}))
+        if _shown_nonzero(gap, ranges):
+            return (f"Equations {general.name!r} (for all {', '.join(map(str, general.forall))}) and {special.name!r} "
+                    f"give {_show(side)} two values that differ by {_show(gap)}")
+    return None
+
+
+def _in_domain(var, value, st: Setting) -> bool:
+    """``value`` is shown to lie in the domain of the quantified ``var`` (its assumptions, its IndexRange)."""
+    for key, want in var.assumptions0.items():  # every declared fact (integer, even, noninteger, ...) must hold
+        if getattr(value, f"is_{key}", None) is not want:
+            return False
+    for h in st.hypotheses:
+        if isinstance(h, IndexRange) and h.index == var and not index_in_range(value, h.lower, h.upper, st.hypotheses):
+            return False
+    return True
 
 
 def _has_moment(x: Any) -> bool:
@@ -539,12 +578,14 @@ def constraints(hypotheses) -> list:
     for f in st.families.values():
         known, _ = _family_moments(f)
         out.append(((f.name,), sp.Ge(sp.sympify(f.variance), 0)))
+        if not _real_entries(f.base):
+            continue  # the inequalities are of real random variables
         for r, value in sorted(known.items()):
             if r >= 3 and r % 2 == 0:
                 out.append(((f.name,), sp.Ge(value, known[2] ** (r // 2))))
     for p in st.pairs:
         fq, fk = st.families.get(p.q), st.families.get(p.k)
-        if fq is None or fk is None:
+        if fq is None or fk is None or not (_real_entries(p.q) and _real_entries(p.k)):
             continue
         out.append(((p.name, fq.name, fk.name), sp.Le(sp.sympify(p.covariance) ** 2,
                                                       sp.sympify(fq.variance) * sp.sympify(fk.variance))))
@@ -608,6 +649,9 @@ def _instance(expr: Any, node: Any, build, name: str):
     expr = canonical(expr)  # the node is the rule's occurrence in this canonical term, as it stands
     check_finite(expr, name)
     st = setting()
+    if not st.families:
+        raise KernelError(f"{name}: no RandomFamily hypothesis declares random entries, so nothing here is random "
+                          "(declare the families whose moments the step uses)")
     _no_lookalikes(expr, st, name)
     new, check = build(node, st)
     out, n, reasons = _rewrite(expr, node, new, check, st)

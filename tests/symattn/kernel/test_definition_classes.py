@@ -13,7 +13,6 @@ import sympy as sp
 
 from symattn.kernel.definitions import DEFINITIONS, define
 from symattn.kernel.sign import nonzero, sign_of
-from symattn.softmax import Softmax
 
 x = sp.Symbol("x", real=True)
 
@@ -69,8 +68,14 @@ def test_the_sign_test_reads_the_definition_not_the_class(claim):
         UNFOLDINGS.pop(cls)
 
 
-def test_a_true_sign_of_a_defined_head_still_holds():
-    i, n = sp.symbols("i n", integer=True, positive=True)
-    s = sp.IndexedBase("s", real=True)
-    t = sp.Symbol("t", integer=True)
-    assert sign_of(Softmax(sp.Lambda(t, s[t]), i, n)) == "positive"
+def test_a_true_sign_of_a_users_head_is_read_from_its_definition():
+    cls = _cls("SquarePlusOne", sp.Function, nargs=1)
+    define("square_plus_one", cls, lambda e: e.args[0] ** 2 + 1)
+    try:
+        assert sign_of(cls(x)) == "positive"
+        assert nonzero(cls(x))
+    finally:
+        DEFINITIONS.pop("square_plus_one")
+        from symattn.kernel.zero import UNFOLDINGS
+
+        UNFOLDINGS.pop(cls)
