@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from symattn import conformance
-from symattn.conformance.hints import for_cli
-
 HELP = "check an attention implementation (MODULE:FUNCTION) against the properties the theorems guarantee"
 
 
@@ -91,6 +88,8 @@ def _window(text: str):
 
 
 def _adapter(args):
+    from symattn import conformance
+
     layout = args.layout
     if args.adapter == "torch":
         return conformance.torch_adapter(layout or "bhnd", device=args.device,
@@ -103,6 +102,9 @@ def _adapter(args):
 
 
 def run(args) -> int:
+    from symattn import conformance
+    from symattn.conformance.hints import for_cli
+
     try:
         import hypothesis  # noqa: F401
     except ImportError:
