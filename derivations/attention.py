@@ -8,8 +8,9 @@ Main results
 * ``softmax_add_const``: adding the same constant to every logit leaves the softmax unchanged.
 * ``attention_row_stochastic``: the weights of one query sum to 1 (symbolic ``n``).
 * ``attention_weights_positive``: every weight is strictly positive for finite scores.
-* ``attention_output_convex_combination``: each output row is a convex combination of the value
-  rows (weights positive, summing to 1).
+* ``attention_output_convex_combination``: for real ``Q, K, V``, row ``i`` of
+  ``Attention(Q, K, V)`` is ``sum_j A_ij v_j`` with the weights unfolded, ``A_ij > 0`` and
+  ``sum_j A_ij = 1``: a convex combination of the value rows.
 * ``attention_output_le_max_value``, ``attention_output_ge_min_value``: the box bounds that follow,
   each output coordinate between the smallest and largest value.
 
@@ -93,6 +94,8 @@ def _softmax_add_const_numeric(seed: int) -> NumericResult:
 softmax_add_const = register(
     Theorem(
         id="softmax_add_const",
+        claim=r"For every real $c$ and all scores $s_1, \dots, s_n$, $\operatorname{softmax}(s + c\mathbf{1})_i = "
+              r"\operatorname{softmax}(s)_i$.",
         title="Softmax is invariant under adding a constant to every logit",
         statement=Statement(Softmax(sp.Lambda(j, s[j] + c), i, n), Softmax(sp.Lambda(j, s[j]), i, n)),
         source="004_b987b516506401e6.txt, 'Did You Know?' (softmax unchanged by subtracting a constant); "
@@ -171,6 +174,8 @@ def _row_sum_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="attention_row_stochastic",
+        claim=r"For any scores $s_1, \dots, s_n$, the softmax weights $\operatorname{softmax}(s)_1, \dots, "
+              r"\operatorname{softmax}(s)_n$ sum to $1$.",
         title="Each row of the attention matrix sums to 1",
         statement=Statement(sp.Sum(_weight(j), (j, 1, n)), 1),
         source=_SOURCE_ROWS,
@@ -224,6 +229,7 @@ def _positive_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="attention_weights_positive",
+        claim=r"For finite real scores, every softmax weight $\operatorname{softmax}(s)_i$ is strictly positive.",
         title="Every attention weight is strictly positive (finite scores)",
         statement=Statement(_weight(i), 0, ">"),
         source=_SOURCE_ROWS,
@@ -404,6 +410,8 @@ register(
 register(
     Theorem(
         id="attention_output_le_max_value",
+        claim=r"For real values $v_1, \dots, v_n$ and any scores, the softmax average $\sum_j "
+              r"\operatorname{softmax}(s)_j v_j$ is at most $\max_j v_j$.",
         title=r"Box bound: each output coordinate is at most the largest value, $o_{i} \le \max_j v_j$",
         statement=Statement(_output(), MaxOver(v[l], (l, 1, n)), "<="),
         source=_SOURCE_ROWS,
@@ -424,6 +432,8 @@ register(
 register(
     Theorem(
         id="attention_output_ge_min_value",
+        claim=r"For real values $v_1, \dots, v_n$ and any scores, the softmax average $\sum_j "
+              r"\operatorname{softmax}(s)_j v_j$ is at least $\min_j v_j$.",
         title=r"Box bound: each output coordinate is at least the smallest value, $o_{i} \ge \min_j v_j$",
         statement=Statement(_output(), MinOver(v[l], (l, 1, n)), ">="),
         source=_SOURCE_ROWS,

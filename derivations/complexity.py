@@ -35,11 +35,11 @@ import numpy as np
 import sympy as sp
 
 from symattn.complexity import (
+    ArrayEntries,
     AttentionValuesMACs,
     LayerMACs,
     LogitsMACs,
     MatMulMACs,
-    MHAParamCount,
     MLPMACs,
     OutputProjectionMACs,
     QKVProjectionMACs,
@@ -172,6 +172,8 @@ def _layer_cost_total_instance(size: int) -> Statement:
 
 layer_cost_total = register(Theorem(
     id="layer_cost_total",
+    claim=r"With an MLP of width $4d$ and $h$ dividing $d$, one transformer layer costs exactly $12nd^2 + 2n^2d$ "
+          r"multiply-accumulates, whatever $h$.",
     title=r"One transformer layer costs $12 n d^2 + 2 n^2 d$ multiply-accumulates",
     statement=Statement(LayerMACs(n, d, h, 4), 12 * n * d**2 + 2 * n**2 * d),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' (table, FLOPs column)",
@@ -268,7 +270,9 @@ def _crossover_numeric(block: bool):
 
 attention_mlp_crossover = register(Theorem(
     id="attention_mlp_crossover",
-    title=r"Attention (logits and $AV$) over MLP cost is $n / (r d)$: the crossover is $n = 4d$",
+    claim=r"The logits and $AV$ cost $n/(rd)$ times an MLP of width $rd$, so with $r = 4$ they cost as much as the "
+          r"MLP exactly at $n = 4d$.",
+    title=r"Attention (logits and $AV$) over MLP cost is $n / (r d)$: for $r = 4$ the crossover is $n = 4d$",
     statement=Statement(_ATTN / MLPMACs(n, d, r), n / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP "
     "when n >~ d') and its Key idea; problem 'When does attention dominate the MLP?'",
@@ -295,7 +299,9 @@ attention_mlp_crossover = register(Theorem(
 
 attention_block_mlp_crossover = register(Theorem(
     id="attention_block_mlp_crossover",
-    title=r"Whole attention block over MLP cost is $(n + 2d) / (r d)$: the crossover is $n = 2d$",
+    claim=r"The whole attention block costs $(n + 2d)/(rd)$ times an MLP of width $rd$, so with $r = 4$ the two are "
+          r"equal exactly at $n = 2d$.",
+    title=r"Whole attention block over MLP cost is $(n + 2d) / (r d)$: for $r = 4$ the crossover is $n = 2d$",
     statement=Statement(_BLOCK / MLPMACs(n, d, r), (n + 2 * d) / (r * d)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer' ('Attention dominates the MLP when n >~ d')",
     hypotheses=(_HEADS_DIVIDE,),
@@ -313,12 +319,27 @@ attention_block_mlp_crossover = register(Theorem(
 
 
 # ------------------------------------------------------------------------ parameter count
+_head = sp.Symbol("m", integer=True, positive=True)  # a head
+#: per head W_Q^m, W_K^m, W_V^m (d x d/h) and their biases (d/h); then W_O (d x d) and its bias (d)
+_HEAD_SHAPES = ((d, d / h),) * 3 + ((d / h,),) * 3
+_OUTPUT_SHAPES = ((d, d), (d,))
+
+
+def _mha_params(entries):
+    per_head = sp.Add(*[entries(shape) for shape in _HEAD_SHAPES], evaluate=False)
+    return sp.Add(sp.Sum(per_head, (_head, 1, h)), *[entries(shape) for shape in _OUTPUT_SHAPES], evaluate=False)
+
+
+_mha_params_statement = Statement(_mha_params(lambda shape: ArrayEntries(*shape)), 4 * d**2 + 4 * d)
+
+
 def _mha_params_derivation() -> Derivation:
     return (
-        Derivation(MHAParamCount(d, h))
-        .eq(3 * h * (d * (d / h) + d / h) + (d * d + d), "definition", name="mha_param_count",
-            note=r"$h$ heads with $W_Q^m, W_K^m, W_V^m$ ($d \times d/h$) and biases ($d/h$); $W_O$ ($d \times d$) and "
-                 r"its bias")
+        Derivation(_mha_params_statement.lhs)
+        .eq(_mha_params(lambda shape: ArrayEntries(*shape).expanded()), "definition", name="array_entries",
+            note=r"one entry per index tuple: $h$ heads with $W_Q^m, W_K^m, W_V^m$ ($d \times d/h$) and biases "
+                 r"($d/h$); $W_O$ ($d \times d$) and its bias ($d$)")
+        .eq(3 * h * (d * (d / h) + d / h) + (d * d + d), "sum_evaluate", note="count the tuples, head by head")
         .eq(4 * d**2 + 4 * d, "algebra", note=r"the $h$ cancels: $3d^2 + 3d + d^2 + d$")
     )
 
@@ -353,8 +374,11 @@ def _mha_params_numeric(seed: int) -> NumericResult:
 
 mha_param_count_with_bias = register(Theorem(
     id="mha_param_count_with_bias",
-    title=r"A multi-head attention block has $4 d^2 + 4 d$ parameters, whatever the number of heads",
-    statement=Statement(MHAParamCount(d, h), 4 * d**2 + 4 * d),
+    claim=r"A multi-head attention block of width $d$ has $4d^2 + 4d$ parameters with biases, for any number of "
+          r"heads $h$ dividing $d$.",
+    title=r"Counted from the shapes of its weights and biases, a multi-head attention block has $4 d^2 + 4 d$ "
+          r"parameters, whatever the number of heads",
+    statement=_mha_params_statement,
     source=f"{SEED004}, Worked Example 2 'Counting Parameters and Cost' (Steps 2-3: $1{{,}}050{{,}}624$ for $d = "
            f"512$); "
     f"{SEED000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches one full-width head)",
@@ -434,7 +458,9 @@ def _float_ratio(nv, dv, block):
 
 mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
     id="mlp_dominates_attention_at_n2048_d4096",
-    title=r"At $d = 4096$, $n = 2048$ the MLP costs more than the whole attention block (ratio $5/8$)",
+    claim=r"At $d = 4096$, $n = 2048$, $32$ heads and an MLP of width $4d$, the whole attention block costs less "
+          r"than the MLP.",
+    title=r"At $d = 4096$, $n = 2048$ the MLP costs more than the whole attention block",
     statement=Statement(_BLOCK_2048, 1, "<"),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('For a model with d = 4096 "
     "and context n = 2048, the MLP dominates')",
@@ -451,6 +477,8 @@ mlp_dominates_attention_at_n2048_d4096 = register(Theorem(
 
 attention_mlp_ratio_at_n128000_d4096 = register(Theorem(
     id="attention_mlp_ratio_at_n128000_d4096",
+    claim=r"At $d = 4096$, $n = 128{,}000$ and $32$ heads, the logits and $AV$ cost $125/16 \approx 7.8$ times the "
+          r"MLP.",
     title=r"At $d = 4096$, $n = 128{,}000$ attention costs $125/16 = 7.8$ times the MLP (not $30$)",
     statement=Statement(_ATTN_128K, sp.Rational(125, 16)),
     source=f"{SEED000}, Proposition 'Complexity of a transformer layer', Key idea ('At n = 128,000 attention "

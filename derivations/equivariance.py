@@ -160,6 +160,8 @@ def _np_softmax_rows(x):
 
 register(Theorem(
     id="softmax_rows_permutation_conjugate",
+    claim=r"For any $n \times n$ matrix $S$ and any permutation matrix $P$, $\operatorname{softmax_{rows}}(PSP^\top) "
+          r"= P \operatorname{softmax_{rows}}(S) P^\top$.",
     title="Row-wise softmax commutes with simultaneous permutation of rows and columns",
     statement=Statement(SoftmaxRows(P * S * P.T), P * SoftmaxRows(S) * P.T),
     source=f"{_EQUIVARIANCE} " r"(the step $\operatorname{softmax}(P S P^\top) = P \operatorname{softmax}(S) P^\top$ "
@@ -197,6 +199,8 @@ def _softmax_rows_derivation() -> Derivation:
 
 register(Theorem(
     id="softmax_rows_permutation_rows",
+    claim=r"For any $n \times m$ matrix $S$ and any permutation matrix $P$, $\operatorname{softmax_{rows}}(PS) = P "
+          r"\operatorname{softmax_{rows}}(S)$.",
     title="Row-wise softmax commutes with permuting the rows",
     statement=Statement(SoftmaxRows(P * S), P * SoftmaxRows(S)),
     source=f"{_EQUIVARIANCE} (row-wise maps commute with row permutations)",
@@ -251,6 +255,8 @@ def _attention_numeric(rng, size, Pm):
 
 register(Theorem(
     id="attention_permutation_equivariant",
+    claim=r"For any permutation matrix $P$ and any $X, W_Q, W_K, W_V$, $\operatorname{Attention}(PXW_Q, PXW_K, "
+          r"PXW_V) = P \operatorname{Attention}(XW_Q, XW_K, XW_V)$.",
     title="Self-attention is permutation equivariant",
     statement=Statement(Attention(P * X * W_Q, P * X * W_K, P * X * W_V), P * Attention(X * W_Q, X * W_K, X * W_V)),
     source=f"{_EQUIVARIANCE}; {SEED_004}, 'Positional Encoding' (shuffle the tokens and each output is shuffled the "
@@ -301,6 +307,8 @@ def _layernorm_numeric(rng, size, Pm):
 
 register(Theorem(
     id="layernorm_permutation_equivariant",
+    claim=r"For any permutation matrix $P$, $\operatorname{LN}(PX) = P \operatorname{LN}(X)$: layer normalisation "
+          r"acts row by row.",
     title="Layer normalisation commutes with permuting the tokens",
     statement=Statement(LayerNorm(P * X, gamma, beta, eps), P * LayerNorm(X, gamma, beta, eps)),
     source=_POSITIONWISE,
@@ -346,6 +354,8 @@ def _mlp_numeric(rng, size, Pm):
 
 register(Theorem(
     id="mlp_permutation_equivariant",
+    claim=r"For any permutation matrix $P$ and any activation $\rho$, $\operatorname{MLP}(PX) = P "
+          r"\operatorname{MLP}(X)$.",
     title="The position-wise MLP commutes with permuting the tokens",
     statement=Statement(MLP(P * X, W_1, b_1, W_2, b_2, rho), P * MLP(X, W_1, b_1, W_2, b_2, rho)),
     source=_POSITIONWISE,
@@ -415,6 +425,7 @@ def _mha_numeric(rng, size, Pm):
 
 register(Theorem(
     id="mha_permutation_equivariant",
+    claim=r"For any permutation matrix $P$ and any head weights, $\operatorname{MHA}(PX) = P \operatorname{MHA}(X)$.",
     title="Multi-head attention is permutation equivariant",
     statement=Statement(MultiHeadAttention(P * X, *FAMILIES, h), P * MultiHeadAttention(X, *FAMILIES, h)),
     source=f"{_EQUIVARIANCE} (applied to every head of 'Multi-head attention')",
@@ -506,6 +517,8 @@ def _prenorm_numeric(rng, size, Pm):
 
 register(Theorem(
     id="prenorm_layer_permutation_equivariant",
+    claim=r"For any permutation matrix $P$, a pre-norm transformer layer (MHA and MLP sublayers, no mask) maps $PX$ "
+          r"to $P$ times its output on $X$.",
     title="A pre-norm transformer layer is permutation equivariant",
     statement=Statement(prenorm_layer(P * X), P * prenorm_layer(X)),
     source=f"{SEED_000}, 'Residual stream, normalisation and the MLP block' with Proposition 'Attention is "
@@ -621,6 +634,8 @@ def _positional_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="positional_encoding_breaks_equivariance",
+    claim=r"For one explicit input ($n = 2$, $d = 2$) and weights, attention with sinusoidal encodings added gives "
+          r"$\lVert \operatorname{Attn}(P(X+E)) - P\operatorname{Attn}(X+E) \rVert > 0$: equivariance fails.",
     title="The sinusoidal positional encoding breaks permutation equivariance",
     statement=Statement(_squared_gap(_witness(2)), 0, ">"),
     source=f"{SEED_004}, 'Positional Encoding' (word order must be injected explicitly); {SEED_000}, paragraph after "

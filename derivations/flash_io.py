@@ -3,18 +3,24 @@ r"""FlashAttention's cost: multiply-accumulates and HBM accesses of Algorithm 1
 
 The texts say FlashAttention is exact and needs ``O(n)`` memory (proved in
 :mod:`derivations.online_softmax`); its speed comes from moving less data between HBM and
-on-chip SRAM. From the symbolic model of Algorithm 1 in :mod:`symattn.flash_io` (block sizes
-``B_c = M/(4d)``, ``B_r`` dividing ``N``) this module counts both exactly.
+on-chip SRAM. From the symbolic model of Algorithm 1 in :mod:`symattn.flash_io` this module counts
+both exactly, for any block sizes that tile ``N`` (``N = T_c B_c = T_r B_r``, hypotheses the
+derivations use), then at the paper's ``B_c = M/(4d)``.
 
 Main results
 ------------
-* ``flash_attention_flops``: Algorithm 1 performs ``2 N^2 d`` multiply-accumulates, ``O(N^2 d)``,
-  the same as standard attention: tiling saves memory traffic, not arithmetic.
-* ``flash_attention_hbm_accesses``: it moves exactly ``3Nd + 2N + 12 N^2 d^2 / M + 16 N^2 d / M``
-  elements between HBM and SRAM;
-* ``flash_attention_hbm_upper`` / ``flash_attention_hbm_lower``: for ``d <= M <= N d`` that is
-  between ``12 N^2 d^2 / M`` and ``33 N^2 d^2 / M``: ``Theta(N^2 d^2 / M)``;
-* ``standard_attention_hbm_accesses``: standard attention moves ``4 N d + 4 N^2``, ``Theta(N d + N^2)``.
+* ``flash_attention_flops``: Algorithm 1 performs exactly ``2 N^2 d`` multiply-accumulates, the same
+  as standard attention: tiling saves memory traffic, not arithmetic.
+* ``flash_attention_hbm_accesses_tiles``: with ``T_c`` key blocks it moves exactly
+  ``3Nd + 2N + T_c (3Nd + 4N)`` elements between HBM and SRAM, whatever ``B_r``;
+* ``flash_attention_hbm_accesses``: with ``B_c = M/(4d)``, exactly ``3Nd + 2N + 12 N^2 d^2 / M + 16 N^2 d / M``;
+* ``flash_attention_hbm_upper``: for ``d <= M <= N d`` that is at most ``33 N^2 d^2 / M``;
+  ``flash_attention_hbm_lower``: at least ``12 N^2 d^2 / M``; the two together are Theorem 2's
+  ``Theta(N^2 d^2 / M)``, each applying the exact count;
+* ``standard_attention_hbm_accesses``: standard attention moves exactly ``4 N d + 4 N^2``, counted
+  array by array, which is ``Theta(N d + N^2)``.
+* ``tiled_attention_extra_memory``: a model of ``numeric.tiled_attention``'s workspace, read off
+  its arrays, is at most ``2 b_q b_k + 18 n d`` numbers.
 
 For ``d = 64`` and ``M = 100`` KiB of float32 (``M = 25600``), ``d^2/M = 0.16``: FlashAttention
 moves about ``12 * 0.16 = 1.9`` N^2 elements against ``4 N^2``.
@@ -174,7 +180,9 @@ register(Theorem(
     ),
     notes="The softmax statistics add $O(N^2)$ elementwise operations, not counted here. The block counts are "
           "hypotheses: $T_c = N/B_c$ and $T_r = N/B_r$ positive integers (whole tiles); with partial edge tiles the "
-          "products are smaller by exactly the missing rows, so the count is again $2N^2d$.",
+          "products are smaller by exactly the missing rows, so the count is again $2N^2d$. The loop bounds of the "
+          "model are $N/B_c$ and $N/B_r$; the kernel counts a sum only over bounds shown to be whole numbers, which "
+          "is what the tile hypotheses give it (without them the count is not proved).",
     topic=TOPIC,
 ))
 
@@ -304,8 +312,7 @@ register(Theorem(
 register(Theorem(
     id="flash_attention_hbm_lower",
     title=r"With $B_c = M/(4d)$, Algorithm 1's HBM accesses are at least $12 N^2 d^2 / M$",
-    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements; with "
-          r"flash_attention_hbm_upper, $\Theta(N^2d^2/M)$ for $d \le M \le Nd$.",
+    claim=r"With $B_c = M/(4d)$ and whole tiles, Algorithm 1 moves at least $12N^2d^2/M$ elements.",
     statement=_lower_statement,
     source=SOURCE,
     hypotheses=_TILES + _SRAM,
@@ -419,6 +426,8 @@ def _workspace_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="tiled_attention_extra_memory",
+    claim=r"The workspace model $3nd + 3n + 2b_q b_k + 4b_q d + 8b_q$ of `numeric.tiled_attention` is at most $2 b_q "
+          r"b_k + 18nd$ numbers whenever $b_q \le n$.",
     title="A model of `numeric.tiled_attention`'s workspace, read off its arrays, is at most $2 b_q b_k + 18 n d$ "
           "numbers",
     statement=_ws_statement,

@@ -11,10 +11,10 @@ Main results
 * ``gqa_eq_attention_with_repeated_kv``: GQA equals multi-head attention with each key/value head
   repeated ``g`` times (``repeat_interleave`` along the head axis): query head ``(c-1)g + r``
   reads key/value head ``floor(((c-1)g + r - 1)/g) + 1 = c``.
-* ``gqa_param_count``: the projections have ``2d^2 + 2d^2 h_kv/h`` weights
+* ``gqa_param_count``: counted from their shapes, the projections have ``2d^2 + 2d^2 h_kv/h`` weights
   (``2d^2 + 2d^2 h_kv/h + 2d + 2d h_kv/h`` with biases).
-* ``kv_cache_size``: a cache of ``T`` tokens for ``B`` sequences holds ``2 L h_kv d_head T B``
-  values; GQA divides MHA's cache by ``h/h_kv``.
+* ``kv_cache_size``: counted from its arrays, a cache of ``T`` tokens for ``B`` sequences holds
+  ``2 L h_kv d_head T B`` values; GQA divides MHA's cache by ``h/h_kv``.
 * ``kv_cache_decode_cost``: ``n`` decoding steps cost ``sum_t t d = n(n+1)d/2`` score MACs with a
   cache and ``sum_t t^2 d = n(n+1)(2n+1)d/6`` without.
 
@@ -164,6 +164,8 @@ _gqa_statement = Statement(_GQA, _REPEATED)
 
 register(Theorem(
     id="gqa_eq_attention_with_repeated_kv",
+    claim=r"For every group $c$ and member $r$, query head $(c-1)g + r$ of grouped-query attention gives the same "
+          r"output as multi-head attention with each key/value head repeated $g$ times.",
     title="Grouped-query attention is multi-head attention with each key/value head repeated $g$ times",
     statement=_gqa_statement,
     source=GQA_SOURCE,
@@ -393,6 +395,8 @@ def _cost_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_decode_cost",
+    claim=r"Decoding $n$ tokens costs $n(n+1)d/2$ score multiply-accumulates with a KV cache and $n(n+1)(2n+1)d/6$ "
+          r"when every step recomputes all scores.",
     title="$n$ decoding steps cost $n(n+1)d/2$ score MACs with a KV cache, $n(n+1)(2n+1)d/6$ without",
     statement=_cost_statement,
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4",
@@ -531,6 +535,8 @@ def _decode_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="kv_cache_decode_eq_causal_row",
+    claim=r"For every step $T \le n$ and any running references, the cached decoder's normalised output $O_T / L_T$ "
+          r"is row $T$ of causal attention.",
     title="Decoding with a KV cache gives row $t$ of causal attention, for every $t$",
     statement=_decode_statement,
     source="extension; Shazeer (2019), section 2.4 (incremental decoding); the online-softmax recurrence of Dao et al. "

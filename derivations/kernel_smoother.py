@@ -121,6 +121,9 @@ def _nw_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="attention_is_nadaraya_watson",
+        claim=r"For all real $Q, K, V$, softmax attention's output $\sum_j \operatorname{softmax}_j(q_i \cdot "
+              r"k_j/\sqrt{d_k}) V_{je}$ is the Nadaraya-Watson average with kernel $\exp(\langle q, "
+              r"k\rangle/\sqrt{d_k})$.",
         title=r"Softmax attention is a Nadaraya-Watson average with kernel $\exp(\langle q, k\rangle/\sqrt{d_k})$",
         statement=Statement(_attention_row(), _nadaraya_watson()),
         source=_SOURCE_NW,
@@ -178,6 +181,8 @@ def _analogy_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="kernel_smoother_analogy",
+        claim=r"Heuristic, checked numerically only: raising the inverse temperature $\beta$ does not increase the "
+              r"entropy of $\operatorname{softmax}(\beta s)$.",
         title="Attention as a kernel smoother: temperature acts as a bandwidth",
         statement=Statement(entropy(beta_2), entropy(beta_1), "<="),
         source=_SOURCE_NW + ", and its 'What this does not say'",
@@ -291,6 +296,8 @@ def _linear_numeric(causal: bool):
 register(
     Theorem(
         id="linear_attention_associativity",
+        claim=r"For any feature map values $\phi(q_i), \phi(k_j)$ with a nonzero normaliser, "
+              r"$\phi(q_i)^\top(\phi(K)^\top V)$ normalised equals $(\phi(q_i)^\top \phi(K)^\top) V$ normalised.",
         title=r"Linear attention: $\phi(Q)(\phi(K)^\top V)$ equals $(\phi(Q) \phi(K)^\top) V$, normalised, row by row",
         statement=Statement(_quadratic(n), _linear(n)),
         source=_SOURCE_LINEAR,
@@ -384,6 +391,8 @@ def _costs_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="linear_attention_costs",
+        claim=r"Counted as index tuples of the products, linear attention costs exactly $n^2(d + d_v + 1)$ "
+              r"multiply-accumulates in the quadratic order and $2nd(d_v + 1)$ in the linear order.",
         title=r"Multiply-accumulates: $n^2 (d + d_v + 1)$ in the quadratic order, $2 n d (d_v + 1)$ in the linear "
               r"order",
         statement=Statement(_costs(), _CLOSED),
@@ -420,6 +429,8 @@ def _prefix_instance(size: int) -> Statement:
 register(
     Theorem(
         id="causal_linear_attention_prefix_sums",
+        claim=r"For every position $i$ and any feature map with a nonzero normaliser, causal linear attention equals "
+              r"$\phi(q_i)^\top S_i / \phi(q_i)^\top z_i$ with the prefix sums $S_i, z_i$.",
         title=r"Causal linear attention through prefix sums: $o_i = \phi(q_i)^\top S_i / \phi(q_i)^\top z_i$",
         statement=Statement(_quadratic(i), _linear(i)),
         source=_SOURCE_LINEAR + "; causal masking from 004_b987b516506401e6.txt, 'The Complete Transformer Block'",
@@ -486,6 +497,8 @@ def _recurrence_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="causal_linear_attention_state_recurrence",
+        claim=r"For every position $i$, the prefix sums satisfy $S_i = S_{i-1} + \phi(k_i) v_i^\top$ and $z_i = "
+              r"z_{i-1} + \phi(k_i)$.",
         title=r"The prefix sums of causal linear attention obey $S_i = S_{i-1} + \phi(k_i) v_i^\top$, $z_i = z_{i-1} + "
               r"\phi(k_i)$",
         statement=_recurrence_statement(),

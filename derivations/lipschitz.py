@@ -8,11 +8,16 @@ the *same* input feeding queries, keys and values has no such bound.
 
 Main results
 ------------
-* ``softmax_jacobian_inf_norm_le_half``: every row of ``|J|`` sums to ``2 a_i (1 - a_i) <= 1/2``.
+* ``softmax_jacobian_row_abs_sum``, ``softmax_jacobian_column_abs_sum``: for weights ``a >= 0`` summing
+  to 1 (masked keys allowed), every row and column of ``|J|`` sums to exactly ``2 a_i (1 - a_i)``.
+* ``softmax_jacobian_inf_norm_le_half``, ``softmax_jacobian_column_abs_sum_le_half``: so at most ``1/2``.
 * ``softmax_jacobian_operator_norm_le_half``: ``||J v|| <= ||v|| / 2``.
-* ``dot_product_self_attention_not_lipschitz``: for ``n = 2, d = 1`` and unit weights,
+* ``dot_product_self_attention_jacobian_unbounded``: for ``n = 2, d = 1`` and unit weights,
   ``f(X)_i = sum_j softmax_j(x_i x_j) x_j``; at ``X = (t, 0)``, ``d f_2 / d x_2 = t^2/4 + 1/2``,
   unbounded in ``t``.
+* ``dot_product_self_attention_not_lipschitz``: for every ``n >= 2``, ``d >= 1`` and every ``L``, explicit
+  ``X, Y`` with ``||f(X) - f(Y)|| > L ||X - Y||`` (numerically consistent; the derivation is not yet
+  supported by the rules).
 
 References
 ----------
@@ -32,7 +37,7 @@ import sympy as sp
 
 from derivations._beyond import TOPIC
 from symattn.derivation import Derivation
-from symattn.statement import Equation, IndexRange, Statement
+from symattn.statement import Assumption, Equation, IndexRange, Statement
 from symattn.theorem import Instances, NumericResult, Theorem, register
 
 n = sp.Symbol("n", integer=True, positive=True)
@@ -232,10 +237,10 @@ def _f(index: int) -> sp.Expr:
     return sum(sp.exp(q * xj) * xj for xj in xs) / sum(sp.exp(q * xj) for xj in xs)
 
 
-_notlip_statement = Statement(sp.Subs(sp.Derivative(_f(2), x2), (x1, x2), (t, 0)), t**2 / 4 + sp.Rational(1, 2))
+_jac_statement = Statement(sp.Subs(sp.Derivative(_f(2), x2), (x1, x2), (t, 0)), t**2 / 4 + sp.Rational(1, 2))
 
 
-def _notlip_numeric(seed: int) -> NumericResult:
+def _jac_numeric(seed: int) -> NumericResult:
     def f(z):  # softmax(X X^T) X for n = 2, d = 1, W_Q = W_K = W_V = 1; works for complex z
         s_ = z[:, None] * z[None, :]  # (n, n)
         e_ = np.exp(s_ - s_.real.max(1, keepdims=True))
@@ -255,25 +260,127 @@ def _notlip_numeric(seed: int) -> NumericResult:
 
 
 register(Theorem(
-    id="dot_product_self_attention_not_lipschitz",
-    title=r"Dot-product self-attention is not Lipschitz: at $X = (t, 0)$, $\partial f_2 / \partial x_2 = t^2/4 + 1/2$",
-    statement=_notlip_statement,
+    id="dot_product_self_attention_jacobian_unbounded",
+    title=r"For two tokens of width $1$, the self-attention Jacobian entry $\partial f_2 / \partial x_2$ at "
+          r"$X = (t, 0)$ is $t^2/4 + 1/2$, unbounded in $t$",
+    claim=r"For $n = 2$, $d = 1$ and $W_Q = W_K = W_V = 1$, $f(X)_i = \sum_j \operatorname{softmax}_j(x_i x_j)\, x_j$ "
+          r"has $\partial f_2/\partial x_2 = t^2/4 + 1/2$ at $X = (t, 0)$ for every real $t$.",
+    statement=_jac_statement,
     source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1 and "
            "its proof",
     derivation=lambda: (
-        Derivation(_notlip_statement.lhs)
+        Derivation(_jac_statement.lhs)
         .eq(sp.Subs(sp.diff(_f(2), x2), (x1, x2), (t, 0)), "differentiate", note="quotient and chain rules")
-        .eq(_notlip_statement.rhs, "algebra", note="at $x_1 = t$, $x_2 = 0$ both weights are $1/2$")
+        .eq(_jac_statement.rhs, "algebra", note="at $x_1 = t$, $x_2 = 0$ both weights are $1/2$")
     ),
-    numeric=_notlip_numeric,
+    numeric=_jac_numeric,
     plain=(
         "Take two tokens of dimension 1 and $W_Q = W_K = W_V = 1$, so "
         "$f(X)_i = \\sum_j \\mathrm{softmax}_j(x_i x_j)\\, x_j$. At $X = (t, 0)$ the second token's scores "
         "are both 0, its weights both $1/2$, and the derivative of its output with respect to its own "
-        "input is $t^2/4 + 1/2$. This grows without bound in $t$, so no Lipschitz constant holds on all "
-        "of $\\mathbb{R}^2$: the query and the keys depend on the same input."
+        "input is $t^2/4 + 1/2$, which grows without bound in $t$: the query and the keys depend on the same "
+        "input. A map with an unbounded partial derivative is not Lipschitz (by the mean value theorem), which "
+        "dot_product_self_attention_not_lipschitz states directly, for any $n \\ge 2$ and $d \\ge 1$."
     ),
-    notes="A concrete case, so no dimension stays symbolic; the statement holds for every real $t$.",
+    notes="One concrete size ($n = 2$, $d = 1$), stated for every real $t$; the step from an unbounded derivative to "
+          "non-Lipschitzness is not formalised here.",
+    topic=TOPIC,
+))
+
+# For every L, witnesses X, Y in R^{n x d} (unit weights, no scaling): rows 1 and 2 only, first coordinate only.
+# Row 2 is -u e_1 in X and +u e_1 in Y with u^2 = log 2 (so e^{u^2} = 2), row 1 is t e_1 with t u = log(lam)
+# (so e^{+-t u} = lam^{+-1}): f(Y)_{21} = (lam t + 2u)/(lam + n), f(X)_{21} = (t - 2 lam u)/(1 + n lam).
+# With lam = n 2^{7|L|} >= n >= 2 their gap is at least 3t/10, and 3t/10 > 2|L| u = |L| ||X - Y||.
+nn, dd = sp.symbols("n d", integer=True, positive=True)
+Lc = sp.Symbol("L", real=True)
+ri, ck, rj, rl, rr = sp.symbols("i k j l r", integer=True, positive=True)
+_u = sp.sqrt(sp.log(2))
+_lam = nn * 2 ** (7 * sp.Abs(Lc))
+_t = sp.log(_lam) / _u
+
+
+def _witness(sign):
+    """Entry (row, col) of X (sign = -1) or Y (sign = +1)."""
+    return lambda row, col: (_t * sp.KroneckerDelta(row, 1) + sign * _u * sp.KroneckerDelta(row, 2)) \
+        * sp.KroneckerDelta(col, 1)
+
+
+def _self_attention(Z, row, col):
+    """Entry (row, col) of softmax(Z Z^T) Z, Z an n x d matrix given entrywise."""
+    def score(a_, b_):
+        return sp.Sum(Z(a_, rl) * Z(b_, rl), (rl, 1, dd))
+
+    return sp.Sum(sp.exp(score(row, rj)) * Z(rj, col), (rj, 1, nn)) / sp.Sum(sp.exp(score(row, rr)), (rr, 1, nn))
+
+
+_X, _Y = _witness(-1), _witness(+1)
+_notlip_statement = Statement(
+    sp.Sum((_self_attention(_X, ri, ck) - _self_attention(_Y, ri, ck)) ** 2, (ri, 1, nn), (ck, 1, dd)),
+    Lc**2 * sp.Sum((_X(ri, ck) - _Y(ri, ck)) ** 2, (ri, 1, nn), (ck, 1, dd)), ">")
+
+
+def _notlip_numeric(seed: int) -> NumericResult:
+    def attend(z):  # softmax(Z Z^T) Z, row-stable
+        s_ = z @ z.T  # (n, n)
+        e_ = np.exp(s_ - s_.max(1, keepdims=True))
+        return (e_ / e_.sum(1, keepdims=True)) @ z  # (n, d)
+
+    rng = np.random.default_rng(seed)
+    worst, samples = -np.inf, 0
+    u = float(np.sqrt(np.log(2.0)))
+    for _ in range(300):
+        n_, d_ = int(rng.integers(2, 12)), int(rng.integers(1, 6))
+        big = float(rng.choice([0.0, 0.3, 1.0, 3.0, 6.0]))
+        lip = float(rng.uniform(-big, big))
+        t_ = (np.log(n_) + 7 * abs(lip) * np.log(2.0)) / u
+        x = np.zeros((n_, d_))
+        x[0, 0] = t_
+        y = x.copy()
+        x[1, 0], y[1, 0] = -u, u
+        lhs = float(((attend(x) - attend(y)) ** 2).sum())
+        rhs = lip**2 * float(((x - y) ** 2).sum())
+        worst = max(worst, (rhs - lhs) / lhs)  # must be negative: lhs > rhs
+        samples += 1
+    return NumericResult(worst < 0, samples, seed, max(worst, 0.0), 0.0,
+                         "||f(X) - f(Y)||^2 against L^2 ||X - Y||^2 at the witnesses, float64 with a row-stable "
+                         "softmax, n in 2..11, d in 1..5, |L| up to 6; largest (rhs - lhs)/lhs (< 0 needed)")
+
+
+register(Theorem(
+    id="dot_product_self_attention_not_lipschitz",
+    title=r"Dot-product self-attention is not Lipschitz: for every $L$ there are $X, Y \in \mathbb{R}^{n \times d}$ "
+          r"with $\lVert f(X) - f(Y)\rVert > L \lVert X - Y \rVert$ ($n \ge 2$, $d \ge 1$)",
+    claim=r"For every $n \ge 2$, $d \ge 1$ and every real $L$, the map $f(X) = \operatorname{softmax}(X X^\top) X$ on "
+          r"$\mathbb{R}^{n \times d}$ has explicit $X, Y$ (depending on $L$) with $\lVert f(X) - f(Y)\rVert_F^2 > "
+          r"L^2 \lVert X - Y\rVert_F^2$.",
+    statement=_notlip_statement,
+    source="extension; Kim, Papamakarios and Mnih (2021), 'The Lipschitz Constant of Self-Attention', Theorem 3.1",
+    target="numerically-consistent",
+    hypotheses=(Assumption("two_tokens", condition=sp.Ge(nn, 2), text=r"$n \ge 2$ tokens"),
+                Assumption("width", condition=sp.Ge(dd, 1), text=r"$d \ge 1$ features"),
+                Assumption("any_constant", condition=sp.Q.real(Lc), text="$L$ is any real number")),
+    numeric=_notlip_numeric,
+    plain=(
+        "Take $W_Q = W_K = W_V = I$, so $f(X) = \\operatorname{softmax}(X X^\\top) X$ row by row, and put "
+        "$u = \\sqrt{\\log 2}$, $\\lambda = n\\, 2^{7|L|}$, $t = \\log(\\lambda)/u$. Let $X$ and $Y$ have first row "
+        "$t e_1$, second row $-u e_1$ and $+u e_1$, and zero rows otherwise, so $\\lVert X - Y\\rVert = 2u$. The "
+        "scores of the second row are exact: $e^{\\pm t u} = \\lambda^{\\pm 1}$ and $e^{u^2} = 2$, giving "
+        "$f(Y)_{21} = (\\lambda t + 2u)/(\\lambda + n)$ and $f(X)_{21} = (t - 2\\lambda u)/(1 + n\\lambda)$. For "
+        "$\\lambda \\ge n \\ge 2$ the first is at least $t/2$ and the second at most $t/5$, so "
+        "$\\lVert f(X) - f(Y)\\rVert \\ge 3t/10 > 2|L| u = |L| \\lVert X - Y\\rVert$, since "
+        "$\\log \\lambda = \\log n + 7|L| \\log 2 > (20/3) |L| \\log 2$. No $L$ is a Lipschitz constant: a query "
+        "and the keys it meets move together."
+    ),
+    notes=(
+        "The statement is the theorem itself, for symbolic $n$, $d$ and $L$, with the witnesses written out; its "
+        "verdict is only numerically-consistent because its derivation (the two entries of the second output row "
+        "as sums with Kronecker deltas over symbolic $n$ and $d$, dropping the other squares, then an inequality "
+        "between logarithms and exponentials with $|L|$) needs steps the rules do not support yet. The argument "
+        "is in the plain statement above; dot_product_self_attention_jacobian_unbounded proves the unbounded "
+        "derivative at $n = 2$, $d = 1$. Kim et al. prove the theorem for multi-head attention and any $p$-norm; "
+        "this is the single head with identity weights and without the $1/\\sqrt{d}$ scale (a scale only rescales "
+        "the witnesses)."
+    ),
     topic=TOPIC,
 ))
 
@@ -345,6 +452,8 @@ def _op_derivation() -> Derivation:
 
 register(Theorem(
     id="softmax_jacobian_operator_norm_le_half",
+    claim=r"For any weights $a \ge 0$ summing to $1$ and any real $v$, $\lVert J v\rVert^2 \le \lVert v\rVert^2/4$ "
+          r"with $J = \operatorname{diag}(a) - aa^\top$.",
     title=r"The softmax Jacobian has operator norm at most $1/2$: $\lVert J v \rVert^2 \le \lVert v \rVert^2 / 4$",
     statement=_op_statement,
     source=r"extension; from $J = \operatorname{diag}(a) - a a^\top$ (seed 000, Proposition 'The softmax Jacobian')",

@@ -16,9 +16,11 @@ Main results
   over the keys ``max(1, i-w+1)..i``.
 * ``causal_eq_window_left_unbounded``: a window at least as long as the sequence is the causal mask.
 * ``alibi_causal_eq_key_position_bias``: under a causal mask, ALiBi's bias ``-m|i-j|`` gives the
-  same attention as the per-key bias ``+m j`` (the ``-m i`` is constant along the row).
-* ``alibi_slopes_geometric``: ALiBi's slopes ``2^{-8k/h}`` form a geometric sequence of ratio
-  ``2^{-8/h}`` starting at ``2^{-8/h}``.
+  same attention as the per-key bias ``+m j`` (the ``-m i`` is constant along the row), for any real ``m``.
+* ``alibi_slopes_geometric``: for ``h = 2^p`` heads, the reference code's slopes are ``2^{-8k/h}``,
+  a geometric sequence of ratio ``2^{-8/h}`` starting at ``2^{-8/h}``.
+* ``alibi_slopes_between_powers_of_two``: for ``2^p < h < 2^{p+1}``, the reference code gives head
+  ``2^p + q`` the slope ``2^{-4(2q-1)/2^p}``, the geometric mean of two consecutive slopes of ``2^p`` heads.
 
 References
 ----------
@@ -101,6 +103,8 @@ def _pairs_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="causal_score_pairs",
+    claim=r"A causal mask over $n$ positions keeps exactly $n(n+1)/2$ score pairs, and a bottom-right aligned one "
+          r"with $n_q \le n_k$ keeps exactly $n_q n_k - n_q(n_q - 1)/2$.",
     title="A causal mask keeps $n(n+1)/2$ of the $n^2$ score pairs ($n_q n_k - n_q(n_q-1)/2$ bottom-right)",
     statement=_causal_statement,
     source="extension; Vaswani et al. (2017), section 3.2.3 (masking); FlashAttention 2 (bottom-right causal mask)",
@@ -156,6 +160,8 @@ def _window_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="sliding_window_score_pairs",
+    claim=r"For every window $w$ with $1 \le w \le n$, the sliding-window mask keeps exactly $w(w+1)/2 + (n - w)w$ "
+          r"score pairs.",
     title="A sliding window of $w$ keys keeps $w(w+1)/2 + (n - w) w$ score pairs",
     statement=_window_statement,
     source="extension; Beltagy et al. (2020), 'Longformer', section 3.1; Jiang et al. (2023), 'Mistral 7B', section 2",
@@ -212,6 +218,8 @@ def _band_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="sliding_window_eq_band_attention",
+    claim=r"For every query $i$ and window $w \le n$, attention under the sliding-window mask equals attention over "
+          r"the keys $\max(1, i-w+1), \dots, i$.",
     title=r"Attention with the sliding-window mask is attention over the keys $\max(1, i-w+1), \dots, i$",
     statement=_band_statement,
     source="extension; Beltagy et al. (2020), 'Longformer', section 3.1",
@@ -260,6 +268,7 @@ _unbounded_statement = Statement(_masked_row(lambda jj: window_mask(i, jj, w), l
 
 register(Theorem(
     id="causal_eq_window_left_unbounded",
+    claim=r"For every query $i$ and every window $w \ge n$, sliding-window attention equals causal attention.",
     title="A sliding window at least as long as the sequence is the causal mask",
     statement=_unbounded_statement,
     source="extension; Jiang et al. (2023), 'Mistral 7B', section 2",
@@ -331,6 +340,8 @@ def _alibi_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="alibi_causal_eq_key_position_bias",
+    claim=r"For every query $i$ and every real slope $m$, causal attention with the ALiBi bias $-m|i - j|$ equals "
+          r"causal attention with the per-key bias $+mj$.",
     title="Under a causal mask, ALiBi's bias $-m|i - j|$ acts as the per-key bias $+m j$",
     statement=_alibi_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3",

@@ -154,6 +154,8 @@ def _mha_sum_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="mha_sum_of_heads",
+    claim=r"For any $X$ and head weights, $\operatorname{MHA}(X) = \sum_{m=1}^h \operatorname{softmax_{rows}}(XW_Q^m "
+          r"(W_K^m)^\top X^\top/\sqrt{d_k})\, X W_V^m W_O^m$.",
     title=r"Multi-head attention is a sum of per-head maps $A^m X W_V^m W_O^m$",
     statement=Statement(MHA_X, SUM_FORM),
     source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps'; "
@@ -255,6 +257,7 @@ def _rank_le_derivation(product):
 
 register(Theorem(
     id="mha_head_rank_le",
+    claim=r"For $h$ dividing $d$ and any weights, $\operatorname{rank}(W_V^m W_O^m) \le d/h$.",
     title=r"Each head's value-output map $W_V^m W_O^m$ has rank at most $d/h$",
     statement=Statement(Rank(WV_m * WO_m), w, "<="),
     source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps' and Key idea",
@@ -273,6 +276,7 @@ register(Theorem(
 
 register(Theorem(
     id="mha_qk_rank_le",
+    claim=r"For $h$ dividing $d$ and any weights, $\operatorname{rank}(W_Q^m (W_K^m)^\top) \le d/h$.",
     title=r"Each head's bilinear form $W_Q^m (W_K^m)^\top$ has rank at most $d/h$",
     statement=Statement(Rank(WQ_m * WK_m.T), w, "<="),
     source=f"{SEED_000}, Proposition 'Multi-head attention is a sum of low-rank attention maps' and Key idea",
@@ -294,10 +298,13 @@ register(Theorem(
 ))
 
 
-def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
+def _attained(kind: str, thm_id: str, product, title: str, bound_id: str, what: str):
     register(Theorem(
         id=thm_id,
         title=title,
+        claim=rf"For $h = 1, \dots, 6$ heads of width $2$, an integer instance has "
+              rf"$\operatorname{{rank}}({what}) = d/h$ exactly, so at those sizes the bound is attained for "
+              r"generic weights.",
         statement=Statement(Rank(product), w, "="),
         source=f"{SEED_000}, Key idea after 'Multi-head attention is a sum of low-rank attention maps' (extension: "
                f"tightness)",
@@ -308,7 +315,8 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
                             at=_rank_witness(kind)),
         numeric=_rank_numeric(kind),
         plain=(
-            f"The bound of {bound_id} cannot be improved: for generic weights the rank is exactly d/h. "
+            f"At the sizes checked the bound of {bound_id} cannot be improved: for generic weights the rank is "
+            "exactly d/h. "
             "At each concrete size one integer instance of full rank d/h is exhibited and its rank computed "
             r"exactly; since '$\operatorname{rank} \ge r$' means some $r \times r$ minor, a polynomial in the weights, "
             "is non-zero, one such instance shows the minor is a non-zero polynomial, hence non-zero for generic "
@@ -320,9 +328,12 @@ def _attained(kind: str, thm_id: str, product, title: str, bound_id: str):
 
 
 _attained("vo", "mha_head_rank_attained", WV_m * WO_m,
-          "The rank bound $d/h$ for $W_V^m W_O^m$ is attained by generic weights", "mha_head_rank_le")
+          "The rank bound $d/h$ for $W_V^m W_O^m$ is attained by generic weights (shown for $h \\le 6$ heads of "
+          "width 2)",
+          "mha_head_rank_le", "W_V^m W_O^m")
 _attained("qk", "mha_qk_rank_attained", WQ_m * WK_m.T,
-          r"The rank bound $d/h$ for $W_Q^m (W_K^m)^\top$ is attained by generic weights", "mha_qk_rank_le")
+          r"The rank bound $d/h$ for $W_Q^m (W_K^m)^\top$ is attained by generic weights (shown for $h \le 6$ heads of "
+          r"width 2)", "mha_qk_rank_le", r"W_Q^m (W_K^m)^\top")
 
 # ------------------------------------------------------------------------------------------ parameters
 W_single = {name: sp.MatrixSymbol(name, d, d) for name in ("W_Q", "W_K", "W_V", "W_O")}
@@ -367,6 +378,8 @@ def _param_count_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="mha_param_count",
+    claim=r"For $h$ dividing $d$, $h$ heads of width $d/h$ plus $W_O$ have as many projection entries as one head of "
+          r"width $d$ plus $W_O$.",
     title=r"$h$ heads of width $d/h$ have as many projection weights as one head of width $d$",
     statement=Statement(MULTI_COUNT, SINGLE_COUNT),
     source=f"{SEED_000}, 'Multi-head attention' ($d_k = d_v = d/h$ so that the parameter count matches); "

@@ -98,6 +98,8 @@ _mean_statement = Statement(Expectation(_logit), d * rho * sigma**2)
 
 register(Theorem(
     id="correlated_logit_mean",
+    claim=r"For i.i.d. centred pairs with $\operatorname{Cov}(q_i, k_i) = \rho\sigma^2$, $\mathbb{E}\langle q, "
+          r"k\rangle = d\rho\sigma^2$.",
     title=r"If each $(q_i, k_i)$ has covariance $\rho \sigma^2$, the logit has mean $d \rho \sigma^2$: it grows like "
           r"$d$",
     statement=_mean_statement,
@@ -128,6 +130,9 @@ _var_statement = Statement(Variance(_logit), d * sigma**4 * (1 + rho**2))
 
 register(Theorem(
     id="correlated_logit_variance",
+    claim=r"For i.i.d. centred pairs with $\operatorname{Cov}(q_i, k_i) = \rho\sigma^2$ and $\mathbb{E}[q_i^2 k_i^2] "
+          r"= \sigma^4(1 + 2\rho^2)$ (jointly Gaussian), $\operatorname{Var}\langle q, k\rangle = d\sigma^4(1 + "
+          r"\rho^2)$.",
     title=r"For jointly Gaussian pairs with correlation $\rho$, the logit has variance $d \sigma^4 (1 + \rho^2)$",
     statement=_var_statement,
     source=SOURCE,

@@ -152,6 +152,8 @@ def _merge_numeric(seed: int) -> NumericResult:
 online_softmax_merge = register(
     Theorem(
         id="online_softmax_merge",
+        claim=r"For any references $m_A, m_B, m$, merging the online-softmax states of the blocks $1..a$ and "
+              r"$a+1..a+b$ gives the state of $1..a+b$ with reference $m$.",
         title="Merging the online-softmax states of two key blocks gives the state of their union",
         statement=Statement(_merged(m_A, m_B, m, a, b).as_matrix(), _union_state(m, a + b)),
         source=_SOURCE,
@@ -235,6 +237,8 @@ def _output_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_output_eq_attention",
+        claim=r"For every real reference $m$, $o/l = \sum_j e^{s_j - m} v_j / \sum_j e^{s_j - m}$ equals the softmax "
+              r"average $\sum_j \operatorname{softmax}(s)_j v_j$.",
         title=r"The normalised state $o / l$ is the softmax-weighted average of the values, for any reference $m$",
         statement=Statement(_output_lhs(m, n), _attention(n)),
         source=_SOURCE,
@@ -393,6 +397,8 @@ def _any_tiling_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_any_tiling",
+        claim=r"For every number of tiles $T$, any tile widths and any references, the online-softmax recurrence "
+              r"ends in the normaliser and output of all keys.",
         title="The online softmax over any tiling of the keys ends in the state of all keys",
         statement=Statement(*_claim(w, T)),
         source=_SOURCE,
@@ -468,6 +474,8 @@ def _tiled_output_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_tiled_output",
+        claim=r"For any tiling of the keys and any references, the tiled online softmax's $O_T / L_T$ equals softmax "
+              r"attention over all keys.",
         title="The tiled online softmax outputs exact attention",
         statement=Statement(O[T_pos] / L[T_pos], _attention(TileEnd(w_pos, T_pos))),
         source=_SOURCE,
@@ -533,6 +541,7 @@ def _lse_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="online_softmax_lse",
+        claim=r"For any tiling and any references, the final $M_T + \log L_T$ equals $\log \sum_j e^{s_j}$.",
         title=r"The final $m + \log l$ of the online softmax is the log-sum-exp of all scores",
         statement=Statement(M[T_pos] + sp.log(L[T_pos]), sp.log(sp.Sum(sp.exp(s[j]), (j, 1, TileEnd(w_pos, T_pos))))),
         source=_SOURCE,

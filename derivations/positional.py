@@ -129,6 +129,8 @@ def _shift_numeric(seed: int) -> NumericResult:
 sinusoidal_shift_is_rotation = register(
     Theorem(
         id="sinusoidal_shift_is_rotation",
+        claim=r"For all real $p, \Delta$ and every pair $m$, the sinusoidal pair at $p + \Delta$ is a fixed rotation "
+              r"(by $\omega_m \Delta$) of the pair at $p$.",
         title=r"Shifting the position by $\Delta$ acts on each sinusoidal pair by a fixed rotation",
         statement=Statement(PairOf(PE(p + delta), m),
                             sp.MatMul(_seed_matrix(sp.expand(omega * delta)), PairOf(PE(p), m))),
@@ -182,6 +184,8 @@ def _shift_matrix_numeric(seed: int) -> NumericResult:
 shift_matrix_eq_rotation_neg = register(
     Theorem(
         id="shift_matrix_eq_rotation_neg",
+        claim=r"For every real $x$, the seed's shift matrix $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x "
+              r"\end{pmatrix}$ equals $R(-x)$.",
         title=r"The seed's shift matrix is the clockwise rotation: $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos "
               r"x \end{pmatrix} = R(-x)$",
         statement=Statement(_seed_matrix(x), Rotation(-x)),
@@ -229,6 +233,7 @@ def _at_zero_numeric(seed: int) -> NumericResult:
 sinusoidal_at_zero = register(
     Theorem(
         id="sinusoidal_at_zero",
+        claim=r"At position $0$, every sinusoidal pair is $(\sin 0, \cos 0) = (0, 1)$.",
         title=r"At position $0$ every sine component is $0$ and every cosine component is $1$",
         statement=Statement(PairOf(PE(0), m), sp.ImmutableMatrix([0, 1])),
         source=f"{SEED4} ('For position 0, every sine component is 0 and every cosine component is 1'); {SEED0}",
@@ -291,6 +296,8 @@ def _dot_numeric(seed: int) -> NumericResult:
 sinusoidal_dot_depends_on_offset = register(
     Theorem(
         id="sinusoidal_dot_depends_on_offset",
+        claim=r"For all real $p, \Delta$, $\langle PE(p), PE(p + \Delta)\rangle = \sum_{m=0}^{B-1} \cos(\omega_m "
+              r"\Delta)$, which does not depend on $p$.",
         title=r"$\langle PE(p), PE(p + \Delta)\rangle = \sum_m \cos(\omega_m \Delta)$: the similarity of two encodings "
               r"depends only on their offset",
         statement=Statement(Inner(PE(p), PE(p + delta)), sp.Sum(sp.cos(sp.expand(omega * delta)), (m, 0, B - 1))),

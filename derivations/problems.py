@@ -82,6 +82,8 @@ def _three_key_numeric(seed: int) -> NumericResult:
 
 three_key_attention_output = register(Theorem(
     id="three_key_attention_output",
+    claim=r"In seed 002's example with $k_3 = q$, the weights are $(1, 1, e^{1/2})/(2 + e^{1/2})$ and the output is "
+          r"$(1 + e^{1/2})/(2 + e^{1/2})\,(1, 1)$.",
     title=r"With a third key equal to the query: weights $(1, 1, e^{1/2})/(2 + e^{1/2})$, output $0.726\,(1, 1)$",
     statement=Statement(_three_key_lhs(), _W_CLOSED.row_join(_O_CLOSED)),
     source=f"{SEED002}, Exercise 1 (add k3 = (1,0,1,0), v3 = (1,1): recompute weights and output)",
@@ -113,6 +115,7 @@ def _lt_half_derivation() -> Derivation:
 
 identical_key_weight_lt_half = register(Theorem(
     id="identical_key_weight_lt_half",
+    claim=r"In seed 002's three-key example, the key equal to the query gets weight $e^{1/2}/(2 + e^{1/2}) < 1/2$.",
     title=r"The key identical to the query gets less than half of the weight: $w_3 < 1/2$",
     statement=Statement(three_key_example()["weights"][2], sp.Rational(1, 2), "<"),
     source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
@@ -155,6 +158,7 @@ def _largest_statement(size: int = 1) -> Statement:
 
 identical_key_weight_largest = register(Theorem(
     id="identical_key_weight_largest",
+    claim=r"In seed 002's three-key example, the key equal to the query gets a larger weight than each other key.",
     title=r"The key identical to the query gets the largest weight: $w_3 > w_1 = w_2$",
     statement=_largest_statement(),
     source=f"{SEED002}, Exercise 1 ('confirm the identical key dominates the softmax distribution')",
@@ -348,6 +352,8 @@ def _grad_derivation() -> Derivation:
 
 attention_grad_q_chain = register(Theorem(
     id="attention_grad_q_chain",
+    claim=r"For $L = \langle G, \operatorname{softmax}(QK^\top/\sqrt{d_k})V\rangle$, $\partial L/\partial Q_{pq}$ is "
+          r"the softmax Jacobian applied to $GV^\top$ row by row, then multiplied by $K/\sqrt{d_k}$.",
     title=r"The gradient of attention with respect to $Q$ is the softmax Jacobian composed with matrix-product "
           r"gradients",
     statement=Statement(_grad_lhs, _grad_rhs),

@@ -131,6 +131,7 @@ def _rotation_compose_numeric(seed: int) -> NumericResult:
 rotation_compose = register(
     Theorem(
         id="rotation_compose",
+        claim=r"For all real angles $\alpha, \beta$, $R(\alpha)^\top R(\beta) = R(\beta - \alpha)$.",
         title=r"Rotations of the plane compose by subtracting angles: $R(\alpha)^\top R(\beta) = R(\beta - \alpha)$",
         statement=Statement(_mm(sp.Transpose(Rotation(alpha)), Rotation(beta)), Rotation(beta - alpha)),
         source=f"{PROPOSITION} (the 2x2 lemma used in its proof); RoFormer eq. (16)",
@@ -218,6 +219,8 @@ def _rope_relative_logit_numeric(seed: int) -> NumericResult:
 rope_relative_logit = register(
     Theorem(
         id="rope_relative_logit",
+        claim=r"For all real positions $p, p'$ and all $q, k \in \mathbb{R}^{2B}$, $\langle R_p q, R_{p'} k\rangle = "
+              r"\langle q, R_{p'-p} k\rangle$.",
         title=r"RoPE makes the logit a function of the offset: $\langle R_p q, R_{p'} k\rangle = \langle q, R_{p'-p} "
               r"k\rangle$",
         statement=Statement(Inner(_mm(_rope(p), q), _mm(_rope(p2), k)), Inner(q, _mm(_rope(p2 - p), k))),
@@ -291,6 +294,7 @@ def _rope_orthogonal_numeric(seed: int) -> NumericResult:
 rope_orthogonal = register(
     Theorem(
         id="rope_orthogonal",
+        claim=r"For every real position $p$, $R_p^\top R_p = I$.",
         title=r"The RoPE matrix is orthogonal: $R_p^\top R_p = I$",
         statement=Statement(_mm(sp.Transpose(_rope(p)), _rope(p)), sp.Identity(2 * B)),
         source=f"{PROPOSITION} ($R_p$ is 'the block-diagonal rotation'); RoFormer section 3.4.2",
@@ -346,6 +350,7 @@ def _rope_norm_numeric(seed: int) -> NumericResult:
 rope_norm_preserving = register(
     Theorem(
         id="rope_norm_preserving",
+        claim=r"For every real position $p$ and every $q$, $\langle R_p q, R_p q\rangle = \langle q, q\rangle$.",
         title=r"RoPE preserves norms: $\langle R_p q, R_p q\rangle = \langle q, q\rangle$",
         statement=Statement(Inner(_mm(_rope(p), q), _mm(_rope(p), q)), Inner(q, q)),
         source=f"{PROPOSITION} (consequence of $R_p$ being a rotation); RoFormer section 3.4.2",
@@ -388,6 +393,7 @@ def _rope_at_zero_numeric(seed: int) -> NumericResult:
 rope_at_zero_eq_identity = register(
     Theorem(
         id="rope_at_zero_eq_identity",
+        claim=r"For every base $b > 0$, $R_0 = I$.",
         title=r"RoPE at position $0$ is the identity: $R_0 = I$",
         statement=Statement(_rope(0), sp.Identity(2 * B)),
         source=f"{PROPOSITION} ($R_p$ at $p = 0$)",
@@ -445,6 +451,8 @@ def _rope_permutation_numeric(seed: int) -> NumericResult:
 rope_convention_permutation = register(
     Theorem(
         id="rope_convention_permutation",
+        claim=r"For every real position $p$, the rotate_half RoPE matrix is $\Pi R_p \Pi^\top$ for the fixed "
+              r"permutation $\Pi$ of the pairs.",
         title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p "
               r"\Pi^\top$",
         statement=Statement(_rope(p, "half"), _mm(PairPermutation(B), _rope(p), sp.Transpose(PairPermutation(B)))),

@@ -121,6 +121,8 @@ def _identity_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="rope_abel_summation",
+    claim=r"For any complex sequences with $E_j = S_{j+1} - S_j$, $S_0 = 0$ and $h_D = 0$, "
+          r"$\sum_{i<D} h_i E_i = \sum_{i<D} (h_i - h_{i+1}) S_{i+1}$.",
     title=r"Abel summation: $\sum_i h_i E_i = \sum_i (h_i - h_{i+1}) S_{i+1}$ with $S$ the partial sums of $E$",
     statement=_identity,
     source=SOURCE,
@@ -169,6 +171,8 @@ def _bound_numeric(seed: int) -> NumericResult:
 
 register(Theorem(
     id="rope_abel_summation_bound",
+    claim=r"For any complex sequences under the same hypotheses, "
+          r"$|\sum_{i<D} h_i E_i| \le \max_k |h_{k+1} - h_k| \sum_{j=1}^D |S_j|$.",
     title=r"RoPE's long-term decay bound: $|\sum_i h_i e^{i(m-n)\theta_i}| \le \max_i |h_{i+1} - h_i| \sum_j |S_j|$",
     statement=_bound,
     source=SOURCE,

@@ -272,6 +272,8 @@ _EVIDENCE["dot_product_mean"] = _Evidence(_explicit_mean, lambda n: {d_k: n}, "d
 dot_product_mean = register(
     Theorem(
         id="dot_product_mean",
+        claim=r"For $q, k$ independent with i.i.d. centred entries of variance $\sigma^2$, $\mathbb{E}\langle q, "
+              r"k\rangle = 0$.",
         title="The unscaled logit has mean zero",
         statement=_mean_statement,
         source=f"{SOURCE_000}; {SOURCE_002}; {SOURCE_004}",
@@ -327,6 +329,8 @@ _EVIDENCE["dot_product_variance"] = _Evidence(lambda n: _explicit_variance(*_log
 dot_product_variance = register(
     Theorem(
         id="dot_product_variance",
+        claim=r"For $q, k$ independent with i.i.d. centred entries of variance $\sigma^2$, "
+              r"$\operatorname{Var}\langle q, k\rangle = d_k \sigma^4$.",
         title=r"The unscaled logit has variance $d_k \sigma^4$",
         statement=_variance_statement,
         source=f"{SOURCE_000}; {SOURCE_002}; {SOURCE_004}",
@@ -377,6 +381,8 @@ _EVIDENCE["scaled_logit_std"] = _Evidence(
 scaled_logit_std = register(
     Theorem(
         id="scaled_logit_std",
+        claim=r"Under the same hypotheses, $\langle q, k\rangle/\sqrt{d_k}$ has standard deviation $\sigma^2$ for "
+              r"every $d_k$.",
         title=r"The scaled logit $\langle q, k\rangle/\sqrt{d_k}$ has standard deviation $\sigma^2$, independent of "
               r"$d_k$",
         statement=_std_statement,
@@ -465,6 +471,8 @@ _EVIDENCE["mha_head_logit_variance"] = _mha_evidence(lambda dm, nh: 1, lambda dm
 mha_head_logit_variance = register(
     Theorem(
         id="mha_head_logit_variance",
+        claim=r"For a head of width $d_h = d/h$ with the same hypotheses, $\operatorname{Var}\langle q, k\rangle = "
+              r"(d/h)\sigma^4$.",
         title=r"A head of width $d/h$ has logit variance $(d/h) \sigma^4$",
         statement=_mha_var_statement,
         source=SOURCE_MHA,
@@ -504,6 +512,7 @@ _EVIDENCE["mha_head_scale"] = _mha_evidence(lambda dm, nh: 1 / sp.sqrt(sp.Ration
 mha_head_scale = register(
     Theorem(
         id="mha_head_scale",
+        claim=r"For a head of width $d/h$, dividing its logits by $\sqrt{d/h}$ gives variance $\sigma^4$.",
         title=r"Dividing a head's logits by $\sqrt{d/h}$ gives variance $\sigma^4$",
         statement=_mha_scale_statement,
         source=SOURCE_MHA,
@@ -535,6 +544,7 @@ _EVIDENCE["mha_full_width_scale_variance"] = _mha_evidence(lambda dm, nh: 1 / sp
 mha_full_width_scale_variance = register(
     Theorem(
         id="mha_full_width_scale_variance",
+        claim=r"For a head of width $d/h$, dividing its logits by $\sqrt{d}$ gives variance $\sigma^4/h$.",
         title=r"Dividing a head's logits by $\sqrt{d}$ instead shrinks their variance to $\sigma^4/h$",
         statement=_mha_full_statement,
         source=SOURCE_MHA,
@@ -572,6 +582,9 @@ _EVIDENCE["dot_product_variance_nonzero_mean"] = _Evidence(
 dot_product_variance_nonzero_mean = register(
     Theorem(
         id="dot_product_variance_nonzero_mean",
+        claim=r"For $q, k$ independent with i.i.d. entries of means $\mu_q, \mu_k$ and variances $\sigma_q^2, "
+              r"\sigma_k^2$, $\operatorname{Var}\langle q, k\rangle = d_k(\sigma_q^2\sigma_k^2 + \sigma_q^2\mu_k^2 + "
+              r"\mu_q^2\sigma_k^2)$.",
         title=r"Logit variance with non-zero means: $d_k (\sigma_q^2 \sigma_k^2 + \sigma_q^2 \mu_k^2 + \mu_q^2 "
               r"\sigma_k^2)$",
         statement=_nonzero_statement,

@@ -7,10 +7,11 @@ for the final logits): a smooth clamp to ``(-c, c)``. This module proves what th
 Main results
 ------------
 * ``softcap_bounded``: ``|c tanh(s/c)| < c``.
-* ``softcap_monotone``: ``d/ds c tanh(s/c) = 1 - tanh^2(s/c) > 0``: strictly increasing, so the
-  order of the logits is kept.
-* ``softcap_tends_to_identity``: ``c tanh(s/c) -> s`` as ``c -> oo``.
-* ``softcap_weights_ge``: every weight after soft-capping is at least ``e^{-2c}/n``.
+* ``softcap_monotone``: ``d/ds c tanh(s/c) = 1 - tanh^2(s/c) > 0``: strictly increasing (mean value
+  theorem), so the order of the logits is kept.
+* ``softcap_tends_to_identity``: ``c tanh(s/c) -> s`` as ``c -> oo``, pointwise (not uniformly in ``s``).
+* ``softcap_weights_ge``: in exact arithmetic every weight after soft-capping is at least
+  ``e^{-2c}/n`` (at ``c = 50`` that is below float32's smallest subnormal once ``n >= 27``).
 
 References
 ----------
@@ -59,6 +60,7 @@ def _grid_numeric(check, detail):
 
 register(Theorem(
     id="softcap_bounded",
+    claim=r"For every real $s$ and every cap $c > 0$, $|c \tanh(s/c)| < c$.",
     title=r"A soft-capped logit lies strictly inside $(-c, c)$: $|c \tanh(s/c)| < c$",
     statement=_bounded_statement,
     source=SOURCE,
@@ -79,6 +81,7 @@ _monotone_statement = Statement(sp.Derivative(softcap(s_), s_), 0, ">")
 
 register(Theorem(
     id="softcap_monotone",
+    claim=r"For every real $s$ and every cap $c > 0$, $\frac{d}{ds} c\tanh(s/c) > 0$.",
     title=r"Soft-capping has a positive derivative, $\frac{d}{ds}\, c \tanh(s/c) = 1 - \tanh^2(s/c) > 0$, "
           r"so it is strictly increasing",
     statement=_monotone_statement,
@@ -115,6 +118,7 @@ _limit_statement = Statement(sp.Limit(softcap(s_), c, sp.oo), s_)
 
 register(Theorem(
     id="softcap_tends_to_identity",
+    claim=r"For each fixed real $s$, $c \tanh(s/c) \to s$ as $c \to \infty$ (pointwise, not uniformly in $s$).",
     title=r"Soft-capping tends to the identity pointwise: $c \tanh(s/c) \to s$ as $c \to \infty$, for each fixed $s$",
     statement=_limit_statement,
     source=SOURCE,
@@ -129,8 +133,8 @@ register(Theorem(
     ),
     notes=(
         "The convergence is pointwise only, not uniform in $s$: for every cap, $|c \\tanh(s/c) - s| \\to \\infty$ "
-        "as $|s| \\to \\infty$ (the capped logit stays below $c$). The limit is evaluated by SymPy's exact (Gruntz) "
-        "limit algorithm through the `limit_evaluate` rule."
+        "as $|s| \\to \\infty$ (the capped logit stays below $c$). The limit is closed by the kernel's lemmas (no "
+        "Gruntz): $u = 1/c$, then $\\tanh(s u)/u$ is $0/0$ at $u = 0$ with the derivatives $s$ and $1$."
     ),
     topic=TOPIC,
 ))
@@ -198,6 +202,8 @@ def _weights_derivation() -> Derivation:
 
 register(Theorem(
     id="softcap_weights_ge",
+    claim=r"In exact arithmetic, for every cap $c > 0$ and all real scores, every weight of "
+          r"$\operatorname{softmax}(c\tanh(s/c))$ is at least $e^{-2c}/n$.",
     title="After soft-capping every attention weight is at least $e^{-2c}/n$ (exact arithmetic)",
     statement=_weights_statement,
     source=SOURCE,

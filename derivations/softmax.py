@@ -162,6 +162,8 @@ def _softmax_jacobian_numeric(seed: int) -> NumericResult:
 softmax_jacobian_theorem = register(
     Theorem(
         id="softmax_jacobian",
+        claim=r"For all scores and all $i, j$ in $1..n$, $\partial \operatorname{softmax}(s)_i / \partial s_j = "
+              r"a_i(\delta_{ij} - a_j)$ with $a = \operatorname{softmax}(s)$.",
         title=r"The softmax Jacobian is $\operatorname{diag}(a) - a a^\top$",
         statement=Statement(sp.Derivative(Softmax(_f, i, n), s[j]),
                             Softmax(_f, i, n) * (KD(i, j) - Softmax(_f, j, n))),
@@ -238,6 +240,8 @@ def _quadratic_form_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_quadratic_form",
+        claim=r"For weights $a \ge 0$ summing to $1$ and every $v$, $v^\top(\operatorname{diag}(a) - aa^\top)v = "
+              r"\operatorname{Var}_{j \sim a}(v_j)$.",
         title="The quadratic form of the softmax Jacobian is a variance",
         statement=Statement(_quadratic_form(v, v), CategoricalVariance(a, v, n)),
         source=_SEED_000,
@@ -305,6 +309,7 @@ def _symmetric_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_symmetric",
+        claim=r"For any $a$ and all $u, v$, $u^\top J v = v^\top J u$ with $J = \operatorname{diag}(a) - aa^\top$.",
         title="The softmax Jacobian is symmetric",
         statement=Statement(_quadratic_form(u, v), _quadratic_form(v, u)),
         source=_SEED_000,
@@ -347,6 +352,7 @@ def _ones_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_mul_ones_eq_zero",
+        claim=r"For weights summing to $1$, every row of $J = \operatorname{diag}(a) - aa^\top$ sums to $0$.",
         title=r"Every row of the softmax Jacobian sums to zero ($J \mathbf{1} = 0$)",
         statement=Statement(_sum(SoftmaxJacobian(a, i, j), j), sp.Integer(0)),
         source=_SEED_000,
@@ -384,6 +390,7 @@ def _psd_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_psd",
+        claim=r"For weights $a \ge 0$ summing to $1$ and every real $v$, $v^\top J v \ge 0$.",
         title="The softmax Jacobian is positive semidefinite",
         statement=Statement(_quadratic_form(v, v), sp.Integer(0), ">="),
         source=_SEED_000,
@@ -440,6 +447,7 @@ def _trace_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_trace",
+        claim=r"For weights summing to $1$, $\operatorname{tr} J = 1 - \lVert a\rVert^2$.",
         title=r"The trace of the softmax Jacobian is $1 - \lVert a\rVert^2$",
         statement=Statement(_trace, _one_minus_sq),
         source=f"extension of {_SEED_000}",
@@ -485,6 +493,7 @@ def _trace_le_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_trace_le",
+        claim=r"For weights $a \ge 0$ and every position $m$, $1 - \lVert a\rVert^2 \le 2(1 - a_m)$.",
         title=r"$1 - \lVert a\rVert^2 \le 2 (1 - a_m)$ for every position $m$",
         statement=Statement(_one_minus_sq, 2 * (1 - a[m]), "<="),
         source=f"extension of {_SEED_000} (quantifies 'approximately zero')",
@@ -568,6 +577,7 @@ def _frobenius_sq_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_sq",
+        claim=r"For any $a$, $\lVert J\rVert_F^2 = \lVert a\rVert^2 - 2\sum_j a_j^3 + \lVert a\rVert^4$.",
         title=r"The squared Frobenius norm of the softmax Jacobian is $\lVert a\rVert^2 - 2 \sum_j a_j^3 + \lVert "
               r"a\rVert^4$",
         statement=Statement(_col_frobenius_sq, _frobenius_closed_form),
@@ -673,6 +683,7 @@ def _frobenius_le_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_le",
+        claim=r"For weights $a \ge 0$ summing to $1$ and every position $m$, $\lVert J\rVert_F^2 \le 4(1 - a_m)^2$.",
         title=r"$\lVert J\rVert_F^2 \le 4 (1 - a_m)^2$ for every position $m$",
         statement=Statement(_col_frobenius_sq, 4 * (1 - a[m]) ** 2, "<="),
         source=f"extension of {_SEED_000} (quantifies 'the Jacobian is approximately zero')",
@@ -776,6 +787,8 @@ def _sos_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_trace_gap_sum_of_squares",
+        claim=r"For weights summing to $1$ and every $v$, $\operatorname{tr}(J)\lVert v\rVert^2 - v^\top J v$ equals "
+              r"an explicit sum of squares weighted by $a_r a_c$.",
         title=r"$\operatorname{tr}(J) \lVert v\rVert^2 - v^\top J v$ is a weighted sum of squares",
         statement=Statement(_sos_lhs, _sos_rhs),
         source=f"extension of {_SEED_000}",
@@ -850,6 +863,8 @@ def _saturation_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_saturation_bound",
+        claim=r"For weights $a \ge 0$ summing to $1$, every position $m$ and every real $v$, $\lVert Jv\rVert^2 \le "
+              r"4(1 - a_m)^2 \lVert v\rVert^2$.",
         title=r"Saturation bound: $\lVert J v\rVert \le 2 (1 - a_m) \lVert v\rVert$ for every $v$, i.e. $\lVert "
               r"J\rVert_2 \le 2 (1 - \max_j a_j)$",
         statement=Statement(_Jv_sq, 4 * (1 - a[m]) ** 2 * _v_sq, "<="),
@@ -950,6 +965,7 @@ def _frobenius_trace_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_frobenius_le_trace",
+        claim=r"For weights $a \ge 0$ summing to $1$, $\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$.",
         title=r"$\lVert J\rVert_F^2 \le (\operatorname{tr} J)^2$: the gap is six times the third elementary symmetric "
               r"polynomial of $a$",
         statement=Statement(_col_frobenius_sq, _trace ** 2, "<="),
@@ -1005,6 +1021,8 @@ def _spectral_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="softmax_jacobian_spectral_norm_le_trace",
+        claim=r"For weights $a \ge 0$ summing to $1$ and every real $v$, $\lVert Jv\rVert^2 \le (\operatorname{tr} "
+              r"J)^2 \lVert v\rVert^2$.",
         title=r"$\lVert J v\rVert \le \operatorname{tr}(J) \lVert v\rVert$ for every $v$, i.e. $\lVert J\rVert_2 \le "
               r"\operatorname{tr} J = 1 - \lVert a\rVert^2$",
         statement=Statement(_Jv_sq, _trace ** 2 * _v_sq, "<="),
@@ -1087,6 +1105,8 @@ def _near_one_hot_numeric(seed: int) -> NumericResult:
 register(
     Theorem(
         id="unscaled_logits_softmax_near_one_hot",
+        claim=r"Heuristic, by Monte Carlo at $n = 16, 128, 1024$ only: with logits of standard deviation $8$ the "
+              r"expected largest softmax weight is at least $1/2$.",
         title=r"For $n \in \{16, 128, 1024\}$ positions, logits with standard deviation $8$ make the "
               r"softmax peaked: on average the top weight is at least $1/2$",
         statement=Statement(ExpectedMaxSoftmax(n, 8), sp.Rational(1, 2), ">="),

@@ -40,7 +40,7 @@ from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
 from symattn.theorem import Theorem, registry
-from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict
+from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
 
@@ -456,7 +456,8 @@ def _law_conditions(hypotheses) -> tuple:
     out = []
     for names, cond in constraints(hypotheses):
         if isinstance(cond, sp.Basic) and cond is not sp.true:
-            out.append(Assumption(f"{names[0]} (law of {', '.join(names[1:]) or names[0]})", condition=cond))
+            laws = f"with {', '.join(names[1:])}" if names[1:] else "by the declared laws"
+            out.append(Assumption(f"{names[0]} ({laws})", condition=cond))
     return tuple(out)
 
 
@@ -760,6 +761,7 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "source": thm.source,
         "kind": thm.kind,
         "verdict": o.verdict.value,
+        "shown_as": wording(o.verdict, thm.kind),
         "target": thm.target.value,
         "how": o.how,
         "levels": {k: o.levels[k].status.value if k in o.levels else "n/a" for k in LEVELS},

@@ -25,7 +25,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Verdict", "Level", "LevelResult", "Outcome", "LEVELS"]
+__all__ = ["Verdict", "Level", "LevelResult", "Outcome", "LEVELS", "wording", "meaning_for"]
 
 
 class Verdict(enum.Enum):
@@ -164,3 +164,38 @@ def _jsonable(data: dict[str, Any]) -> dict[str, Any]:
         else:
             out[k] = str(v)
     return out
+
+
+#: how the checks of a *definition* are worded: a definition is never a result, so its checks only
+#: confirm that the symbolic object expands to the formula it names (at concrete sizes, or numerically)
+_DEFINITION_WORDING = {
+    Verdict.PROVED: "definition, expansion checked symbolically",
+    Verdict.PROVED_FOR_INSTANCES: "definition, expansion checked at instances",
+    Verdict.CHECKED_PROBABILISTICALLY: "definition, expansion checked at random points",
+    Verdict.NUMERICALLY_CONSISTENT: "definition, expansion checked numerically",
+    Verdict.UNDECIDED: "definition, expansion not checked",
+    Verdict.REFUTED: "definition, expansion contradicted",
+}
+_DEFINITION_MEANING = (
+    "a definition, not a result: nothing is proved; its checks confirm that the symbolic object expands to the "
+    "formula it defines"
+)
+
+
+def wording(verdict: Verdict, kind: str = "theorem") -> str:
+    """The verdict as shown for a theorem of ``kind``: the verdict's own name, except for a
+    definition, whose checks get their own words (a definition is never 'proved-for-instances').
+
+    >>> wording(Verdict.PROVED_FOR_INSTANCES), wording(Verdict.PROVED_FOR_INSTANCES, "definition")
+    ('proved-for-instances', 'definition, expansion checked at instances')
+    """
+    verdict = Verdict.parse(verdict)
+    return _DEFINITION_WORDING[verdict] if kind == "definition" else verdict.value
+
+
+def meaning_for(verdict: Verdict, kind: str = "theorem") -> str:
+    """What the verdict promises for a theorem of ``kind`` (see :func:`wording`)."""
+    verdict = Verdict.parse(verdict)
+    if kind == "definition":
+        return f"{_DEFINITION_MEANING}; {_MEANING[verdict]}"
+    return verdict.meaning

@@ -48,7 +48,7 @@ def _mark(judgement, outcome, target) -> str:
 def run(args) -> int:
     from symattn.acceptance import describe, judge
     from symattn.checker import check_many, outcome_to_json
-    from symattn.verdict import Verdict
+    from symattn.verdict import Verdict, wording
 
     if args.jobs < 1:
         print(f"symattn check: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
@@ -84,16 +84,24 @@ def run(args) -> int:
         return 1 if failed or chosen.empty_sources else 0
 
     w = max(len(t.id) for t in theorems)
-    print(f"{'id':<{w}}  {'verdict':<26} {'target':<26} {'seconds':>7}  how")
+    vw = max([26] + [len(wording(o.verdict, t.kind)) for t, o in zip(theorems, outcomes)])
+    tw = max([26] + [len(wording(t.target, t.kind)) for t in theorems])
+    print(f"{'id':<{w}}  {'verdict':<{vw}} {'target':<{tw}} {'seconds':>7}  how")
     for t, o, j in zip(theorems, outcomes, judgements):
         users = chosen.dependency_of(t.id)
         used = f"  [dependency of {', '.join(users)}]" if users else ""
-        print(f"{t.id:<{w}}  {o.verdict.value:<26} {t.target.value:<26} {o.seconds:>7.2f}  {o.how}"
+        shown, aim = wording(o.verdict, t.kind), wording(t.target, t.kind)
+        print(f"{t.id:<{w}}  {shown:<{vw}} {aim:<{tw}} {o.seconds:>7.2f}  {o.how}"
               f"{used}{_mark(j, o, t.target)}")
     counts: dict[str, int] = {}
-    for o in outcomes:
-        counts[o.verdict.value] = counts.get(o.verdict.value, 0) + 1
+    definitions: dict[str, int] = {}
+    for t, o in zip(theorems, outcomes):
+        tally = definitions if t.kind == "definition" else counts
+        tally[o.verdict.value] = tally.get(o.verdict.value, 0) + 1
     summary = ", ".join(f"{counts[v.value]} {v.value}" for v in reversed(Verdict) if v.value in counts)
+    if definitions:  # counted apart: a definition is never a proved result
+        summary += "; definitions: " + ", ".join(f"{definitions[v.value]} {wording(v, 'definition')}"
+                                                 for v in reversed(Verdict) if v.value in definitions)
     print(f"\n{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {summary}")
     for t, o, j in zip(theorems, outcomes, judgements):
         if j.status != "pass":

@@ -24,7 +24,8 @@ def run(args) -> int:
     if args.json:
         records = []
         for t in theorems:
-            r = {"id": t.id, "title": t.title, "source": t.source, "kind": t.kind, "target": t.target.value,
+            r = {"id": t.id, "title": t.title, "claim": t.claim, "source": t.source, "kind": t.kind,
+                 "target": t.target.value,
                  "topic": t.topic}
             if chosen.selection is not None:
                 r["origin"] = chosen.origin(t)

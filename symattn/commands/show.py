@@ -21,6 +21,8 @@ def render(t, outcome=None) -> str:
     import sympy as sp
 
     lines = [f"{t.id}: {t.title}", f"  kind: {t.kind}    target: {t.target.value}", f"  source: {t.source}", ""]
+    if t.claim:
+        lines += ["  claim: " + t.claim, ""]
     if t.plain:
         lines += ["  " + t.plain, ""]
     lines.append(f"  Statement:  {t.statement}")

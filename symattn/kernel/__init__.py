@@ -1,85 +1,87 @@
-"""The trusted core of symattn: the few operations every verdict ``proved`` depends on.
+"""The trusted core of symattn: the only code that decides, and everything a ``proved`` rests on.
 
-In the manner of HOL Light's ``fusion.ml``: what is here is trusted, everything else (the rules in
-:mod:`symattn.rules`, the derivations, the report) only builds candidates and asks the core. A rule
-may be wrong in what it *proposes*; it is the core that decides whether ``lhs = rhs`` (or a sign)
-holds, and the core refuses what it cannot show.
+In the manner of HOL Light's ``fusion.ml``, with theorems as values: a fact is a
+:class:`~symattn.kernel.thm.Thm`, which only the primitives of this package construct (a private token
+guards the constructor; a ``Thm`` never leaves the process, and records the hypotheses it was made
+under). The rules of :mod:`symattn.rules` are untrusted proposers: they choose which primitive to apply
+where and hand back a ``Thm``; :func:`symattn.rules.check_step` takes a step only when the ``Thm``
+states it exactly (:func:`~symattn.kernel.thm.accept`). A wrong rule can fail to find a proof; it
+cannot make the kernel accept a false step. ``tests/symattn/rules/test_rules_decide_nothing.py`` reads
+every converted rule module and fails on a deciding SymPy call.
 
-Modules
--------
-* :mod:`.terms` -- the term layer (locally nameless terms). ``canonical`` replaces every bound
-  variable (``Sum``, ``Product``, ``Integral``, ``Lambda``, ``Limit``, our own ``ExprWithLimits``
-  classes and the Lambda heads declared with ``declare_binder``) by the dummy of its binding depth carrying only
-  what its range implies; ``substitute`` replaces free occurrences only and renames a binder rather
-  than capture; ``free_symbols`` looks through binders, Indexed bases and matrix shapes.
-  ``symattn.rules.check_step`` puts both sides of every step, and its arguments, in canonical form
-  before any rule sees them: a hypothesis about a free ``j`` can never match a bound occurrence.
-  ``open_binder`` opens a sum at its canonical variable (or at a value); a term holding canonical
-  variables free gets its own binders above them, so an opened body is never captured.
-* :mod:`.sign` -- the sign test ``sign_of`` / ``nonzero``: SymPy's assumptions on the canonical
-  form, with the sign of a finite sum decided by the kernel (summand sign, range not reversed or
-  nonempty), never by the index's own assumptions; ``ranges`` (the ``IndexRange`` hypotheses, a
-  sum's own bounds for its variable) enter by writing each ranged ``v`` as ``lo + t`` or ``hi - u``
-  with ``t, u >= 0``.
-* :mod:`.zero` -- the zero test ``equal`` / ``is_zero`` / ``zero_test`` with definedness side
-  conditions: the residual must reduce to 0 *and* every denominator (log argument, ``tan``'s
-  cosine, ...) of one side that the other does not share must be shown nonzero from the
-  assumptions or an ``Assumption`` hypothesis; every step is checked for this
-  (``check_step``), not only ``algebra``.
-* :mod:`.sums` -- the finite-sum evaluator: constants (with ``hi >= lo - 1``), linearity, the
-  delta rule (solve for the index, the solution must be an integer in range), Faulhaber's sums of
-  ``k, k^2, k^3``; infinite limits are refused.
-* :mod:`.search` -- what the concrete levels rest on: ``expand_finite`` (the kernel's own
-  unroller of finite sums and products with concrete limits, capture-free, never ``doit`` on a
-  ``Sum``) from which each instance is *derived* from the statement; ``find_model`` (concrete
-  values at which every checkable hypothesis holds, smallest first: a theorem without one is
-  ``undecided``); ``find_counterexample`` (values for free symbols only, inside the hypotheses,
-  reported only when every hypothesis is shown to hold there, and only where the sides are shown to
-  differ by :mod:`.exact`): it shows failures and models, never a proof.
-* :mod:`.exact` -- exact decisions about closed numbers: nonzero and the sign by ball arithmetic
-  (python-flint's ``acb``, whose balls are guaranteed to contain the value), zero by the rational
-  value or the minimal polynomial over Q (``minimal_polynomial`` under a time limit), never by
-  structure or floating point; a float, an unevaluated integral, sum or limit is undecided.
-* :mod:`.zippel` -- the Schwartz--Zippel test at points inside the hypotheses: equations solved
-  for a variable and substituted, every point checked against every hypothesis, exact comparison,
-  a degree bound that a test pins (``x y`` -> 2, ``x^2 y`` -> 3, ``(x y)^3`` -> 6).
-* :mod:`.grading` -- from the four levels to one verdict (a concrete failure refutes; a
-  Schwartz--Zippel level counts only when its false-pass bound is at most ``2**-30``; the
-  symbolic level is capped by the verdicts of the lemmas it used; heuristics never above
-  ``numerically-consistent``).
-* :mod:`.timelimit` -- every potentially slow SymPy call runs under it; running out of time is
-  ``undecided``, never a pass.
-* :mod:`.second` -- the second engine, sharing nothing with SymPy's simplifier: every zero test
-  the kernel accepts is re-checked by python-flint (a rational function over Q of opaque atoms),
-  every sign/nonzero answer by Z3; a disagreement refuses the fact, with both answers; what it
-  cannot express is recorded as checked by one engine (``symattn check --json``: ``rechecked``).
+The primitives
+--------------
+* :mod:`.thm` -- ``refl``, ``sym``, ``trans``; ``by_zero`` (the zero test with definedness);
+  ``by_sign`` (the sign test of a gap, with a witness and a positive scale); ``rewrite`` (congruence,
+  also under binders, never capturing); ``hypothesis``; ``accept``.
+* :mod:`.axioms` -- the one table of axiom schemas (:func:`~symattn.kernel.axioms.table`), each a
+  function of :mod:`.schemas` that builds its instance itself and discharges its side conditions with
+  the tests below: :mod:`.schemas.sums` (linearity, delta contraction, closed forms, split, single
+  term, flatten, interchange), :mod:`.schemas.ranges` (masks, ``|x|``, deltas, floors, max/min, range
+  split, range inequalities), :mod:`.schemas.analysis` (derivatives, monotonicity, tanh bounds,
+  triangle and Cauchy--Schwarz inequalities, termwise bounds, shifts, extrema), :mod:`.schemas.limits`
+  (limits without Gruntz: substitution at a point of continuity, quotients, decaying exponentials under
+  shown rates, limits at infinity), :mod:`.schemas.probability` (linearity of expectation,
+  independence, variances of independent and paired sums, moments of declared families).
+* :mod:`.ledger` -- the records of each decision (which engine decided what), moved onto the ``Thm``
+  a primitive returns; the checker reports them per step.
+* :mod:`.definitions` -- ``define`` (refuses a head deriving from one of SymPy's classes and a second,
+  different definition of a name or a head) and ``unfold``.
+* :mod:`.hypotheses` -- a hypothesis equation used as stated or at instances of its ``forall``
+  variables, each kept in its declared domain (every declared assumption; index positions are
+  integers; ``IndexRange`` hypotheses with the binders' ranges).
+* :mod:`.lemmas` -- instances of registered theorems only (looked up in the registry the checker
+  put in the step's context), the image of every symbol keeping its assumptions, every hypothesis of
+  the lemma discharged here (a ``forall`` equation only by one as general); each use recorded, so the
+  checker caps the verdict by the lemma's.
+* :mod:`.induction` -- the claim at ``T`` from a base ``Thm`` made under the theorem's hypotheses and a
+  step ``Thm`` made under exactly the context the kernel builds (induction hypothesis and range).
+
+The tests
+---------
+* :mod:`.terms` -- locally nameless terms: ``canonical`` replaces every bound variable by the dummy
+  of its depth carrying only what its range implies (by Karr's convention, whichever way the range
+  runs); ``substitute`` never captures; ``free_symbols`` looks through binders.
+* :mod:`.zero` -- the zero test: the residual must reduce to 0 by exact rewriting with every sum an
+  opaque atom (after the kernel's own delta contraction and linear normal form: SymPy never evaluates a
+  sum), *and* every definedness condition of one side the other lacks must be shown nonzero.
+* :mod:`.sign` -- the sign test: SymPy's assumptions on canonical terms (a user's defined heads
+  unfolded first), finite sums signed by the kernel (summand sign, range not reversed), ranged
+  symbols at the ends of their ranges.
+* :mod:`.sums` -- the finite-sum evaluator: constants and Faulhaber's sums over bounds shown integer
+  (Karr's convention), the delta rule with its integrality and range checks; infinite limits refused.
+* :mod:`.calculus` -- derivatives only of expressions differentiable on every path to the variable.
+* :mod:`.second` -- the second engine, sharing nothing with SymPy's simplifier: every zero the kernel
+  accepts re-checked by python-flint (a rational function over Q of opaque atoms), every sign by Z3;
+  a disagreement refuses the fact with both answers; what it cannot express is recorded as checked by
+  one engine (``symattn check --json``: ``rechecked``).
+* The concrete levels: :mod:`.search` (derived instances, models, counterexamples inside the
+  hypotheses), :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
+  polynomials for zero), :mod:`.zippel` (Schwartz--Zippel at points of the hypotheses),
+  :mod:`.grading` (four levels to one verdict), :mod:`.timelimit` (a slow call is ``undecided``).
 
 What is trusted, exactly
 ------------------------
-* SymPy's expression trees as data: ``.args``, ``.func(*args)``, structural ``==``, ``xreplace``
-  on canonical terms (where bound variables are dummies no user term contains), ``Dummy``.
-* SymPy's assumption system (``is_positive``, ``is_nonnegative``, ``is_integer``, ``is_zero``) on
-  canonical terms: it reads signs from the declared assumptions of *free* symbols and from the
-  structure; bound variables carry only their range, so nothing is lent.
-* Exact rewriting, used only to find a 0: ``expand``, ``cancel``, ``together``, ``powsimp``,
-  ``factor_terms``, ``trigsimp``/``expand_trig``, ``simplify``, and ``doit`` of matrix
-  expressions. These are equivalences *where both sides are defined*, which is why the zero test
-  adds the definedness conditions; they never see a sum holding a Kronecker delta or an infinite
-  limit (those are opaque symbols; only :mod:`.sums` rewrites them).
-* ``factor_list`` / ``Mul.make_args`` to split denominators into conditions (splitting too finely
-  only asks for more), ``Poly`` and ``diff`` of a linear form to solve a delta's equation.
-* ``sympy.limit`` (the Gruntz algorithm), through one rule outside the core, ``limit_evaluate``
-  (:mod:`symattn.rules.hyperbolic`): a ``Limit`` of a closed-form expression (no sum, integral,
-  derivative or nested limit inside, so no untrusted summation runs) is replaced by SymPy's
-  value, under the time limit; an unevaluated ``Limit``, ``AccumBounds``, ``Order``, ``nan`` or
-  ``zoo`` is refused. A verdict whose derivation uses that rule trusts Gruntz's algorithm.
-* python-flint's ball arithmetic (``acb``: the exact value lies in the ball) and SymPy's
-  ``minimal_polynomial``, for the closed numbers of the concrete levels (:mod:`.exact`).
-* Never trusted: floating point, ``equals``, ``evalf``, ``Sum.doit`` with deltas, ``summation``.
+* SymPy's expression trees as data (``.args``, ``.func(*args)``, structural ``==``, ``xreplace``,
+  ``match`` on canonical terms, ``Dummy``).
+* SymPy's assumption system on canonical terms: the declared assumptions of free symbols, and the
+  assumption methods (``_eval_is_positive`` and its kin) of symattn's own heads, which are part of
+  the reviewed library (a user's heads are unfolded instead).
+* Exact rewriting used only to find a 0, on terms whose sums are opaque: ``expand``, ``cancel``,
+  ``together``, ``powsimp``, ``factor_terms``, ``trigsimp``/``expand_trig``, ``simplify``; ``doit`` of
+  matrix expressions of explicit shape; ``Poly`` for linear forms and degrees; ``factor_list`` to split
+  denominators into conditions.
+* ``diff`` in :mod:`.calculus`, only where differentiability is shown head by head.
+* python-flint (exact polynomials over Q, ``acb`` balls) and Z3 as the second engine and for the
+  concrete levels; ``minimal_polynomial`` under a time limit.
+* The setup of each step by :func:`symattn.rules.check_step` (the theorem's hypotheses and the
+  registry put in the kernel's context, the Thm accepted against the step's canonical sides).
+* Never trusted: ``sympy.limit`` (Gruntz), ``summation`` and ``Sum.doit``, ``solve``, ``equals``,
+  ``evalf`` and floating point.
 
 Size
 ----
-About 2900 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 7500 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 
@@ -90,11 +92,13 @@ from pathlib import Path
 __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
-MODULES = ("terms", "sign", "zero", "sums", "search", "exact", "zippel", "grading", "timelimit")
+MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "terms", "zero", "sign",
+           "sums", "calculus", "search", "exact", "zippel", "grading", "timelimit")
 
 
 def core_size() -> int:
     """Lines of the core's modules (this file included)."""
     here = Path(__file__).parent
     files = [here / "__init__.py"] + [here / f"{m}.py" for m in MODULES]
+    files += sorted((here / "schemas").glob("*.py")) + sorted((here / "second").glob("*.py"))
     return sum(len(f.read_text().splitlines()) for f in files if f.exists())

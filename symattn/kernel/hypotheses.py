@@ -113,12 +113,19 @@ def _rewrite(e, pat, tmpl, wilds, index_vars, hyps, env, problems):
     if not e.args:
         return e
     if isinstance(e, ExprWithLimits):
-        inner = dict(env)
+        # the bounds are terms of the enclosing scope (rewritten there); the body sees the ranges
+        limits = []
         for lim in e.limits:
+            limits.append(sp.Tuple(lim[0], *(_rewrite(b, pat, tmpl, wilds, index_vars, hyps, env, problems)
+                                             for b in lim[1:])))
+        inner = dict(env)
+        for lim in limits:
             if len(lim) == 3:
                 inner[lim[0]] = (lim[1], lim[2])
         body = _rewrite(e.function, pat, tmpl, wilds, index_vars, hyps, inner, problems)
-        return e.func(body, *e.limits) if body is not e.function else e
+        if body is e.function and all(a == b for a, b in zip(limits, e.limits)):
+            return e
+        return e.func(body, *limits)
     args = [_rewrite(x, pat, tmpl, wilds, index_vars, hyps, env, problems) for x in e.args]
     if all(x is y for x, y in zip(args, e.args)):
         return e

@@ -4,14 +4,16 @@ SymPy's ``Sum.doit`` is not trusted with Kronecker deltas (it sums ``KroneckerDe
 ``k = 0..m`` to 1, though ``m/2`` need not be an integer) nor with infinite limits. The kernel
 evaluates ``sum_{k=lo}^{hi}`` of a term by these rules only, each with its side condition:
 
-* a term free of ``k``: ``(hi - lo + 1) c``, when ``hi >= lo - 1`` is provable (else the sum is not
-  a count of terms: SymPy's convention gives negative counts);
+* a term free of ``k``: ``(hi - lo + 1) c`` when ``hi - lo`` is shown an integer (Karr's convention,
+  SymPy's and the sign test's: a reversed range counts negatively, ``sum_{k=a}^{a-2} 1 = -1``; a
+  non-integer bound such as ``n/2`` is no count at all);
 * linearity: the summand is expanded into terms and factors free of ``k`` come out;
 * a Kronecker delta ``delta(a, b)`` with ``a - b`` linear in ``k``: solve ``a - b = 0`` for ``k``;
   the solution ``k0`` must be an integer and provably in ``lo..hi`` (then the sum is the term at
   ``k0``); provably not an integer, or provably outside the range, gives 0; otherwise the kernel
   refuses;
-* powers ``k**p`` for ``p = 1, 2, 3`` (Faulhaber), over integer bounds with ``hi >= lo - 1``;
+* powers ``k**p`` for ``p = 1, 2, 3`` (Faulhaber), over integer bounds (``F(hi) - F(lo - 1)``
+  telescopes for any integers, reversed ranges included);
 * anything else stays an unevaluated sum.
 
 Ranges of indices come from :class:`~symattn.statement.IndexRange` hypotheses for free symbols and
@@ -123,9 +125,15 @@ def _not_reversed(lo, hi, hypotheses, env) -> bool:
     return any(provably_le(0, a) for a, _ in _linear_bounds(sp.expand(hi - lo + 1), ranges))
 
 
-def _is_integer(x: Any, hypotheses, env) -> bool:
+def _is_integer(x: Any, hypotheses, env, _depth: int = 0) -> bool:
     if getattr(x, "is_integer", None) is True:
         return True
+    if _depth == 0 and isinstance(x, sp.Basic):
+        # whole quotients the hypotheses state: an equation ``T = N/B`` with ``T`` an integer, or a
+        # divisibility ``Eq(Mod(a, b), 0)`` of integers (then ``a = b q`` for an integer ``q``)
+        for y in _quotients_replaced(x, hypotheses):
+            if y != x and _is_integer(y, hypotheses, env, 1):
+                return True
     ranges = _ranges(hypotheses, env or {})
     if x in ranges:
         return True
@@ -137,6 +145,28 @@ def _is_integer(x: Any, hypotheses, env) -> bool:
             return False
         return all(c.is_integer for c in p.coeffs())
     return False
+
+
+def _quotients_replaced(x: Any, hypotheses) -> list:
+    from symattn.statement import Assumption, Equation
+
+    out = []
+    for h in hypotheses or ():
+        if isinstance(h, Equation) and not h.forall and getattr(h.lhs, "is_integer", None) is True \
+                and isinstance(h.rhs, sp.Expr) and not h.rhs.is_Atom:
+            y = x.xreplace({h.rhs: h.lhs})
+            if y == x:
+                y = x.subs(h.rhs, h.lhs)
+            out.append(y)
+        if isinstance(h, Assumption) and isinstance(h.condition, sp.Eq):
+            c = h.condition
+            mod = c.lhs if isinstance(c.lhs, sp.Mod) and c.rhs == 0 else None
+            if mod is not None:
+                a, b = mod.args
+                if isinstance(a, sp.Symbol) and a.is_integer and getattr(b, "is_integer", None) and b != 0:
+                    q = sp.Dummy(f"{a}_over_{b}", integer=True)
+                    out.append(sp.expand(x.xreplace({a: b * q})))
+    return out
 
 
 # --------------------------------------------------------------------------------- evaluation
@@ -162,7 +192,9 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
     if dep == 1:
         if deltas_only:
             return None
-        if not _not_reversed(lo, hi, hyps, env):
+        # a count over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms); by Karr's convention
+        # (SymPy's, and the sign test's) it is hi - lo + 1 for reversed ranges too
+        if not _is_integer(hi - lo, hyps, env):
             return None
         return (hi - lo + 1) * const
     deltas = [f for f in sp.Mul.make_args(dep) if isinstance(f, sp.KroneckerDelta) and k in f.free_symbols]
@@ -186,7 +218,8 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
         return None
     if dep == k or (isinstance(dep, sp.Pow) and dep.base == k and dep.exp in _FAULHABER):
         p = 1 if dep == k else int(dep.exp)
-        if p in _FAULHABER and _is_integer(lo, hyps, env) and _not_reversed(lo, hi, hyps, env):
+        # F(hi) - F(lo - 1) telescopes for every integer lo, hi (Karr's convention)
+        if p in _FAULHABER and _is_integer(lo, hyps, env) and _is_integer(hi, hyps, env):
             F = _FAULHABER[p]
             return const * sp.expand(F(hi) - F(lo - 1))
     return None

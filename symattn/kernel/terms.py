@@ -67,13 +67,18 @@ def _range_assumptions(lo: Any, hi: Any, integral: bool) -> dict:
             a["integer"] = True
         else:
             return a
-        if lo.is_positive or (lo - 1).is_nonnegative:
+        # Karr's convention: over a reversed range (hi < lo - 1) the summand is read at hi+1..lo-1, so
+        # the variable lies between min(lo, hi + 1) and max(hi, lo - 1); a bound lends its sign only
+        # when that holds whichever way the range runs
+        low = lo if (hi - lo + 1).is_nonnegative else (sp.Min(lo, hi + 1) if isinstance(hi, sp.Basic) else lo)
+        high = hi if (hi - lo + 1).is_nonnegative else (sp.Max(hi, lo - 1) if isinstance(lo, sp.Basic) else hi)
+        if low.is_positive or (low - 1).is_nonnegative:
             a["positive"] = True
-        elif lo.is_nonnegative:
+        elif low.is_nonnegative:
             a["nonnegative"] = True
-        elif hi.is_negative or (hi + 1).is_nonpositive:
+        elif high.is_negative or (high + 1).is_nonpositive:
             a["negative"] = True
-        elif hi.is_nonpositive:
+        elif high.is_nonpositive:
             a["nonpositive"] = True
         return a
     # an integration variable is real between real bounds

@@ -31,7 +31,7 @@ import sympy as sp
 
 from symattn.printing import latex as _latex
 from symattn.timelimit import TimeLimitExceeded, time_limit
-from symattn.verdict import LEVELS, Level, Outcome, Verdict
+from symattn.verdict import LEVELS, Level, Outcome, Verdict, meaning_for, wording
 
 __all__ = [
     "TOPIC_ORDER",
@@ -198,6 +198,8 @@ class TheoremEntry:
     figures: tuple
     verdict: str | None  # None when not checked
     verdict_meaning: str
+    #: the verdict as shown: its name, or for a definition the wording of its checks (never "proved-...")
+    verdict_label: str | None
     how: str
     levels: list  # [LevelEntry]
     counterexample: str | None
@@ -208,6 +210,8 @@ class TheoremEntry:
     #: those of the report that apply this one (filled in by :func:`link_uses`)
     uses: list = field(default_factory=list)
     used_by: list = field(default_factory=list)
+    #: the one-sentence claim (what a reader would quote), shown next to the formal statement
+    claim: str = ""
 
     @property
     def short_source(self) -> str:
@@ -241,7 +245,7 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
     except (Exception, TimeLimitExceeded) as exc:  # rendered as text: the check reports the same failure
         d, derr = None, f"building the derivation raised {type(exc).__name__}: {exc}"
     where = f"theorem {thm.id}"
-    for name in ("title", "plain", "notes"):
+    for name in ("title", "claim", "plain", "notes"):
         check_text(getattr(thm, name), f"{where}, field {name}")
     for h in thm.hypotheses:
         check_text(_hyp_words(h), f"{where}, hypothesis {h.name}")
@@ -284,7 +288,9 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         derivation_error=derr,
         figures=tuple(thm.figures),
         verdict=outcome.verdict.value if outcome is not None else None,
-        verdict_meaning=outcome.verdict.meaning if outcome is not None else "",
+        verdict_meaning=meaning_for(outcome.verdict, thm.kind) if outcome is not None else "",
+        verdict_label=wording(outcome.verdict, thm.kind) if outcome is not None else None,
+        claim=thm.claim,
         how=outcome.how if outcome is not None else "",
         levels=levels,
         counterexample=outcome.counterexample if outcome is not None else None,

@@ -14,6 +14,11 @@ The step ``lhs <= rhs`` is accepted when
 * or both sides are sums over the same well-formed range ``sum_i L(i) <= sum_i R(i)`` whose
   summands are such an instance for every ``i`` (a termwise inequality summed up).
 
+The rule is a proposer: it reads ``x`` and ``y`` off the right side and asks the kernel for the
+instance of its schema ``cauchy_schwarz`` (:mod:`symattn.kernel.schemas.analysis`; realness and the
+range shown there), joined to the step by the zero test; the termwise form goes through the schema
+``sum_termwise`` with a fresh index in the range.
+
 Nothing else: no strict inequality (equality holds when ``x`` and ``y`` are proportional), no
 ``>=`` written the wrong way round, no dropped square, no mismatched ranges.
 
@@ -37,36 +42,19 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, passed, rule
-from symattn.rules.algebra import equal
+from symattn.kernel.axioms import axiom
+from symattn.kernel.calculus import fresh_index, within_range
+from symattn.kernel.terms import KernelError, alpha_equal, open_binder
+from symattn.kernel.thm import by_zero, trans
+from symattn.rules import RuleError, proved, rule
 
 __all__ = ["cauchy_schwarz_instance"]
 
 
-def _well_formed(lo: Any, hi: Any, hypotheses) -> bool:
-    from symattn.rules.calculus import range_not_reversed
-
-    return range_not_reversed(lo, hi, hypotheses)
-
-
 def _single_range(s: sp.Sum, what: str) -> tuple:
-    if len(s.limits) != 1 or len(s.limits[0]) != 3:
+    if not isinstance(s, sp.Sum) or len(s.limits) != 1 or len(s.limits[0]) != 3:
         raise RuleError(f"{what} must be a single-index sum with both bounds, got {sp.sstr(s)}")
     return tuple(s.limits[0])
-
-
-def _unfolded(expr: Any) -> Any:
-    """``expr`` with registered definitions (Softmax, SoftmaxJacobian, ...) expanded, so that SymPy
-    can read realness from the formula rather than from an opaque name."""
-    from symattn.rules.definitions import DEFINITIONS
-
-    for d in DEFINITIONS.values():
-        expr = expr.replace(lambda e, cls=d.cls: isinstance(e, cls), d.expand)
-    return expr
-
-
-def _real(expr: Any) -> bool:
-    return expr.is_extended_real is True or _unfolded(expr).is_extended_real is True
 
 
 def _square_base(term: Any) -> Any:
@@ -76,31 +64,36 @@ def _square_base(term: Any) -> Any:
     raise RuleError(f"each factor on the right must be a sum of squares x_k**2; got summand {sp.sstr(term)}")
 
 
-def cauchy_schwarz_instance(lhs: Any, rhs: Any, hypotheses=()) -> str:
-    """Check that ``lhs <= rhs`` is ``(sum_k x_k y_k)^2 <= (sum_k x_k^2)(sum_k y_k^2)``; return the
-    reason, or raise :class:`RuleError` saying what is not of that form."""
+def _joined(lhs, thm, rhs):
+    """``lhs <= rhs`` from the kernel's ``thm`` and the zero test at both ends."""
+    parts = [] if alpha_equal(lhs, thm.lhs) else [by_zero(lhs, thm.lhs)]
+    parts.append(thm)
+    if not alpha_equal(thm.rhs, rhs):
+        parts.append(by_zero(thm.rhs, rhs))
+    return trans(*parts)
+
+
+def cauchy_schwarz_instance(lhs: Any, rhs: Any):
+    """The kernel's theorem of ``lhs <= rhs`` as ``(sum_k x_k y_k)^2 <= (sum_k x_k^2)(sum_k y_k^2)``, or
+    :class:`RuleError` saying what is not of that form."""
     if not (isinstance(lhs, sp.Pow) and lhs.exp == 2 and isinstance(lhs.base, sp.Sum)):
         raise RuleError(f"the left side must be the square of a sum, got {sp.sstr(lhs)}")
-    (k, lo, hi) = _single_range(lhs.base, "the summed product")
+    (_k, lo, hi) = _single_range(lhs.base, "the summed product")
+    var = open_binder(lhs.base)[0]
     factors = sp.Mul.make_args(rhs)
     sums = [f for f in factors if isinstance(f, sp.Sum)]
     if len(sums) != 2 or len(factors) != 2:
         raise RuleError(f"the right side must be a product of exactly two sums, got {sp.sstr(rhs)}")
     bases = []
     for s in sums:
-        (p, plo, phi) = _single_range(s, "each factor on the right")
-        if not (equal(plo, lo) and equal(phi, hi)):
-            raise RuleError(f"the sums run over different ranges: {lo}..{hi} vs {plo}..{phi}")
-        bases.append(_square_base(s.function).xreplace({p: k}))
-    if not _well_formed(lo, hi, hypotheses):
-        raise RuleError(f"the range {lo}..{hi} is not known to be well formed ({hi} >= {lo} - 1)")
+        _single_range(s, "each factor on the right")
+        bases.append(_square_base(open_binder(s, var)[3]))
     x, y = bases
-    for b in (x, y):
-        if not _real(b):
-            raise RuleError(f"{sp.sstr(b)} is not known to be real (Cauchy-Schwarz needs real terms)")
-    if not equal(lhs.base.function, x * y):
-        raise RuleError(f"the summand {sp.sstr(lhs.base.function)} is not the product {sp.sstr(x * y)}")
-    return f"(sum x y)^2 <= (sum x^2)(sum y^2) with x = {sp.sstr(x)}, y = {sp.sstr(y)}, {k} in {lo}..{hi}"
+    thm = axiom("cauchy_schwarz", lower=lo, upper=hi, var=var, x=x, y=y)
+    try:
+        return _joined(lhs, thm, rhs)
+    except KernelError as exc:
+        raise RuleError(f"the step is not the instance {thm!r} ({exc})") from None
 
 
 @rule(
@@ -113,18 +106,21 @@ def check_cauchy_schwarz(lhs, rhs, relation, ctx):
         lhs, rhs = rhs, lhs
     elif relation != "<=":
         raise RuleError(f"cauchy_schwarz justifies <= (or >=) steps, not {relation!r}")
-    outer = []
-    # sum_i L(i) <= sum_i R(i) from L(i) <= R(i) for every i of a well-formed range
-    while isinstance(lhs, sp.Sum) and isinstance(rhs, sp.Sum):
-        (i, lo, hi) = _single_range(lhs, "the outer sum")
-        (i2, lo2, hi2) = _single_range(rhs, "the outer sum")
-        if not (equal(lo, lo2) and equal(hi, hi2)):
-            raise RuleError(f"the outer sums run over different ranges: {lo}..{hi} vs {lo2}..{hi2}")
-        if not _well_formed(lo, hi, ctx.hypotheses):
-            raise RuleError(f"the outer range {lo}..{hi} is not known to be well formed")
-        lhs, rhs = lhs.function, rhs.function.xreplace({i2: i})
-        outer.append(f"{i} in {lo}..{hi}")
-    reason = cauchy_schwarz_instance(lhs, rhs, ctx.hypotheses)
-    if outer:
-        reason += "; summed termwise over " + ", ".join(outer)
-    return passed(reason)
+    return proved(_termwise(lhs, rhs), "(sum x y)^2 <= (sum x^2)(sum y^2)")
+
+
+def _termwise(lhs, rhs):
+    """sum_i L(i) <= sum_i R(i) from L(i) <= R(i) for a generic i of a well-formed range."""
+    if isinstance(lhs, sp.Sum) and isinstance(rhs, sp.Sum):
+        (_i, lo, hi) = _single_range(lhs, "the outer sum")
+        _single_range(rhs, "the outer sum")
+        i = fresh_index(lo, hi, "i")
+        left, right = open_binder(lhs, i)[3], open_binder(rhs, i)[3]
+        with within_range(i, lo, hi):
+            inner = _termwise(left, right)
+        thm = axiom("sum_termwise", lower=lo, upper=hi, var=i, bound=inner)
+        try:
+            return _joined(lhs, thm, rhs)
+        except KernelError as exc:
+            raise RuleError(f"the outer sums are not the kernel's {thm!r} ({exc})") from None
+    return cauchy_schwarz_instance(lhs, rhs)

@@ -1,29 +1,30 @@
-r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``limit_evaluate``.
+r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``limit_evaluate``,
+``hyperbolic_witness``. Proposers only: every fact comes from the kernel's schemas
+(:mod:`symattn.kernel.schemas.analysis`, :mod:`symattn.kernel.schemas.limits`).
 
-* ``tanh_bound``  -- :math:`-1 < \tanh x < 1` and :math:`0 \le |\tanh x| < 1` for real ``x``
-  (:math:`|\tanh x| = |e^{2x} - 1| / (e^{2x} + 1)` and :math:`|a - 1| < a + 1` for :math:`a > 0`).
-  The step ``F(tanh x) REL F(b)`` replaces every occurrence of ``tanh x`` (or of ``|tanh x|``) for one
-  ``x`` by the end ``b`` of its range, where ``F`` is *affine* in that occurrence with a slope whose
-  sign SymPy knows. Then ``F`` moves monotonically towards ``F(b)``, and strictly, since
-  the end is never attained: ``c |tanh(s/c)| < c`` for ``c > 0``.
+* ``tanh_bound``  -- :math:`-1 < \tanh x < 1` and :math:`|\tanh x| < 1` for real ``x`` (schemas
+  ``tanh_lt_one``, ``tanh_gt_minus_one``, ``abs_tanh_lt_one``). The step ``F(tanh x) REL F(b)``
+  replaces one occurrence ``tanh x`` (or ``|tanh x|``) by the end ``b`` of its range; the kernel's
+  ``monotone`` schema shows ``F`` strictly monotone on the segment (the sign of ``F'`` by its sign
+  test), so ``c |tanh(s/c)| < c`` for ``c > 0``.
 * ``hyperbolic_as_exp``  -- both sides agree once ``sinh, cosh, tanh, sech`` ... are written with
-  exponentials (``tanh x = (e^x - e^{-x}) / (e^x + e^{-x})``).
+  exponentials (schema ``hyperbolic_as_exp``, then the zero test).
 * ``hyperbolic_witness``  -- ``lhs <= rhs`` through a witness equal to ``rhs - lhs`` once both are
-  written with exponentials, whose sign the kernel's sign test reads off, with the theorem's index
-  ranges (``sinh c > 0`` for ``c > 0``, where ``e^c - e^{-c}`` has no sign SymPy knows).
-* ``limit_evaluate``  -- replace each unevaluated ``Limit`` by SymPy's limit (the Gruntz
-  algorithm, exact and symbolic), under the time limit; the step passes when the results agree.
-  A limit SymPy cannot evaluate, or evaluates only to an unevaluated ``Limit``, an
-  ``AccumBounds``, an ``Order``, ``nan`` or ``zoo``, fails the step; so does a limit of an
-  expression holding a sum, integral or derivative (SymPy would evaluate those itself, untrusted).
-  The limit variable reaches the rule as the kernel's canonical variable (``Limit`` binds it),
-  knowing only the approach: positive towards ``oo``. This rule *trusts* ``sympy.limit``: the
-  kernel's docstring lists that trust.
+  written with exponentials, whose sign the kernel's sign test reads off (schema ``gap_sign`` with
+  the equation), with the theorem's index ranges.
+* ``limit_evaluate``  -- each ``Limit`` closed by the kernel's limit lemmas, never by
+  ``sympy.limit``: a body continuous at a finite point (``limit_substitute``); at ``oo`` a body
+  that is a continuous function of decaying exponentials ``e^{c z}``, ``c < 0`` (``limit_decaying``;
+  the rule divides by the dominant exponential, the kernel needs the order of the rates shown: by
+  the symbols' signs, or by an order hypothesis ``a > b`` the theorem states); at ``oo`` through
+  ``u = 1/z`` (``limit_at_infinity``) followed by substitution or a quotient ``N/D`` with
+  ``N(0) = D(0) = 0`` (``limit_quotient``: ``N'(0)/D'(0)``).
 
 >>> import sympy as sp
->>> x = sp.Symbol("x", real=True)
->>> sp.simplify((1 - sp.tanh(x)**2).rewrite(sp.exp) - 4 / (sp.exp(x) + sp.exp(-x))**2)
-0
+>>> from symattn.rules import ProofContext, check_step
+>>> c, s = sp.Symbol("c", positive=True), sp.Symbol("s", real=True)
+>>> check_step(sp.Limit(c * sp.tanh(s / c), c, sp.oo), s, "=", "limit_evaluate", {}, ProofContext()).ok
+True
 """
 
 from __future__ import annotations
@@ -32,10 +33,18 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
-from symattn.rules.algebra import equal, sign_of
+from symattn.kernel.axioms import axiom
+from symattn.kernel.calculus import depends_on
+from symattn.kernel.terms import KernelError, alpha_equal
+from symattn.kernel.thm import accept, by_zero, refl, rewrite, sym, trans
+from symattn.rules import RuleError, failed, proved, rule
 
 __all__ = ["tanh_occurrences"]
+
+
+def _show(x: Any) -> str:
+    s = sp.sstr(x)
+    return s if len(s) <= 200 else s[:200] + " ..."
 
 
 def tanh_occurrences(expr: Any) -> list:
@@ -43,50 +52,52 @@ def tanh_occurrences(expr: Any) -> list:
     if not isinstance(expr, sp.Basic):
         return []
     absolute = [a for a in expr.atoms(sp.Abs) if isinstance(a.args[0], sp.tanh)]
-    plain = [t for t in expr.atoms(sp.tanh)]
+    plain = list(expr.atoms(sp.tanh))
     return sorted(absolute, key=sp.default_sort_key) + sorted(plain, key=sp.default_sort_key)
+
+
+def _scalar(x):
+    return sp.sympify(x, strict=True) if isinstance(x, (int, float)) else x
 
 
 @rule(
     "tanh_bound",
-    "F(tanh x) < F(b) for b the end (1 or -1; 1 for |tanh x|) that F, affine in tanh x with a slope of known "
-    "sign, moves towards; -1 < tanh x < 1 for real x",
+    "F(tanh x) < F(b) for b the end (1 or -1; 1 for |tanh x|) that F moves towards, F strictly monotone in tanh x "
+    "(the kernel's monotone schema); -1 < tanh x < 1 for real x",
 )
 def check_tanh_bound(lhs, rhs, relation, ctx):
     if relation not in ("<", "<=", ">", ">="):
         raise RuleError(f"tanh_bound justifies inequalities, not {relation!r}")
     if isinstance(lhs, sp.MatrixBase) or isinstance(rhs, sp.MatrixBase):
         raise RuleError("tanh_bound compares scalars")
-    lhs = sp.sympify(lhs, strict=True) if isinstance(lhs, (int, float)) else lhs
-    rhs = sp.sympify(rhs, strict=True) if isinstance(rhs, (int, float)) else rhs
-    upward = relation in ("<", "<=")
+    lhs, rhs = _scalar(lhs), _scalar(rhs)
     tried = []
     for occ in tanh_occurrences(lhs):
         arg = occ.args[0].args[0] if isinstance(occ, sp.Abs) else occ.args[0]
-        if arg.is_real is not True:
-            tried.append(f"{occ}: the argument is not known to be real")
-            continue
-        tau = sp.Dummy("tau", real=True)
-        # every other occurrence of tanh(arg) is part of this one (|tanh| contains tanh)
-        F = lhs.xreplace({occ: tau})
-        if F.has(sp.tanh(arg)):
-            tried.append(f"{occ}: tanh({arg}) also occurs outside it")
-            continue
-        slope = sp.diff(F, tau)
-        if slope.has(tau):
-            tried.append(f"{occ}: the left side is not affine in it")
-            continue
-        s_up, s_down = sign_of(slope), sign_of(-slope)
-        ends = [sp.S.One] if isinstance(occ, sp.Abs) else [sp.S.One, sp.S.NegativeOne]
-        for b in ends:
-            if not equal(F.xreplace({tau: b}), rhs):
+        bounds = [("abs_tanh_lt_one", sp.S.One)] if isinstance(occ, sp.Abs) else [
+            ("tanh_lt_one", sp.S.One), ("tanh_gt_minus_one", sp.S.NegativeOne)]
+        for name, end in bounds:
+            try:
+                bound = axiom(name, arg=arg)
+            except KernelError as exc:
+                tried.append(f"{_show(occ)}: {exc}")
+                break
+            try:
+                thm = bound if alpha_equal(lhs, occ) else axiom("monotone", expr=lhs, at=occ, bound=bound)
+            except KernelError as exc:
+                tried.append(f"{_show(occ)} -> {end}: {exc}")
                 continue
-            # moving tau towards b changes F in the direction (b - tau) * slope
-            towards_up = (b == 1 and s_up == "positive") or (b == -1 and s_down == "positive")
-            towards_down = (b == 1 and s_down == "positive") or (b == -1 and s_up == "positive")
-            if (upward and towards_up) or (not upward and towards_down):
-                return passed(f"{occ} lies strictly inside its range and F is strictly monotone in it; the end is {b}")
-            tried.append(f"{occ} -> {b}: the slope {sp.sstr(slope)} does not have the sign this direction needs")
+            forward = alpha_equal(thm.lhs, lhs)
+            other = thm.rhs if forward else thm.lhs
+            try:
+                if not alpha_equal(other, rhs):
+                    thm = trans(thm, by_zero(other, rhs)) if forward else trans(by_zero(rhs, other), thm)
+            except KernelError:
+                tried.append(f"{_show(occ)} -> {end}: the replacement gives {_show(other)}, not the right side")
+                continue
+            if accept(thm, lhs, rhs, relation):
+                return proved(thm, f"{_show(occ)} lies strictly inside its range; the end is {end}")
+            tried.append(f"{_show(occ)} -> {end}: the kernel shows {thm!r}, the other direction")
     if not tried:
         return failed("no tanh(x) on the left side whose replacement by an end of its range gives the right side")
     return failed("; ".join(tried))
@@ -95,70 +106,26 @@ def check_tanh_bound(lhs, rhs, relation, ctx):
 _HYPERBOLIC = (sp.sinh, sp.cosh, sp.tanh, sp.coth, sp.sech, sp.csch)
 
 
+def _as_exp(x):
+    """The kernel's theorem ``x = x written with exponentials`` (reflexivity without hyperbolics)."""
+    if isinstance(x, sp.Basic) and x.has(*_HYPERBOLIC):
+        return axiom("hyperbolic_as_exp", expr=x)
+    return refl(x)
+
+
 @rule("hyperbolic_as_exp", "the sides agree once sinh, cosh, tanh, ... are written with exponentials")
 def check_hyperbolic_as_exp(lhs, rhs, relation, ctx):
     if relation != "=":
         raise RuleError("hyperbolic_as_exp justifies equalities only")
-    sides = [sp.sympify(x, strict=True) if isinstance(x, (int, float)) else x for x in (lhs, rhs)]
-    if not any(isinstance(x, sp.Basic) and x.has(*_HYPERBOLIC) for x in sides):
+    lhs, rhs = _scalar(lhs), _scalar(rhs)
+    if not any(isinstance(x, sp.Basic) and x.has(*_HYPERBOLIC) for x in (lhs, rhs)):
         return failed("no hyperbolic function on either side")
-    a, b = (x.rewrite(sp.exp) if isinstance(x, sp.Basic) else x for x in sides)
-    if equal(a, b):
-        return passed("equal once written with exponentials")
-    return failed("the sides differ when written with exponentials")
-
-
-#: what a limit may not contain: SymPy's own summation/integration would run inside ``limit``
-#: (not trusted, see :mod:`symattn.kernel`), and a nested unevaluated limit
-_NOT_INSIDE_A_LIMIT = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative, sp.Subs)
-#: results that are not the value of a limit
-_NOT_A_VALUE = (sp.Limit, sp.AccumBounds, sp.Order, sp.Subs)
-
-
-def _one_limit(e: sp.Limit) -> Any:
-    """``sp.limit`` on one ``Limit`` (its arguments as they are: no ``doit`` of what is inside),
-    under its own time limit, refusing anything that is not a value."""
-    from symattn.timelimit import DEFAULT_SECONDS, time_limit
-
-    body, z, z0, direction = e.args
-    if body.has(*_NOT_INSIDE_A_LIMIT) or z0.has(*_NOT_INSIDE_A_LIMIT):
-        raise RuleError(f"limit_evaluate takes limits of closed-form expressions; {sp.sstr(e)} holds a sum, "
-                        "integral, derivative or limit (evaluate or remove it first)")
+    a, b = _as_exp(lhs), _as_exp(rhs)
     try:
-        with time_limit(DEFAULT_SECONDS):  # nested in the step's limit: never extends it
-            out = sp.limit(body, z, z0, str(direction))
-    except (NotImplementedError, ValueError, TypeError, ZeroDivisionError, RecursionError) as exc:
-        raise RuleError(f"SymPy could not evaluate {sp.sstr(e)}: {type(exc).__name__}: {exc}") from None
-    if not isinstance(out, sp.Basic) or out.has(*_NOT_A_VALUE) or out.has(sp.nan, sp.zoo):
-        raise RuleError(f"SymPy evaluates {sp.sstr(e)} only to {sp.sstr(out)}, not to a value")
-    if z in _free_symbols_of(out):
-        raise RuleError(f"SymPy's value {sp.sstr(out)} for {sp.sstr(e)} still holds the limit variable")
-    return out
-
-
-def _free_symbols_of(x):
-    from symattn.kernel.terms import free_symbols
-
-    return free_symbols(x)
-
-
-@rule("limit_evaluate", "evaluate each Limit with SymPy's exact limit algorithm (Gruntz); the results agree")
-def check_limit_evaluate(lhs, rhs, relation, ctx):
-    if relation != "=":
-        raise RuleError("limit_evaluate justifies equalities only")
-    sides = [sp.sympify(x, strict=True) if isinstance(x, (int, float)) else x for x in (lhs, rhs)]
-    if not any(isinstance(x, sp.Basic) and x.has(sp.Limit) for x in sides):
-        return failed("no limit on either side")
-
-    def evaluate(x):
-        if not isinstance(x, sp.Basic):
-            return x
-        return x.replace(lambda e: isinstance(e, sp.Limit), _one_limit)
-
-    a, b = (evaluate(x) for x in sides)
-    if equal(a, b):
-        return passed("the limits evaluate to the same value")
-    return failed(f"the limits evaluate to {sp.sstr(a)} and {sp.sstr(b)}")
+        middle = by_zero(a.rhs, b.rhs)
+    except KernelError as exc:
+        return failed(f"the sides differ when written with exponentials ({exc})")
+    return proved(trans(a, middle, sym(b)), "equal once written with exponentials")
 
 
 @rule("hyperbolic_witness", "rhs - lhs equals a witness (compared with exponentials) whose sign the kernel's "
@@ -170,12 +137,107 @@ def check_hyperbolic_witness(lhs, rhs, relation, ctx, witness=None):
     if witness is None:
         raise RuleError("hyperbolic_witness needs witness=<an expression equal to the gap>")
     gap = rhs - lhs if relation in ("<=", "<") else lhs - rhs
-    if not equal(sp.sympify(witness).rewrite(sp.exp), gap.rewrite(sp.exp)):
+    w, g = _as_exp(_scalar(witness)), _as_exp(gap)
+    try:
+        eq = trans(w, by_zero(w.rhs, g.rhs), sym(g))
+    except KernelError:
         return failed("the witness is not equal to the gap, even written with exponentials")
-    from symattn.kernel.zero import index_ranges
+    try:
+        return proved(axiom("gap_sign", lhs=lhs, rhs=rhs, relation=relation, equation=sym(eq)),
+                      f"the gap equals {_show(witness)}")
+    except KernelError as exc:
+        return failed(f"the kernel cannot sign the witness {_show(witness)}: {exc}")
 
-    sign = sign_of(witness, index_ranges(ctx.hypotheses))
-    strict = relation in ("<", ">")
-    if sign == "positive" or (sign == "nonnegative" and not strict):
-        return passed(f"the gap equals {sp.sstr(witness)[:120]}, which is {sign}")
-    return failed(f"SymPy cannot sign the witness {sp.sstr(witness)[:120]}")
+
+# ------------------------------------------------------------------------------------ limits
+def _dominant_forms(body: Any, z: Any) -> list:
+    """Candidate forms of ``body`` divided through by each of its exponentials ``e^{c z}`` (and by 1):
+    the rule's guesses at the dominant term; the kernel checks the form and the rates."""
+    num, den = sp.fraction(sp.together(body))
+    rates = {sp.S.Zero}
+    for e in (sp.expand(num) + sp.expand(den)).atoms(sp.exp):
+        if depends_on(e, z):
+            c = sp.diff(sp.expand(e.args[0]), z)
+            if not c.has(z):
+                rates.add(c)
+    out = []
+    for c in sorted(rates, key=sp.default_sort_key):
+        scale = sp.exp(-c * z)
+        out.append(_merged_exps(sp.expand(num) * scale) / _merged_exps(sp.expand(den) * scale))
+    return out
+
+
+def _merged_exps(x: Any) -> Any:
+    """Each term of ``x`` with its exponential factors merged into one ``exp`` of the summed exponents."""
+    terms = []
+    for t in sp.Add.make_args(sp.expand(x, power_exp=False)):
+        exps = [f for f in sp.Mul.make_args(t) if isinstance(f, sp.exp)]
+        rest = [f for f in sp.Mul.make_args(t) if not isinstance(f, sp.exp)]
+        terms.append(sp.Mul(*rest) * sp.exp(sp.expand(sp.Add(*[e.args[0] for e in exps]))))
+    return sp.Add(*terms)
+
+
+def _close_limit(lim: sp.Limit, reasons: list):
+    """The kernel's theorem ``lim = value`` by the first lemma that applies, or None."""
+    body, z, z0, _dir = lim.args
+
+    def attempt(name, **params):
+        try:
+            return axiom(name, **params)
+        except KernelError as exc:
+            reasons.append(f"{name}: {exc}")
+            return None
+
+    if not z0.has(sp.oo, -sp.oo, sp.zoo):
+        t = attempt("limit_substitute", limit=lim)
+        if t is not None:
+            return t
+        num, den = sp.fraction(sp.together(body))
+        if den != 1:
+            return attempt("limit_quotient", limit=lim, numerator=num, denominator=den)
+        return None
+    if z0 == sp.oo:
+        for form in _dominant_forms(body, z):
+            t = attempt("limit_decaying", limit=lim, form=form)
+            if t is not None:
+                return t
+    inv = attempt("limit_at_infinity", limit=lim)
+    if inv is None:
+        return None
+    inner = inv.rhs
+    if not isinstance(inner, sp.Limit):
+        return None
+    rest = _close_limit(inner, reasons)
+    return trans(inv, rest) if rest is not None else None
+
+
+def _limits_closed(x: Any, reasons: list):
+    """The kernel's theorem ``x = x with every Limit replaced by its value``."""
+    out = refl(x)
+    if not isinstance(x, sp.Basic):
+        return out
+    for lim in sorted(out.rhs.atoms(sp.Limit), key=sp.default_sort_key):
+        t = _close_limit(lim, reasons)
+        if t is None:
+            return None
+        out = trans(out, t) if alpha_equal(out.rhs, lim) else trans(out, rewrite(out.rhs, t))
+    return out
+
+
+@rule("limit_evaluate", "close each Limit by the kernel's limit lemmas (continuity at a finite point, decaying "
+      "exponentials under the order of the rates, u = 1/z, N'(z0)/D'(z0) for 0/0); never sympy.limit")
+def check_limit_evaluate(lhs, rhs, relation, ctx):
+    if relation != "=":
+        raise RuleError("limit_evaluate justifies equalities only")
+    lhs, rhs = _scalar(lhs), _scalar(rhs)
+    if not any(isinstance(x, sp.Basic) and x.has(sp.Limit) for x in (lhs, rhs)):
+        return failed("no limit on either side")
+    reasons: list = []
+    a, b = _limits_closed(lhs, reasons), _limits_closed(rhs, reasons)
+    if a is None or b is None:
+        return failed("no kernel lemma closes the limit: " + "; ".join(reasons))
+    try:
+        middle = by_zero(a.rhs, b.rhs)
+    except KernelError as exc:
+        return failed(f"the limits evaluate to {_show(a.rhs)} and {_show(b.rhs)} ({exc})")
+    return proved(trans(a, middle, sym(b)), "the limits close to the same value")

@@ -2,11 +2,13 @@ r"""Monotone replacement: ``monotone_step``.
 
 The step ``F(A) REL F(B)`` is valid when a nested derivation proves ``A <= B`` (or ``A >= B``) and
 ``F`` is monotone on the segment between them: ``F`` is read off the left side by replacing the
-subexpression ``A`` (the argument ``at``) with a variable ``x``, and the sign of ``dF/dx`` must be
-known for every ``x`` of the segment (``x`` is taken positive when ``A`` and ``B`` are known
-positive, nonnegative when both are known nonnegative, real otherwise; finite sums elsewhere in
-``F`` that are known nonnegative count as nonnegative numbers). Then ``F(A) <= F(B)`` if ``F`` is
-nondecreasing and ``A <= B``, and the reverse if it is nonincreasing.
+subexpression ``A`` (the argument ``at``) with a variable ``x``. The rule is a proposer: the nested
+steps' theorems are chained, and the kernel's schema ``monotone``
+(:mod:`symattn.kernel.schemas.analysis`) shows ``F`` differentiable and real on the segment (no
+``Piecewise``/``floor``/``Heaviside``/``sign``/``Max``/``Min`` of ``x``, ``|g|`` only where ``g != 0``)
+and reads the sign of ``dF/dx`` with its sign test, ``x`` ranging over the segment. Then
+``F(A) <= F(B)`` if ``F`` is nondecreasing and ``A <= B``, and the reverse if it is nonincreasing. A
+nested step whose rule is not yet a proposer gives no theorem, and the step fails.
 
 When ``A`` is a finite sum ``sum_{k=a}^{b} f(k)`` over a range known not to be reversed, the nested
 derivation may instead prove the *summand* bound ``f(x) <= g(x)`` for a generic ``x`` in ``a..b``
@@ -16,7 +18,8 @@ reaches the rule in the kernel's canonical form, so the binder is opened with th
 summand at some symbol ``x`` up to alpha-equivalence. ``x`` must be fresh -- free nowhere else in
 the step or in a hypothesis -- and carry no assumption the range does not give (a proof about a
 positive ``x`` says nothing about ``k = 0``); an :class:`~symattn.statement.IndexRange` places it in
-``a..b`` for the nested proof.
+``a..b`` for the nested proof, and the kernel's schema ``sum_termwise`` turns the summand bound into
+the bound of the sums (range not reversed; strict only for a nonempty range).
 
 Strict steps need a strict nested chain and a strictly monotone ``F`` (a derivative of known
 *strict* sign), and, for sums, a nonempty range.
@@ -37,42 +40,46 @@ import dataclasses
 
 import sympy as sp
 
-from symattn.rules import RuleError, check_step, failed, passed, rule
-from symattn.rules.algebra import equal, sign_of
+from symattn.kernel.axioms import axiom
+from symattn.kernel.terms import KernelError, alpha_equal, free_symbols, is_bound_variable, open_binder
+from symattn.kernel.thm import accept, by_zero, trans
+from symattn.rules import RuleError, check_step, failed, proved, rule
 from symattn.statement import IndexRange
 from symattn.verdict import Level
 
 __all__ = []
 
 
+def _show(x) -> str:
+    s = sp.sstr(x)
+    return s if len(s) <= 200 else s[:200] + " ..."
+
+
 def _nested(d, start, ctx, extra=()):
-    """Check the nested chain; returns (end, relation)."""
+    """The kernel's theorem of the nested chain ``start REL end`` (each step's theorem, chained)."""
     from symattn.derivation import Derivation
 
     if not isinstance(d, Derivation):
         raise RuleError(f"proof must be a Derivation, got {type(d).__name__}")
-    from symattn.kernel.terms import alpha_equal
-
-    if not (alpha_equal(d.start, start) or equal(d.start, start)):
-        raise RuleError(f"the nested proof starts at {sp.sstr(d.start)}, not at {sp.sstr(start)}")
+    if alpha_equal(d.start, start):
+        thms = []
+    else:
+        try:
+            thms = [by_zero(start, d.start)]
+        except KernelError:
+            raise RuleError(f"the nested proof starts at {_show(d.start)}, not at {_show(start)}") from None
     sub = dataclasses.replace(ctx, hypotheses=tuple(ctx.hypotheses) + tuple(extra))
-    for n, (prev, step) in enumerate(d.pairs(), start=1):
-        res = check_step(prev, step.expr, step.relation, step.rule, step.args, sub)
+    for n, (prev, st) in enumerate(d.pairs(), start=1):
+        res = check_step(prev, st.expr, st.relation, st.rule, st.args, sub)
         if res.status is not Level.PASS:
-            raise RuleError(f"nested proof, step {n} ({step.justification()}): {res.reason}")
-    return d.end, d.relation
-
-
-def _free(x):
-    from symattn.kernel.terms import free_symbols
-
-    return free_symbols(x)
-
-
-def _subst(x, m):
-    from symattn.kernel.terms import substitute
-
-    return substitute(x, m)
+            raise RuleError(f"nested proof, step {n} ({st.justification()}): {res.reason}")
+        if res.thm is None:
+            raise RuleError(f"nested proof, step {n}: rule {st.rule!r} is not yet a proposer and gives no theorem "
+                            "of the kernel")
+        thms.append(res.thm)
+    if not thms:
+        raise RuleError("the nested proof has no step")
+    return trans(*thms)
 
 
 def _hypothesis_symbols(h) -> set:
@@ -82,7 +89,7 @@ def _hypothesis_symbols(h) -> set:
         val = getattr(h, f.name)
         for x in (val if isinstance(val, (tuple, list)) else (val,)):
             if isinstance(x, (sp.Basic, sp.MatrixBase)):
-                out |= _free(x)
+                out |= free_symbols(x)
     return out
 
 
@@ -103,69 +110,51 @@ def _summand_index(at, proof, lhs, rhs, ctx):
     ``x`` in ``lo..hi`` is a proof for every ``k``), and its own assumptions must hold on the whole
     range (a proof about a positive ``x`` says nothing about ``k = 0``)."""
     from symattn.derivation import Derivation
-    from symattn.kernel.terms import alpha_equal, open_binder
 
     if not isinstance(proof, Derivation):
         raise RuleError(f"proof must be a Derivation, got {type(proof).__name__}")
     var, _lo, _hi, body = open_binder(at)
-    if var not in _free(body):
+    if var not in free_symbols(body):
         if alpha_equal(proof.start, body):
             return None, body
-        raise RuleError(f"the nested proof starts at {sp.sstr(proof.start)}, neither at the sum "
-                        f"{sp.sstr(at)} nor at its summand {sp.sstr(body)}")
+        raise RuleError(f"the nested proof starts at {_show(proof.start)}, neither at the sum "
+                        f"{_show(at)} nor at its summand {_show(body)}")
     start = proof.start
-    candidates = sorted((x for x in _free(start) - _free(at) if isinstance(x, sp.Symbol)), key=sp.default_sort_key)
+    candidates = sorted((x for x in free_symbols(start) - free_symbols(at) if isinstance(x, sp.Symbol)),
+                        key=sp.default_sort_key)
     for x in candidates:
         opened = open_binder(at, x)[3]
         if not alpha_equal(start, opened):
             continue
-        elsewhere = [w for w, where in (("the left side", _free(lhs)), ("the right side", _free(rhs))) if x in where]
+        elsewhere = [w for w, where in (("the left side", free_symbols(lhs)), ("the right side", free_symbols(rhs)))
+                     if x in where]
         elsewhere += [f"hypothesis {h.name!r}" for h in ctx.hypotheses if x in _hypothesis_symbols(h)]
         if elsewhere:
             raise RuleError(f"the nested proof's summand index {x} also occurs in {', '.join(elsewhere)}: "
                             "it must be a fresh symbol; rename it")
         if not _implied_by(x, var):
             raise RuleError(f"the nested proof's summand index {x} carries assumptions the range "
-                            f"{sp.sstr(_lo)}..{sp.sstr(_hi)} does not give (the index there is "
+                            f"{_show(_lo)}..{_show(_hi)} does not give (the index there is "
                             f"{', '.join(k for k, v in sorted(var.assumptions0.items()) if v) or 'anything'}); "
                             "declare it with fewer assumptions")
         return x, opened
-    raise RuleError(f"the nested proof starts at {sp.sstr(start)}, neither at the sum {sp.sstr(at)} nor at its "
+    raise RuleError(f"the nested proof starts at {_show(start)}, neither at the sum {_show(at)} nor at its "
                     "summand at an index of its own")
 
 
-def _sign_of_derivative(D, x, ctx) -> str | None:
-    """'up', 'down', 'up_strict', 'down_strict' or None."""
-    from symattn.rules.ranges import _structural_sign, ranges_of
-
-    ranges = ranges_of(ctx.hypotheses)
-    subs = {}
-    for s_ in D.atoms(sp.Sum):
-        if _structural_sign(s_, ranges) is not None:
-            subs[s_] = sp.Dummy("S", nonnegative=True)
-    E = D.xreplace(subs)
-    up, down = sign_of(E), sign_of(-E)
-    if up == "positive":
-        return "up_strict"
-    if down == "positive":
-        return "down_strict"
-    if up == "nonnegative":
-        return "up"
-    if down == "nonnegative":
-        return "down"
-    return None
-
-
-def _domain_symbol(a, b, ctx):
-    from symattn.rules.ranges import _structural_sign, ranges_of
-
-    ranges = ranges_of(ctx.hypotheses)
-    sa, sb = (_structural_sign(v, ranges) for v in (a, b))
-    if sa == sb == "positive":
-        return sp.Dummy("x", positive=True)
-    if sa is not None and sb is not None:
-        return sp.Dummy("x", nonnegative=True)
-    return sp.Dummy("x", real=True)
+def _sum_bound(at, proof, lhs, rhs, ctx):
+    """The kernel's theorem ``sum_k f(k) REL sum_k g(k)`` from the nested proof about the summand."""
+    if len(at.limits) != 1:
+        raise RuleError("monotone_step replaces single-index sums")
+    (_k, lo, hi) = at.limits[0]
+    index, body = _summand_index(at, proof, lhs, rhs, ctx)
+    if index is None:
+        raise RuleError("the summand does not depend on the index: bound the sum itself")
+    extra = (IndexRange("_summand_index", index=index, lower=lo, upper=hi),)
+    inner = _nested(proof, body, ctx, extra)
+    if inner.relation == "=":
+        raise RuleError("the nested proof is an equality: use it as an equality step instead")
+    return axiom("sum_termwise", lower=lo, upper=hi, var=index, bound=inner)
 
 
 @rule(
@@ -180,50 +169,29 @@ def check_monotone_step(lhs, rhs, relation, ctx, at=None, proof=None):
     if at is None or proof is None:
         raise RuleError("monotone_step needs at=<the subexpression A> and proof=<a Derivation from A>")
     if not (isinstance(lhs, sp.Basic) and lhs.has(at)):
-        return failed(f"{sp.sstr(at)} does not occur in the left side")
+        return failed(f"{_show(at)} does not occur in the left side")
     from symattn.derivation import Derivation
-    from symattn.kernel.terms import alpha_equal, is_bound_variable
 
-    if any(is_bound_variable(v) for v in _free(at)):
-        raise RuleError(f"{sp.sstr(at)} lies under a binder of the left side (its bound variable occurs in it): "
+    if any(is_bound_variable(v) for v in free_symbols(at)):
+        raise RuleError(f"{_show(at)} lies under a binder of the left side (its bound variable occurs in it): "
                         "monotone_step replaces a subexpression outside every binder")
-    # a bound on the sum's value itself (structural test: a failing exact comparison is slow)
     whole = isinstance(proof, Derivation) and alpha_equal(proof.start, at)
     if isinstance(at, sp.Sum) and not whole:
-        if len(at.limits) != 1:
-            raise RuleError("monotone_step replaces single-index sums")
-        from symattn.rules.ranges import provably_le, provably_lt, ranges_of
-
-        (_k, lo, hi) = at.limits[0]
-        ranges = ranges_of(ctx.hypotheses)
-        if not provably_le(lo - 1, hi, ranges):
-            return failed(f"the range {lo}..{hi} may be reversed (then the sum is a negative sum)")
-        index, body = _summand_index(at, proof, lhs, rhs, ctx)
-        extra = () if index is None else (IndexRange("_summand_index", index=index, lower=lo, upper=hi),)
-        end, inner_rel = _nested(proof, body, ctx, extra)
-        v = sp.Dummy("k")
-        B = sp.Sum(end if index is None else _subst(end, {index: v}), (v, lo, hi))
-        if inner_rel in ("<", ">") and not provably_lt(lo - 1, hi, ranges):
-            inner_rel = {"<": "<=", ">": ">="}[inner_rel]  # an empty sum is not strictly smaller
+        bound = _sum_bound(at, proof, lhs, rhs, ctx)
     else:
-        B, inner_rel = _nested(proof, at, ctx)
-    if inner_rel == "=":
+        bound = _nested(proof, at, ctx)
+    if bound.relation == "=":
         return failed("the nested proof is an equality: use it as an equality step instead")
-    x = _domain_symbol(at, B, ctx)
-    F = lhs.xreplace({at: x})  # every occurrence of A: F is the left side as a function of A
-    if not equal(F.xreplace({x: B}), rhs):
-        return failed("replacing the subexpression by the nested proof's end does not give the right side")
-    direction = _sign_of_derivative(sp.diff(F, x), x, ctx)
-    if direction is None:
-        return failed("the sign of the derivative in the replaced subexpression is not known")
-    a_le_b = inner_rel in ("<=", "<")
-    strict_inner = inner_rel in ("<", ">")
-    increasing = direction.startswith("up")
-    lhs_le_rhs = a_le_b == increasing
-    want_le = relation in ("<=", "<")
-    if lhs_le_rhs != want_le:
-        return failed(f"F is {'non-decreasing' if increasing else 'non-increasing'} and the nested proof gives "
-                      f"A {inner_rel} B: the step goes the other way")
-    if relation in ("<", ">") and not (strict_inner and direction.endswith("strict")):
+    thm = axiom("monotone", expr=lhs, at=at, bound=bound)
+    forward = alpha_equal(thm.lhs, lhs)
+    other = thm.rhs if forward else thm.lhs
+    if not alpha_equal(other, rhs):
+        try:
+            thm = trans(thm, by_zero(other, rhs)) if forward else trans(by_zero(rhs, other), thm)
+        except KernelError:
+            return failed("replacing the subexpression by the nested proof's end does not give the right side")
+    if accept(thm, lhs, rhs, relation):
+        return proved(thm, "F is monotone in the replaced part, which the nested proof bounds")
+    if relation in ("<", ">") and accept(thm, lhs, rhs, {"<": "<=", ">": ">="}[relation]):
         return failed("a strict step needs a strict nested bound and a strictly monotone F")
-    return passed(f"F is {direction.replace('_', ' ')} in the replaced part, which the nested proof bounds")
+    return failed(f"the kernel shows {thm!r}: the step goes the other way")

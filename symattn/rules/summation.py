@@ -15,11 +15,15 @@ r"""Shifting a summation index, and the triangle inequality: ``sum_shift``, ``tr
   reversed (Cauchy--Schwarz with :math:`\sqrt{w_k}` and :math:`\sqrt{w_k} u_k`).
 * ``termwise_bound``  -- two sums over the same range, compared term by term with the sign rules.
 
+Proposers only: the kernel's schemas ``sum_shift``, ``triangle_inequality``, ``monotone``,
+``weighted_cauchy_schwarz`` and ``gap_sign`` (:mod:`symattn.kernel.schemas.analysis`) state each
+fact and discharge its side conditions; the zero test joins them to the step.
+
 >>> import sympy as sp
 >>> k = sp.Symbol("k", integer=True); f = sp.IndexedBase("f")
 >>> n = sp.Symbol("n", integer=True, positive=True)
->>> shifted_to_zero(sp.Sum(f[k], (k, 1, n)))
-Sum(f[_k + 1], (_k, 0, n - 1))
+>>> shifted_to_zero(sp.Sum(f[k], (k, 1, n))).rhs
+Sum(f[_k0 + 1], (_k0, 0, n - 1))
 """
 
 from __future__ import annotations
@@ -28,27 +32,49 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules import RuleError, failed, passed, rule
-from symattn.rules.algebra import equal, sign_of
+from symattn.kernel.axioms import axiom
+from symattn.kernel.calculus import fresh
+from symattn.kernel.terms import KernelError, alpha_equal, open_binder
+from symattn.kernel.thm import accept, by_zero, refl, rewrite, sym, trans
+from symattn.rules import RuleError, failed, proved, rule
 
 __all__ = ["index_argument", "shifted_to_zero"]
 
 
-def shifted_to_zero(expr: Any) -> Any:
-    """Every single-index sum rewritten to start at 0 (innermost first)."""
-    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
-        return expr
+def _show(x: Any) -> str:
+    s = sp.sstr(x)
+    return s if len(s) <= 200 else s[:200] + " ..."
 
-    def shift(s: sp.Sum):
-        if len(s.limits) != 1:
-            return s
-        (k, a, b) = s.limits[0]
-        if a == 0:
-            return s
-        new = sp.Symbol(f"_{k}", integer=True)
-        return sp.Sum(s.function.xreplace({k: new + a}), (new, 0, b - a))
 
-    return expr.replace(lambda e: isinstance(e, sp.Sum), shift)
+def _shiftable(e: Any) -> list:
+    return sorted((x for x in sp.preorder_traversal(e) if isinstance(x, sp.Sum) and len(x.limits) == 1
+                   and len(x.limits[0]) == 3 and x.limits[0][1] != 0), key=sp.default_sort_key)
+
+
+def shifted_to_zero(expr: Any):
+    """The kernel's theorem ``expr = expr with every single-index sum (outside other binders) shifted to
+    start at 0``."""
+    out = refl(expr)
+    if not isinstance(expr, sp.Basic):
+        return out
+    for _ in range(12):
+        todo = []
+        for cand in _shiftable(out.rhs):
+            try:
+                todo.append(axiom("sum_shift", total=cand))
+            except KernelError:
+                continue
+        done = False
+        for t in todo:
+            try:
+                out = trans(out, t if alpha_equal(out.rhs, t.lhs) else rewrite(out.rhs, t))
+                done = True
+                break
+            except KernelError:
+                continue
+        if not done:
+            return out
+    return out
 
 
 @rule("sum_shift", "sum_{k=a}^{b} f(k) = sum_{k=a+c}^{b+c} f(k-c): both sides agree once every sum starts at 0")
@@ -58,24 +84,10 @@ def check_sum_shift(lhs, rhs, relation, ctx):
     if not any(isinstance(x, sp.Basic) and x.has(sp.Sum) for x in (lhs, rhs)):
         return failed("no sum on either side")
     a, b = shifted_to_zero(lhs), shifted_to_zero(rhs)
-    if equal(a, b):
-        return passed("equal once every sum is shifted to start at 0")
-    return failed("the sides differ after shifting every sum to start at 0")
-
-
-def _not_reversed(lo, hi, ctx) -> bool:
-    from symattn.rules.ranges import provably_le, ranges_of
-
-    return provably_le(lo - 1, hi, ranges_of(ctx.hypotheses))
-
-
-def _abs_forms(f):
-    """``|f|``, and ``prod |f_i|`` for a product ``f = prod f_i`` (an identity SymPy applies only to
-    the factors whose absolute value it can evaluate; the sums around it are opaque to the zero test)."""
-    forms = [sp.Abs(f)]
-    if isinstance(f, sp.Mul):
-        forms.append(sp.Mul(*[sp.Abs(t) for t in f.args]))
-    return forms
+    try:
+        return proved(trans(a, by_zero(a.rhs, b.rhs), sym(b)), "equal once every sum is shifted to start at 0")
+    except KernelError:
+        return failed("the sides differ after shifting every sum to start at 0")
 
 
 def index_argument(exprs, var, *step) -> tuple:
@@ -100,6 +112,15 @@ def index_argument(exprs, var, *step) -> tuple:
     return tuple(substitute(e, {x: var}) for e in exprs)
 
 
+def _joined(small, thm, big, relation):
+    """``small REL big`` from the kernel's ``thm`` (``thm.lhs`` ~ small) and the zero test at the ends."""
+    parts = [] if alpha_equal(small, thm.lhs) else [by_zero(small, thm.lhs)]
+    parts.append(thm)
+    if not alpha_equal(thm.rhs, big):
+        parts.append(by_zero(thm.rhs, big))
+    return trans(*parts)
+
+
 @rule(
     "triangle_inequality",
     "|sum_k f(k)| <= sum_k |f(k)| over a range that is not reversed, also inside an expression increasing in it",
@@ -110,39 +131,33 @@ def check_triangle_inequality(lhs, rhs, relation, ctx):
     small, big = (lhs, rhs) if relation == "<=" else (rhs, lhs)
     if not isinstance(small, sp.Basic):
         return failed("no |sum| on the smaller side")
-    candidates = [a for a in small.atoms(sp.Abs) if isinstance(a.args[0], sp.Sum) and len(a.args[0].limits) == 1]
-    # a real sum squared is |sum|^2: the square of a nonnegative number increases with it
-    squares = [p for p in small.atoms(sp.Pow) if isinstance(p.base, sp.Sum) and len(p.base.limits) == 1
-               and p.exp == 2 and p.base.is_extended_real]
     reasons = []
-    for p in sorted(squares, key=sp.default_sort_key):
-        s = p.base
-        (k, lo, hi) = s.limits[0]
-        if not _not_reversed(lo, hi, ctx):
-            reasons.append(f"the range {lo}..{hi} is not known to be not reversed (hi >= lo - 1)")
+    # |S| inside an expression increasing in it
+    for a in sorted((a for a in small.atoms(sp.Abs) if isinstance(a.args[0], sp.Sum)), key=sp.default_sort_key):
+        try:
+            t0 = axiom("triangle_inequality", total=a.args[0])
+            t = t0 if alpha_equal(small, a) else axiom("monotone", expr=small, at=a, bound=t0)
+            thm = _joined(small, t, big, relation)
+        except KernelError as exc:
+            reasons.append(str(exc))
             continue
-        x = sp.Dummy("x", nonnegative=True)
-        F = small.xreplace({p: x**2})
-        slope = sp.diff(F, x)
-        if F.has(s) or sign_of(slope) not in ("positive", "nonnegative"):
-            reasons.append(f"the expression is not known to increase with |sum over {k}|")
+        if accept(thm, small, big, "<="):
+            return proved(thm, "|sum| <= sum of absolute values (range not reversed)")
+        reasons.append(f"the kernel shows {thm!r}, not the step")
+    # a real sum squared is |S|^2, and y -> y^2 increases for y >= 0
+    for p in sorted((p for p in small.atoms(sp.Pow) if isinstance(p.base, sp.Sum) and p.exp == 2),
+                    key=sp.default_sort_key):
+        y = fresh("y")
+        try:
+            t0 = axiom("triangle_inequality", total=p.base)
+            fn = sp.Lambda(y, small.xreplace({p: y**2}))
+            thm = _joined(small, axiom("monotone", bound=t0, fn=fn), big, relation)
+        except KernelError as exc:
+            reasons.append(str(exc))
             continue
-        if any(equal(F.xreplace({x: sp.Sum(body, (k, lo, hi))}), big) for body in _abs_forms(s.function)):
-            return passed(f"(sum over {k} = {lo}..{hi})^2 = |sum|^2 <= (sum of absolute values)^2")
-    for a in sorted(candidates, key=sp.default_sort_key):
-        s = a.args[0]
-        (k, lo, hi) = s.limits[0]
-        if not _not_reversed(lo, hi, ctx):
-            reasons.append(f"the range {lo}..{hi} is not known to be not reversed (hi >= lo - 1)")
-            continue
-        x = sp.Dummy("x", nonnegative=True)
-        F = small.xreplace({a: x})
-        slope = sp.diff(F, x)
-        if slope.has(x) or not (slope == 1 or sign_of(slope) in ("positive", "nonnegative")):
-            reasons.append(f"the expression is not known to increase with |sum over {k}|")
-            continue
-        if any(equal(F.xreplace({x: sp.Sum(body, (k, lo, hi))}), big) for body in _abs_forms(s.function)):
-            return passed(f"|sum over {k} = {lo}..{hi}| <= sum of absolute values (range not reversed)")
+        if accept(thm, small, big, "<="):
+            return proved(thm, "(sum)^2 = |sum|^2 <= (sum of absolute values)^2")
+        reasons.append(f"the kernel shows {thm!r}, not the step")
     if reasons:
         return failed("; ".join(reasons))
     return failed("no |sum_k f| on the smaller side whose replacement by sum_k |f| gives the other side")
@@ -154,27 +169,17 @@ def check_triangle_inequality(lhs, rhs, relation, ctx):
     "sign rules of positivity (max/min over a range included)",
 )
 def check_termwise_bound(lhs, rhs, relation, ctx):
-    from symattn.rules.inequalities import sign
-    from symattn.statement import IndexRange
+    from symattn.rules.inequalities import termwise_witness
 
     if relation not in ("<=", ">="):
         raise RuleError(f"termwise_bound justifies <= (or >=) steps, not {relation!r}")
     small, big = (lhs, rhs) if relation == "<=" else (rhs, lhs)
-    if not (isinstance(small, sp.Sum) and isinstance(big, sp.Sum)) or len(small.limits) != 1 or len(big.limits) != 1:
-        raise RuleError("termwise_bound compares two single-index sums, one on each side")
-    (k, lo, hi), (k2, lo2, hi2) = small.limits[0], big.limits[0]
-    if sp.expand(lo - lo2) != 0 or sp.expand(hi - hi2) != 0:
-        return failed(f"the sums run over different ranges: {lo}..{hi} vs {lo2}..{hi2}")
-    fresh = sp.Dummy(str(k), integer=True)
-    f, g = small.function.xreplace({k: fresh}), big.function.xreplace({k2: fresh})
-    if not _not_reversed(lo, hi, ctx):
-        return failed(f"the range {lo}..{hi} may be reversed (then the sums are negative sums)")
-    local = tuple(ctx.hypotheses) + (IndexRange("_summation_index", index=fresh, lower=lo, upper=hi),)
-    gap = g - f
-    for form in (gap, sp.factor_terms(gap), sp.expand(gap)):
-        if sign(form, local) is not None:
-            return passed(f"every term gap is nonnegative for {k} in {lo}..{hi}")
-    return failed(f"cannot show the termwise gap {sp.sstr(gap)[:200]} is nonnegative for {k} in {lo}..{hi}")
+    witness = termwise_witness(small, big)
+    try:
+        return proved(axiom("gap_sign", lhs=lhs, rhs=rhs, relation=relation, witness=witness),
+                      "every term gap is nonnegative on the range")
+    except KernelError as exc:
+        return failed(f"cannot show the termwise gap {_show(witness)} is nonnegative: {exc}")
 
 
 @rule(
@@ -183,26 +188,21 @@ def check_termwise_bound(lhs, rhs, relation, ctx):
     params=("weight", "values"),
 )
 def check_weighted_cauchy_schwarz(lhs, rhs, relation, ctx, weight=None, values=None):
-    from symattn.rules.ranges import _structural_sign, ranges_of
-
     if relation != "<=":
         raise RuleError(f"weighted_cauchy_schwarz justifies <= steps, not {relation!r}")
     if weight is None or values is None:
         raise RuleError("weighted_cauchy_schwarz needs weight=<w_k> and values=<u_k>")
     if not (isinstance(lhs, sp.Pow) and lhs.exp == 2 and isinstance(lhs.base, sp.Sum) and len(lhs.base.limits) == 1):
-        return failed(f"the left side must be the square of a single-index sum, got {sp.sstr(lhs)[:120]}")
-    (k, lo, hi) = lhs.base.limits[0]
-    if not _not_reversed(lo, hi, ctx):
-        return failed(f"the range {lo}..{hi} is not known to be not reversed")
+        return failed(f"the left side must be the square of a single-index sum, got {_show(lhs)}")
+    k, lo, hi, _body = open_binder(lhs.base)
     weight, values = index_argument((weight, values), k, lhs, rhs)
-    if not equal(lhs.base.function, weight * values):
+    thm = axiom("weighted_cauchy_schwarz", lower=lo, upper=hi, var=k, weight=weight, values=values)
+    try:
+        start = [] if alpha_equal(lhs, thm.lhs) else [by_zero(lhs, thm.lhs)]
+    except KernelError:
         return failed("the summand on the left is not weight * values")
-    ranges = ranges_of(ctx.hypotheses) + [(k, lo, hi)]
-    if _structural_sign(weight, ranges) is None:
-        return failed(f"the weight {sp.sstr(weight)[:120]} is not known to be nonnegative")
-    if values.is_extended_real is not True:
-        return failed(f"the values {sp.sstr(values)[:120]} are not known to be real")
-    want = sp.Sum(weight, (k, lo, hi)) * sp.Sum(weight * values**2, (k, lo, hi))
-    if equal(want, rhs):
-        return passed("weighted Cauchy-Schwarz (Jensen for the square)")
-    return failed("the right side is not (sum w)(sum w u^2)")
+    try:
+        end = [] if alpha_equal(thm.rhs, rhs) else [by_zero(thm.rhs, rhs)]
+    except KernelError:
+        return failed("the right side is not (sum w)(sum w u^2)")
+    return proved(trans(*start, thm, *end), "weighted Cauchy-Schwarz (Jensen for the square)")

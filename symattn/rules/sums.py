@@ -141,4 +141,8 @@ def check_sum_evaluate(lhs, rhs, relation, ctx):
         return failed("the kernel knows no closed form for the sums on the left side")
     if equal(t.rhs, rhs):
         return proved(trans(t, by_zero(t.rhs, rhs)), "summation evaluated by the kernel's closed forms, then algebra")
+    if isinstance(rhs, sp.Basic) and rhs.has(sp.Sum):  # the right side keeps a sum the kernel also evaluates
+        r = axiom("sum_evaluate", expr=rhs)
+        if equal(t.rhs, r.rhs):
+            return proved(meet(t, r), "both sides' sums evaluated by the kernel's closed forms, then algebra")
     return failed(f"the closed form is {sp.sstr(t.rhs)}, not the right side")

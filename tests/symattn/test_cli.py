@@ -23,6 +23,13 @@ def test_show_prints_statement_hypotheses_and_steps(capsys):
     assert main(["show", "softmax_add_const"]) == 0
     out = capsys.readouterr().out
     assert "Statement:" in out and "Hypotheses:" in out and "by definition(name=softmax)" in out
+    assert "claim: For every real $c$" in out  # the claim, next to the statement
+
+
+def test_list_json_carries_the_claim(capsys):
+    assert main(["list", "-k", "^softmax_add_const$", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)
+    assert r["claim"].startswith("For every real $c$")
 
 
 def test_show_unknown_id_is_a_usage_error(capsys):
@@ -35,8 +42,9 @@ def test_check_json_follows_the_schema(capsys):
     records = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
-    assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "target", "how", "levels", "seconds",
-                      "rechecked", "steps"}
+    assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "shown_as", "target", "how", "levels",
+                      "seconds", "rechecked", "steps"}
+    assert r["shown_as"] == r["verdict"]  # a theorem's verdict is shown by its name
     assert r["rechecked"] in ("all", "partial", "none")
     assert r["steps"] and all(s["rechecked"] in ("both", "one-engine") and s["why"] for s in r["steps"])
     assert r["verdict"] == "proved" and r["target"] == "proved"
@@ -207,6 +215,22 @@ def test_report_of_a_source_is_titled_by_title_or_the_module_name(title, expecte
     assert f"<title>{expected}</title>" in html and "cli_square" in html
     assert "softmax_add_const" not in html  # only the source's theorems (the library is not added)
     assert rf"\title{{{expected}}}" in (out_dir / "symattn.tex").read_text()
+
+
+def test_a_definition_is_shown_with_its_own_wording_never_as_proved(capsys):
+    assert main(["check", "-k", "^layer_norm$", "--json"]) == 0
+    (r,) = json.loads(capsys.readouterr().out)
+    assert r["kind"] == "definition" and r["shown_as"].startswith("definition, ")
+    assert "proved" not in r["shown_as"]
+
+
+@pytest.mark.parametrize("verdict", sorted(VERDICTS))
+def test_no_verdict_of_a_definition_is_worded_as_proved(verdict):
+    from symattn.verdict import meaning_for, wording
+
+    assert "proved" not in wording(verdict, "definition")
+    assert meaning_for(verdict, "definition").startswith("a definition, not a result")
+    assert wording(verdict, "theorem") == verdict
 
 
 # ------------------------------------------------------------------------------------ issue 22

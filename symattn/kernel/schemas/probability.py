@@ -62,13 +62,28 @@ the hypotheses. Each inconsistency names the hypotheses:
   families listed both in an ``Independent`` hypothesis and in a ``CorrelatedPairs`` one;
 * an ``Equation`` hypothesis on moments whose sides, evaluated by these schemas (linearity, independence,
   declared moments), differ by a term shown nonzero (``E[q_1] = 1`` against a mean-0 family);
-* two ``Equation`` hypotheses with the same left side (their ``forall`` variables renamed alike) whose
-  right sides differ by a term shown nonzero, or one equation whose sides do (``L_t = t`` and
-  ``L_t = t + 1``).
+* an ``Assumption`` on moments false by the declared laws (``Var(q_1) > 2 sigma^2`` for variance ``sigma^2``);
+  declared laws whose parameters are random entries; real entries with a mean or moment not real;
+* two ``Equation`` hypotheses with the same left side (their ``forall`` variables renamed alike, with the
+  same assumptions and ranges) whose right sides differ by a term shown nonzero, or one equation whose
+  sides do (``L_t = t`` and ``L_t = t + 1``); a ``forall`` equation and an equation at one of its instances
+  inside its domain (every declared assumption of the variable, its IndexRange) that disagree
+  (``L_t = t`` for all ``t`` and ``L_1 = 2``). No contradiction is claimed for a ``forall`` variable an
+  ``Assumption`` speaks of, or whose range may be empty.
 
 A constraint the kernel can neither show nor refute (a correlation ``rho`` with no bound on it) is a
-condition on the parameters, not a contradiction: :func:`constraints` lists them, for a model search to
-evaluate at its point.
+condition on the parameters, not a contradiction: :func:`constraints` lists them (``|Cov| <= sqrt(Var Var)``,
+Jensen for declared even moments, moment equations and assumptions read by the declared laws:
+``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), and :class:`symattn.checker.Checker` adds them to the
+hypotheses a model of the hypotheses must satisfy point by point (so ``rho > 1`` leaves no model).
+
+Two more refusals of every schema: with no ``RandomFamily`` nothing is random, and an entry printed like
+a family's whose ``IndexedBase`` differs (other assumptions) would pass for a constant.
+
+What the schemas trust besides the kernel's tests: the moment classes of :mod:`symattn.moments` as data
+(``.args``; their ``doit`` does not evaluate them), and their SymPy assumption handlers: the expectation,
+variance and covariance of real arguments are real, a variance and a standard deviation of a real
+argument are nonnegative (all moments are assumed finite).
 """
 
 from __future__ import annotations
@@ -129,10 +144,19 @@ class Setting:
 
     # -- tests on entries --------------------------------------------------------------------
     def random_entries(self, expr: Any) -> list:
-        """The entries of declared families in ``expr`` (any index; sums inside included)."""
-        if not isinstance(expr, sp.Basic):
-            return []
-        return sorted((x for x in expr.atoms(sp.Indexed) if x.base in self.families), key=sp.default_sort_key)
+        """The entries of declared families in ``expr`` (any index; sums inside included), outside the moment
+        objects in it (an expectation, a variance is a number)."""
+        out: set = set()
+
+        def walk(e):
+            if isinstance(e, sp.Indexed) and e.base in self.families:
+                out.add(e)
+            elif isinstance(e, sp.Basic) and e.args and not isinstance(e, MOMENTS):
+                for a in e.args:
+                    walk(a)
+
+        walk(expr)
+        return sorted(out, key=sp.default_sort_key)
 
     def random_in(self, expr: Any) -> bool:
         return bool(self.random_entries(expr))
@@ -348,21 +372,20 @@ def _pair_problems(st: Setting) -> list:
         if not (_real_entries(p.q) and _real_entries(p.k)):
             continue  # the inequalities below are of real random variables
         vq, vk = sp.sympify(fq.variance), sp.sympify(fk.variance)
-        mq, mk = sp.sympify(fq.mean), sp.sympify(fk.mean)
         cov = sp.sympify(p.covariance)
         if _shown_negative(vq * vk - cov**2):
             out.append(f"CorrelatedPairs {p.name!r}: the covariance {_show(cov)} exceeds sqrt(Var q Var k) "
                        f"(RandomFamily {fq.name!r}, {fk.name!r}): |correlation| > 1 is impossible")
         kq, _ = _family_moments(fq)
         kk, _ = _family_moments(fk)
-        first = cov + mq * mk
+        first = _first_mixed(p, fq, fk)
         for item in p.mixed:
-            try:
-                (a, b), value = item
-                a, b, value = int(a), int(b), sp.sympify(value)
-            except (TypeError, ValueError):
-                out.append(f"CorrelatedPairs {p.name!r}: a mixed moment must be ((a, b), value), got {item!r}")
+            key = _mixed_key(item)
+            if key is None:
+                out.append(f"CorrelatedPairs {p.name!r}: a mixed moment must be ((a, b), value) with integer orders, "
+                           f"got {item!r}")
                 continue
+            (a, b), value = key, sp.sympify(item[1])
             if a < 0 or b < 0 or a + b == 0:
                 out.append(f"CorrelatedPairs {p.name!r}: mixed moment orders ({a}, {b}) are not positive")
                 continue
@@ -406,7 +429,12 @@ def _sub(x, ren):
 
 
 def _forall_ok(eq: Equation, hypotheses) -> bool:
-    """Every forall variable of ``eq`` ranges over a nonempty domain (its IndexRange shown nonempty)."""
+    """Every forall variable of ``eq`` ranges over a nonempty domain (its IndexRange shown nonempty), and no
+    Assumption hypothesis speaks of it (it might restrict the domain; then no contradiction is claimed)."""
+    for h in hypotheses:
+        c = getattr(h, "condition", None) if isinstance(h, Assumption) else None
+        if isinstance(c, sp.Basic) and set(eq.forall or ()) & c.free_symbols:
+            return False
     for v in eq.forall or ():
         for h in hypotheses:
             if isinstance(h, IndexRange) and h.index == v and not _not_reversed(h.lower + 1, h.upper, hypotheses, {}):
@@ -469,6 +497,8 @@ def _instance_clash(general: Equation, special: Equation, st: Setting, ranges) -
     """``general`` holds for all its forall variables (``L_t = f(t)``), ``special`` is an equation whose side is
     the head of ``general`` at values in its domain (``L_1 = c``): the values must agree."""
     if not general.forall or special.forall or not isinstance(general.lhs, (sp.Indexed, sp.Function)):
+        return None
+    if not _forall_ok(general, st.hypotheses):
         return None
     pattern = general.lhs
     args = pattern.indices if isinstance(pattern, sp.Indexed) else pattern.args
@@ -589,6 +619,32 @@ def constraints(hypotheses) -> list:
             continue
         out.append(((p.name, fq.name, fk.name), sp.Le(sp.sympify(p.covariance) ** 2,
                                                       sp.sympify(fq.variance) * sp.sympify(fk.variance))))
+    if not problems(hypotheses):
+        out += _moment_conditions(st)
+    return out
+
+
+def _moment_conditions(st: Setting) -> list:
+    """An Equation or Assumption on moments, with the moments evaluated by the declared laws: a condition on
+    the parameters (``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), when no moment is left in it."""
+    out = []
+    for h in st.hypotheses:
+        if isinstance(h, Equation) and not h.forall and not is_matrix(h.lhs) and not is_matrix(h.rhs):
+            sides, rel = (h.lhs, h.rhs), sp.Eq
+        elif isinstance(h, Assumption) and isinstance(h.condition, sp.core.relational.Relational):
+            sides, rel = (h.condition.lhs, h.condition.rhs), type(h.condition)
+        else:
+            continue
+        if not any(_has_moment(x) for x in sides):
+            continue
+        try:
+            a, b = (_evaluate(_sub(x, {}), st) for x in sides)
+        except KernelError:
+            continue
+        if not (_has_moment(a) or _has_moment(b) or st.random_in(a) or st.random_in(b)):
+            cond = rel(a, b)
+            if isinstance(cond, sp.Basic) and cond is not sp.true:
+                out.append(((h.name,), cond))
     return out
 
 
@@ -697,6 +753,8 @@ def _entries_env(x: Any, env: dict, st: Setting, local: frozenset = frozenset())
             local = local | {v}
         yield from _entries_env(x.function, inner, st, local)
         return
+    if isinstance(x, MOMENTS):
+        return  # a moment is a number
     if isinstance(x, (ExprWithLimits, sp.Lambda, sp.Limit)) and st.random_in(x):
         raise KernelError(f"random entries under {type(x).__name__} are not supported")
     for a in x.args:
@@ -736,9 +794,12 @@ def _groups_check(groups: list, st: Setting):
                     if a.base != b.base:
                         continue
                     (ia,), (ib,) = a.indices, b.indices
-                    if (ia.free_symbols & la) or (ib.free_symbols & lb):
-                        return (f"{_show(a)} and {_show(b)} (in {_show(ga)} and {_show(gb)}): an index bound inside "
-                                "the product may be any entry, so the factors may share entries")
+                    if (ia.free_symbols | ib.free_symbols) & (la & lb):
+                        # the two factors bind the same canonical variable (each its own sum): one symbol
+                        # would stand for two independent values
+                        return (f"{_show(a)} and {_show(b)} (in {_show(ga)} and {_show(gb)}): indices bound inside "
+                                "both factors cannot be compared, so the factors may share entries")
+                    # each index over the range of every sum around it (outside the product, or inside its factor)
                     if not st.distinct(ia, ib, {**ea, **eb}):
                         return (f"{_show(a)} and {_show(b)} (in {_show(ga)} and {_show(gb)}) are not shown to be "
                                 f"different entries ({_show(ia)} != {_show(ib)} is not shown)")
@@ -965,13 +1026,29 @@ def _pair_moment(node, st):
             a, b = powers[p.q], powers[p.k]
             fq, fk = st.families[p.q], st.families[p.k]
             if (a, b) == (1, 1):
-                value = sp.sympify(p.covariance) + sp.sympify(fq.mean) * sp.sympify(fk.mean)
+                value = _first_mixed(p, fq, fk)
             else:
-                value = next((sp.sympify(v) for (key, v) in p.mixed if tuple(map(int, key)) == (a, b)), None)
+                value = next((sp.sympify(item[1]) for item in p.mixed if _mixed_key(item) == (a, b)), None)
                 if value is None:
                     raise KernelError(f"CorrelatedPairs {p.name!r} declares no mixed moment E[{p.q}^{a} {p.k}^{b}]")
             return value, functools.partial(_pair_declared, st, p.q[index], p.dim)
     raise NotApplicable(f"{_show(x)} is not a mixed moment of the two families of a CorrelatedPairs hypothesis")
+
+
+def _mixed_key(item) -> tuple | None:
+    """``(a, b)`` of a declared mixed moment ``((a, b), value)`` with integer orders, else None."""
+    try:
+        (a, b), _value = item
+    except (TypeError, ValueError):
+        return None
+    if any(isinstance(x, bool) or not isinstance(x, (int, sp.Integer)) for x in (a, b)):
+        return None
+    return int(a), int(b)
+
+
+def _first_mixed(p: CorrelatedPairs, fq: RandomFamily, fk: RandomFamily):
+    """E[q_i k_i] = Cov(q_i, k_i) + E[q_i] E[k_i]: the covariance alone only when a mean is 0."""
+    return sp.sympify(p.covariance) + sp.sympify(fq.mean) * sp.sympify(fk.mean)
 
 
 def _pair_declared(st, entry, dim, env):

@@ -19,7 +19,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import schema
-from symattn.kernel.sums import _is_integer, _not_reversed, check_finite, contract, evaluate, index_in_range
+from symattn.kernel.sums import _is_integer, check_finite, contract, evaluate, index_in_range
 from symattn.kernel.terms import KernelError, canonical, substitute
 
 
@@ -40,7 +40,12 @@ def _map_sums(expr: Any, fn) -> Any:
 def _distribute(body: Any, limit: tuple, hyps) -> Any:
     (k, lo, hi) = limit
     out = sp.S.Zero
-    count_ok = _not_reversed(lo, hi, hyps, {})  # integrality of hi - lo: see kernel-integrality (class 10)
+    # a count only over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms; class 10); by Karr's
+    # convention it is hi - lo + 1 for reversed ranges too
+    count_ok = _is_integer(hi - lo, hyps, {})
+    if count_ok and canonical(hi - lo + 1) == 0:
+        return sp.S.Zero  # an empty range
+
     for term in sp.Add.make_args(sp.expand(body)):
         const, dep = term.as_independent(k, as_Add=False)
         if dep != 1:
@@ -96,6 +101,8 @@ def _sum_split(s: Any, at: Any):
     hyps = _hyps()
     if not _is_integer(m, hyps, {}):
         raise KernelError(f"the split point {sp.sstr(m)} is not known to be an integer")
+    if not _is_integer(b - a, hyps, {}):
+        raise KernelError(f"the bounds {sp.sstr(a)}..{sp.sstr(b)} are not known to be integers apart")
     if not index_in_range(m, a - 1, b, hyps):
         raise KernelError(f"the split point {sp.sstr(m)} is not known to lie in {sp.sstr(a - 1)}..{sp.sstr(b)}")
     return s, sp.Sum(s.function, (k, a, m)) + sp.Sum(s.function, (k, m + 1, b)), "="

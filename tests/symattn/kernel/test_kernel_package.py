@@ -52,3 +52,11 @@ def test_core_never_evaluates_numerically():
 def test_docstring_lists_every_module_of_the_core():
     for name in MODULES:
         assert f":mod:`.{name}`" in kernel.__doc__
+
+
+def test_the_docstring_names_every_family_of_the_axiom_table():
+    import symattn.kernel as kernel
+    from symattn.kernel.axioms import table
+
+    families = {s.family for s in table()}
+    assert families and all(f":mod:`.schemas.{f}`" in kernel.__doc__ for f in families), families

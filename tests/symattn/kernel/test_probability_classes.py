@@ -29,6 +29,7 @@ s = sp.Symbol("s", positive=True)
 m = sp.Symbol("m", positive=True)  # a mean known to be nonzero
 rho = sp.Symbol("rho", real=True)
 mu4 = sp.Symbol("mu4", positive=True)
+mu = sp.Symbol("mu", real=True)
 i = sp.Symbol("i", integer=True, positive=True)
 j = sp.Symbol("j", integer=True)
 t = sp.Symbol("t", integer=True)
@@ -42,6 +43,7 @@ K = RandomFamily("k_iid", base=k, dim=d, mean=0, variance=s**2)
 V = RandomFamily("v_iid", base=v, dim=d, mean=0, variance=s**2)
 Q1 = RandomFamily("q_iid", base=q, dim=d, mean=0, variance=1)
 K1 = RandomFamily("k_iid", base=k, dim=d, mean=0, variance=1)
+QMU = RandomFamily("q_iid", base=q, dim=d, mean=mu, variance=s**2)
 QK = Independent("q_k_independent", families=(q, k))
 
 
@@ -101,6 +103,13 @@ INCONSISTENT_CLAIMS = [
     claim("forall_mean_equation_against_the_family", Expectation(q[1]), 1, [step(1, "substitute", using="e")],
           (Q, IndexRange("t_range", index=t, lower=1, upper=d),
            Equation("e", lhs=Expectation(q[t]), rhs=1, forall=(t,))), 0, "by the declared laws"),
+    claim("mean_pinned_two_ways", sp.S.One, sp.S.Zero,
+          [step(mu, "substitute", using="mu1"), step(Expectation(q[1]), "moment"), step(0, "substitute", using="e")],
+          (QMU, Equation("mu1", lhs=mu, rhs=1), Equation("e", lhs=Expectation(q[1]), rhs=0)), 0, "eq(mu, 0) is false"),
+    claim("one_is_two_by_two_forall_equations", sp.S.One, sp.Integer(2),
+          [step(L[1], "substitute", using="a"), step(1 + 1, "substitute", using="b"), step(2, "algebra")],
+          (Equation("a", lhs=L[t], rhs=t, forall=(t,)), Equation("b", lhs=L[t], rhs=t + 1, forall=(t,))),
+          0, "two values"),
     claim("two_values_for_a_forall_equation", L[1], 2, [step(1 + 1, "substitute", using="b"), step(2, "algebra")],
           (Equation("a", lhs=L[t], rhs=t, forall=(t,)), Equation("b", lhs=L[t], rhs=t + 1, forall=(t,))),
           0, "two values"),
@@ -126,6 +135,8 @@ INCONSISTENT_CLAIMS = [
           (Q, RandomFamily("k_iid", base=k, dim=d, mean=q[1], variance=s**2)), 1, "mention random entries"),
     claim("assumption_against_the_variance", Variance(q[1]), s**2, [step(s**2, "moment")],
           (Q, Assumption("big", condition=sp.Gt(Variance(q[1]), 2 * s**2))), 1, "false by the declared laws"),
+    claim("mixed_moment_of_a_fractional_order", Expectation(q[1] ** 2 * k[1] ** 2), 3 * s**4,
+          [step(3 * s**4, "pair_moment")], (Q, K, pairs(0, mixed=(((2.5, 2), 3 * s**4),))), 1, "integer orders"),
     claim("mixed_moment_against_the_covariance", Expectation(q[1] * k[1]), 5, [step(5, "pair_moment")],
           (Q, K, pairs(0, mixed=(((1, 1), 5),))), 1, "contradicts"),
 ]
@@ -166,6 +177,8 @@ CONSISTENT_CLAIMS = [
           (Equation("a", lhs=L[tp], rhs=tp, forall=(tp,)), Equation("b", lhs=L[0], rhs=5))),
     claim("forall_equation_and_an_agreeing_instance", L[1], 1, [step(1, "substitute", using="b")],
           (Equation("a", lhs=L[tp], rhs=tp, forall=(tp,)), Equation("b", lhs=L[1], rhs=1))),
+    claim("mean_pinned_consistently", Expectation(q[1]), 1, [step(mu, "moment"), step(1, "substitute", using="mu1")],
+          (QMU, Equation("mu1", lhs=mu, rhs=1), Equation("e", lhs=Expectation(q[1]), rhs=1))),
     claim("one_forall_equation", L[1], 2, [step(1 + 1, "substitute", using="b"), step(2, "algebra")],
           (Equation("b", lhs=L[t], rhs=t + 1, forall=(t,)),)),
     claim("real_mean_of_real_entries", Expectation(q[1]), m, [step(m, "moment")], (fam(mean=m),)),
@@ -231,6 +244,15 @@ def pairs_above(lo_j):
 
 
 FALSE_CLAIMS = [
+    claim("independence_never_declared", Expectation(q[1] * k[1]), Expectation(q[1]) * Expectation(k[1]),
+          [step(Expectation(q[1]) * Expectation(k[1]), "independence")], (Q, K), 1, "not listed together"),
+    claim("independence_only_pairwise", Expectation(q[1] * k[1] * v[1]),
+          Expectation(q[1]) * Expectation(k[1]) * Expectation(v[1]),
+          [step(Expectation(q[1]) * Expectation(k[1]) * Expectation(v[1]), "independence")],
+          (Q, K, V, QK, Independent("k_v", families=(k, v)), Independent("q_v", families=(q, v))), 1,
+          "pairwise independence is not enough"),
+    claim("independent_sum_of_two_undeclared_families", *var_sum(q[i] * k[i], 1, d),
+          [step(var_sum(q[i] * k[i], 1, d)[1], "variance_of_independent_sum")], (Q, K), 1, "not listed together"),
     claim("moment_under_a_reversed_sum", sp.Sum(Expectation(q[i]), (i, 1, -1)), sp.Sum(m, (i, 1, -1)),
           [step(sp.Sum(m, (i, 1, -1)), "moment")], (QM,), 1, "not be reversed"),  # it sums E[q_0], undeclared
     claim("an_entry_that_only_looks_random", Variance(sp.IndexedBase("q")[1]), 0,
@@ -239,6 +261,14 @@ FALSE_CLAIMS = [
     claim("variance_of_an_undeclared_entry", Variance(q[1]), 0,
           [step(Expectation(q[1] ** 2) - Expectation(q[1]) ** 2, "variance_definition"),
            step(0, "linearity_of_expectation")], (), 1, "no randomfamily hypothesis"),
+    claim("independence_of_an_entry_and_a_sum_holding_it", Expectation(q[1] * sp.Sum(q[i], (i, 1, d))),
+          Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 1, d))),
+          [step(Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 1, d))), "independence")], (Q,), 1,
+          "not shown to be different entries"),
+    claim("independence_of_two_sums_binding_alike", Expectation(sp.Sum(q[i], (i, 1, 1)) * sp.Sum(q[i - 1], (i, 2, 2))),
+          Expectation(sp.Sum(q[i], (i, 1, 1))) * Expectation(sp.Sum(q[i - 1], (i, 2, 2))),
+          [step(Expectation(sp.Sum(q[i], (i, 1, 1))) * Expectation(sp.Sum(q[i - 1], (i, 2, 2))), "independence")],
+          (Q,), 1, "cannot be compared"),  # both are q_1
     claim("independence_on_the_diagonal", *pairs_above(i), [step(pairs_above(i)[1], "independence")], (Q,), 1,
           "not shown to be different entries"),
     claim("pair_moment_with_nonzero_means", Expectation(S), d * COV, mean_of_logit(COV), (QM, KM, pairs(COV)),
@@ -277,8 +307,19 @@ FALSE_CLAIMS = [
 ]
 
 TRUE_CLAIMS = [
+    claim("independence_of_three_mutually", Expectation(q[1] * k[1] * v[1]),
+          Expectation(q[1]) * Expectation(k[1]) * Expectation(v[1]),
+          [step(Expectation(q[1]) * Expectation(k[1]) * Expectation(v[1]), "independence")],
+          (Q, K, V, Independent("qkv", families=(q, k, v)))),
+    claim("independent_sum_of_two_declared_families", *var_sum(q[i] * k[i], 1, d),
+          [step(var_sum(q[i] * k[i], 1, d)[1], "variance_of_independent_sum")], (Q, K, QK)),
     claim("moment_under_a_forward_sum", sp.Sum(Expectation(q[i]), (i, 1, d)), sp.Sum(m, (i, 1, d)),
           [step(sp.Sum(m, (i, 1, d)), "moment")], (QM,)),
+    claim("independence_of_an_entry_and_a_sum_without_it", Expectation(q[1] * sp.Sum(q[i], (i, 2, d))),
+          Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 2, d))),
+          [step(Expectation(q[1]) * Expectation(sp.Sum(q[i], (i, 2, d))), "independence")], (Q,)),
+    claim("an_expectation_is_a_constant", Expectation(Expectation(q[1]) * q[1]), Expectation(q[1]) ** 2,
+          [step(Expectation(q[1]) ** 2, "linearity_of_expectation")], (fam(mean=m),)),
     claim("independence_above_the_diagonal", *pairs_above(i + 1), [step(pairs_above(i + 1)[1], "independence")], (Q,)),
     claim("pair_moment_with_nonzero_means", Expectation(q[1] * k[1]), COV + m**2, [step(COV + m**2, "pair_moment")],
           (QM, KM, pairs(COV))),
@@ -334,3 +375,55 @@ def test_rules_refuse_to_work_under_inconsistent_hypotheses():
     ctx = ProofContext(hypotheses=(Q, K, QK, pairs(0)))
     res = check_step(Expectation(q[1] * k[1]), Expectation(q[1]) * Expectation(k[1]), "=", "independence", {}, ctx)
     assert res.status is Level.FAIL and "both independent and correlated" in res.reason
+
+
+# ------------------------------------------------------------------------------------------------ mutants
+def _weakened(name):
+    """One check of the probability schemas removed (the module's functions patched)."""
+    import symattn.kernel.schemas.probability as prob
+
+    return {
+        "entries_not_placed": [(prob.Setting, "undeclared", lambda self, *a, **k: None)],
+        "indices_not_integers": [(prob.Setting, "integer", lambda self, x, env: True)],
+        "entries_always_distinct": [(prob.Setting, "distinct", lambda self, a, b, env: True)],
+        "families_always_independent": [(prob.Setting, "jointly_independent", lambda self, bases: None)],
+        "ranges_never_reversed": [(prob, "_not_reversed", lambda *a: True)],
+        "ranges_always_inside": [(prob, "_le", lambda *a: True)],
+        "pair_moment_without_the_means": [(prob, "_first_mixed", lambda p, fq, fk: sp.sympify(p.covariance))],
+        "no_consistency_check": [(prob, "problems", lambda hyps: []), (prob, "constraints", lambda hyps: [])],
+        "lookalike_entries_allowed": [(prob, "_no_lookalikes", lambda *a: None)],
+        "sum_terms_may_share_entries": [(prob, "_sum_entries",
+                                         lambda f, i, st: {e.base for e in st.random_entries(f)})],
+    }[name]
+
+
+def _still_refused(c, inconsistent: bool) -> bool:
+    try:
+        if inconsistent:
+            out = check(c)
+            assert out.verdict is not Verdict.PROVED
+        else:
+            assert_rejected(c)
+    except AssertionError:
+        return False
+    return True
+
+
+MUTANT_NAMES = ["entries_not_placed", "indices_not_integers", "entries_always_distinct", "families_always_independent",
+                "ranges_never_reversed", "ranges_always_inside", "pair_moment_without_the_means",
+                "no_consistency_check", "lookalike_entries_allowed", "sum_terms_may_share_entries"]
+
+
+@pytest.mark.parametrize("name", MUTANT_NAMES)
+def test_every_probability_check_is_needed_by_some_false_claim(name, monkeypatch):
+    import symattn.kernel.schemas.probability as prob
+
+    for owner, attr, value in _weakened(name):
+        monkeypatch.setattr(owner, attr, value)
+    prob._problems_cached.cache_clear()
+    try:
+        noticed = [c.id for c in FALSE_CLAIMS if not _still_refused(c, False)]
+        noticed += [c.id for c in INCONSISTENT_CLAIMS if not _still_refused(c, True)]
+    finally:
+        prob._problems_cached.cache_clear()
+    assert noticed, f"probability mutant {name!r} passes every false claim: the check it removes is untested"

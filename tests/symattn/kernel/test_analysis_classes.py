@@ -1,0 +1,160 @@
+"""Issue 18, classes 1 and 2, through the public API: signs and monotonicity are the kernel's (a
+derivative is taken only of what is differentiable on the segment, its sign shown by the kernel's
+sign test), and limits are closed by the kernel's lemmas, never by ``sympy.limit`` (the order of the
+parameters a limit depends on is a hypothesis the user states).
+
+Each false claim must fail at the named step for the named reason; each true claim of the same
+shape must be proved.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from symattn.statement import Assumption, IndexRange
+from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, step
+
+x, y, s = sp.symbols("x y s", real=True)
+a, b = sp.symbols("a b", real=True)
+c = sp.Symbol("c", positive=True)
+p = sp.Symbol("p", positive=True)
+n = sp.Symbol("n", integer=True, positive=True)
+m = sp.Symbol("m", integer=True, nonnegative=True)
+i, j = sp.symbols("i j", integer=True, positive=True)
+k = sp.Symbol("k", integer=True)
+w = sp.IndexedBase("w", nonnegative=True)
+v = sp.IndexedBase("v", real=True)
+D = sp.Derivative
+KD = sp.KroneckerDelta
+T = sp.tanh(s)
+STEP = sp.Piecewise((0, x < 0), (1, True))
+CAP = (Assumption("cap", condition=sp.Gt(c, 0)),)
+A_GT_B = (Assumption("a_gt_b", condition=sp.Gt(a, b)),)
+A_LT_B = (Assumption("a_lt_b", condition=sp.Lt(a, b)),)
+M_IN = (IndexRange("m_range", index=j, lower=1, upper=n),)
+SIGMOID = sp.exp(a * x) / (sp.exp(a * x) + sp.exp(b * x))
+
+
+def claim(id, lhs, rhs, rule, relation="=", hyps=(), why="", **args):
+    return Claim(id, lhs, rhs, (step(rhs, rule, relation, **args),), relation=relation, hypotheses=hyps,
+                 bad_step=1, why=why)
+
+
+# ------------------------------------------------------------------------------------- class 1
+# SymPy's calculus differentiates a Piecewise step to 0, floor to an unevaluated 0-like derivative, |x|
+# to sign(x) and Max(x, 0) to Heaviside(x): none is a derivative at the break. A bound by "F is
+# increasing" is only as good as the kernel's monotonicity test.
+SIGN_FALSE = [
+    claim("d_piecewise_step_is_0", D(STEP, x), 0, "differentiate", why="piecewise is not differentiable"),
+    claim("d_floor_is_0", D(sp.floor(x), x), 0, "differentiate", why="floor is not differentiable"),
+    claim("d_heaviside_is_0", D(sp.Heaviside(x), x), 0, "differentiate", why="heaviside is not differentiable"),
+    claim("d_abs_is_sign", D(sp.Abs(x), x), sp.sign(x), "differentiate", why="real and nonzero"),
+    claim("d_max_is_heaviside", D(sp.Max(x, 0), x), sp.Heaviside(x), "differentiate", why="max is not differentiable"),
+    claim("d_sign_is_0", D(sp.sign(x), x), 0, "differentiate", why="sign is not differentiable"),
+    claim("d_sqrt_at_0", D(sp.sqrt(x**2), x), x / sp.sqrt(x**2), "differentiate", why="real and nonzero"),
+    # F(tanh s) < F(1) for a step F: "increasing" because its SymPy derivative is 0
+    claim("step_of_tanh_below_step_of_1", sp.Piecewise((0, T < 0), (1, True)), 1, "tanh_bound", "<",
+          why="piecewise is not differentiable"),
+    claim("ceiling_of_tanh_below_1", sp.ceiling(T), 1, "tanh_bound", "<", why="ceiling is not differentiable"),
+    # (t - 1/2)^2 is not monotone on (-1, 1)
+    claim("square_not_monotone", (T - sp.Rational(1, 2)) ** 2, sp.Rational(1, 4), "tanh_bound", "<",
+          why="sign of the derivative"),
+    claim("abs_kink_inside_range", sp.Abs(T - sp.Rational(1, 2)), sp.Rational(1, 2), "tanh_bound", "<",
+          why="real and nonzero"),
+    claim("slope_of_unknown_sign", y * T, y, "tanh_bound", "<", why="sign of the derivative"),
+    # a delta term makes the summand negative at j = m; a possibly reversed range is a negative sum
+    claim("delta_makes_a_term_negative", sp.S.Zero, sp.Sum(w[k] * (1 - 2 * KD(k, j)), (k, 1, n)),
+          "nonnegative_terms", "<=", M_IN, why="not shown nonnegative"),
+    claim("reversed_range_sum_of_squares", sp.S.Zero, sp.Sum(v[k] ** 2, (k, 1, m - 2)), "nonnegative_terms", "<=",
+          why="not shown nonnegative"),
+]
+
+SIGN_TRUE = [
+    claim("d_exp", D(sp.exp(2 * x), x), 2 * sp.exp(2 * x), "differentiate"),
+    claim("d_sin_chain", D(sp.sin(x**2), x), 2 * x * sp.cos(x**2), "differentiate"),
+    claim("d_tanh", D(sp.tanh(x), x), 1 - sp.tanh(x) ** 2, "differentiate"),
+    claim("d_sqrt_positive", D(sp.sqrt(p), p), 1 / (2 * sp.sqrt(p)), "differentiate"),
+    claim("d_log_positive", D(sp.log(p), p), 1 / p, "differentiate"),
+    claim("d_abs_of_positive", D(sp.Abs(x**2 + 1), x), 2 * x, "differentiate"),
+    claim("d_max_of_ordered", D(sp.Max(p, 0), p), 1, "differentiate"),
+    claim("d_product", D(x * sp.exp(x), x), (1 + x) * sp.exp(x), "differentiate"),
+    claim("capped_below_cap", c * T, c, "tanh_bound", "<", CAP),
+    claim("abs_capped_below_cap", c * sp.Abs(T), c, "tanh_bound", "<", CAP),
+    claim("decreasing_in_tanh", 2 - T, 1, "tanh_bound", ">"),
+    claim("exp_of_tanh_below_e", sp.exp(T), sp.E, "tanh_bound", "<"),
+    claim("exp_of_capped_below", sp.exp(c * T), sp.exp(c), "tanh_bound", "<", CAP),
+    claim("positive_slope", sp.exp(y) * T + y, sp.exp(y) + y, "tanh_bound", "<"),
+    claim("delta_drops_one_term", sp.S.Zero, sp.Sum(w[k] * (1 - KD(k, j)), (k, 1, n)), "nonnegative_terms", "<=",
+          M_IN),
+    claim("possibly_empty_range", sp.S.Zero, sp.Sum(v[k] ** 2, (k, 1, m)), "nonnegative_terms", "<="),
+]
+
+
+# ------------------------------------------------------------------------------------- class 2
+LIMIT_FALSE = [
+    claim("sigmoid_limit_1_no_order", sp.Limit(SIGMOID, x, sp.oo), 1, "limit_evaluate", why="not shown negative"),
+    claim("sigmoid_limit_1_when_a_lt_b", sp.Limit(SIGMOID, x, sp.oo), 1, "limit_evaluate", hyps=A_LT_B,
+          why="evaluate to"),
+    claim("sigmoid_limit_0_when_a_gt_b", sp.Limit(SIGMOID, x, sp.oo), 0, "limit_evaluate", hyps=A_GT_B,
+          why="evaluate to"),
+    claim("exp_decays_without_sign", sp.Limit(sp.exp(a * x), x, sp.oo), 0, "limit_evaluate", why="not shown negative"),
+    claim("sinc_at_0_is_0", sp.Limit(sp.sin(x) / x, x, 0), 0, "limit_evaluate", why="evaluate to"),
+    claim("floor_left_of_0", sp.Limit(sp.floor(x), x, 0, "-"), 0, "limit_evaluate", why="floor is not continuous"),
+    claim("sign_right_of_0", sp.Limit(sp.sign(x), x, 0, "+"), 0, "limit_evaluate", why="sign is not continuous"),
+    claim("heaviside_at_0", sp.Limit(sp.Heaviside(x), x, 0), sp.Rational(1, 2), "limit_evaluate",
+          why="heaviside is not continuous"),
+    claim("step_left_of_0", sp.Limit(STEP, x, 0, "-"), 1, "limit_evaluate", why="piecewise is not continuous"),
+    claim("pole_at_0", sp.Limit(1 / x, x, 0, "+"), 0, "limit_evaluate", why="not shown nonzero"),
+    claim("softcap_limit_doubled", sp.Limit(c * sp.tanh(s / c), c, sp.oo), 2 * s, "limit_evaluate",
+          why="evaluate to"),
+    claim("sin_at_infinity", sp.Limit(sp.sin(x), x, sp.oo), 0, "limit_evaluate", why="no kernel lemma"),
+]
+
+LIMIT_TRUE = [
+    claim("sigmoid_limit_1_when_a_gt_b", sp.Limit(SIGMOID, x, sp.oo), 1, "limit_evaluate", hyps=A_GT_B),
+    claim("sigmoid_limit_0_when_a_lt_b", sp.Limit(SIGMOID, x, sp.oo), 0, "limit_evaluate", hyps=A_LT_B),
+    claim("exp_decays_with_sign", sp.Limit(sp.exp(-p * x), x, sp.oo), 0, "limit_evaluate"),
+    claim("sinc_at_0_is_1", sp.Limit(sp.sin(x) / x, x, 0), 1, "limit_evaluate"),
+    claim("removable_quotient", sp.Limit((x**2 - 1) / (x - 1), x, 1), 2, "limit_evaluate"),
+    claim("polynomial_at_2", sp.Limit(x**2 + 1, x, 2), 5, "limit_evaluate"),
+    claim("abs_continuous_at_0", sp.Limit(sp.Abs(x), x, 0), 0, "limit_evaluate"),
+    claim("softcap_limit", sp.Limit(c * sp.tanh(s / c), c, sp.oo), s, "limit_evaluate"),
+    claim("one_plus_decay", sp.Limit(1 + sp.exp(-x), x, sp.oo), 1, "limit_evaluate"),
+    claim("exp_difference_quotient", sp.Limit(x * (sp.exp(1 / x) - 1), x, sp.oo), 1, "limit_evaluate"),
+]
+
+FALSE_CLAIMS = SIGN_FALSE + LIMIT_FALSE
+TRUE_CLAIMS = SIGN_TRUE + LIMIT_TRUE
+
+
+def test_the_tables_are_large_enough():
+    assert len(SIGN_FALSE) >= 8 and len(LIMIT_FALSE) >= 8
+    assert len(SIGN_TRUE) >= 8 and len(LIMIT_TRUE) >= 8
+
+
+@pytest.mark.parametrize("claim", FALSE_CLAIMS, ids=lambda cl: cl.id)
+def test_false_claim_fails_at_the_named_step_for_the_named_reason(claim):
+    assert_rejected(claim)
+
+
+@pytest.mark.parametrize("claim", TRUE_CLAIMS, ids=lambda cl: cl.id)
+def test_true_claim_of_the_same_shape_is_proved(claim):
+    assert_proved(claim)
+
+
+def test_no_sympy_limit_in_the_kernel_or_the_limit_rule():
+    """The trusted path never calls ``sympy.limit`` (Gruntz)."""
+    import ast
+    import inspect
+
+    import symattn.kernel.calculus as calc
+    import symattn.kernel.schemas.limits as lim
+    import symattn.rules.hyperbolic as hyp
+
+    for mod in (calc, lim, hyp):
+        for node in ast.walk(ast.parse(inspect.getsource(mod))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                assert name not in ("limit", "gruntz", "limit_seq"), f"{mod.__name__} calls {name}"
