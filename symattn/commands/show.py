@@ -44,7 +44,10 @@ def render(t, outcome=None) -> str:
     if t.notes:
         lines += ["", "  Notes: " + t.notes]
     if outcome is not None:
-        lines += ["", f"  Verdict: {outcome.verdict.value} (target {t.target.value}; {outcome.seconds:.1f}s)"
+        from symattn.verdict import wording
+
+        lines += ["", f"  Verdict: {wording(outcome.verdict, t.kind)} (target {wording(t.target, t.kind)}; "
+                      f"{outcome.seconds:.1f}s)"
                       + (f" -- {outcome.how}" if getattr(outcome, "how", "") else "")]
     return "\n".join(lines)
 
