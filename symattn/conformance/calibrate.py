@@ -170,6 +170,8 @@ def calibrate(cases: int = 2000, *, max_n: int = 256, seed: int = 0, only: str |
                     old = worst.get(name, (0.0, 0.0))
                     if pair[0] > old[0]:
                         where[name] = f"{case.describe()}; {config or 'plain'}"
+                        if progress and pair[0] > 1:
+                            progress(f"{peer.name} {dtype}: {name} {pair[0]:.2f} > 1 at {where[name]!r}")
                     worst[name] = (max(old[0], pair[0]), max(old[1], pair[1]))
                 if progress and (i + 1) % 100 == 0:
                     progress(f"{peer.name} {dtype}: {i + 1}/{cases} cases, worst {_short(worst)}")

@@ -183,8 +183,9 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 # "recompute_seq" (the backward's Q K^T summed by a plain loop over the head dim, as a separate
 # backward kernel may: P is then off by the dot product's rounding, relative; torch's flash CPU
 # backend is such a pair of kernels), and "recompute_u20" (the forward's exponential to ~20 ulp,
-# the backward's to 1, as torch's flash CPU kernels). In float16 and bfloat16 also FlashAttention's rounding of
-# P (and dS) to the dtype before the matmuls that take them ("p_rounded", "recompute_rounded").
+# the backward's to 1 and its scores summed by the loop: torch's flash CPU pair of kernels). In
+# float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the dtype before the
+# matmuls that take them ("p_rounded", "recompute_rounded").
 ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64", "exp_u20")
 ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_sqrt", "recompute_seq", "recompute_u20")
 _LOG2E = 1.4426950408889634
@@ -256,7 +257,7 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
             out20 = prec.cast((e @ v_e) / np.where(z == 0, 1, z)).astype(ct)
             with np.errstate(divide="ignore"):
                 lse20 = (m + np.log(z))[..., 0].astype(ct)
-            grads["recompute_u20"] = _recompute(q, k_e, v_e, do, out20, lse20, kw)
+            grads["recompute_u20"] = _recompute(q, k_e, v_e, do, out20, lse20, kw, scores=_sequential_scores)
         out, lse = numeric.tiled_attention(q * a, k_e * a, v_e, scale=1.0, **tiles, **kw)
         grads["recompute_sqrt"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw)
         if prec.storage != ct or prec.name == "bfloat16":

@@ -168,7 +168,11 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
     _load_rule_modules()
     r = RULES.get(rule_name)
     if r is None:
-        return failed(f"unknown rule {rule_name!r}; known rules: {sorted(RULES)}")
+        import difflib
+
+        close = difflib.get_close_matches(str(rule_name), list(RULES), n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(map(repr, close))}?" if close else f"known rules: {sorted(RULES)}"
+        return failed(f"unknown rule {rule_name!r}; {hint}")
     if r.params:
         unknown = set(args) - set(r.params)
         if unknown:

@@ -324,3 +324,39 @@ def test_startup_is_measured_as_ratios_against_python_in_one_run(monkeypatch):
     table = startup.format_table(result).splitlines()
     assert table[2].split() == ["command", "wall", "s", "x", "pass", "cpu", "s", "x", "pass"]
     assert table[4].startswith("symattn --help")
+
+
+def _theorem_file(path, tid, doc=None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = f'"""{doc}"""\n' if doc is not None else ""
+    path.write_text(head + "import sympy as sp\nfrom symattn import Derivation, Statement, Theorem, register\n"
+                    "x = sp.Symbol('x')\n"
+                    f"register(Theorem(id={tid!r}, title='t', source='extension', statement=Statement(x, x), "
+                    "derivation=Derivation(x).eq(x, 'algebra')))\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("doc, expected", [
+    ("Mean of a wrong identity.\n\nMore text.", "Mean of a wrong identity"),
+    ("\n   Two   spaces  kept apart   \n", "Two spaces kept apart"),
+    (None, "thm_mean_wrong"),
+    ("", "thm_mean_wrong"),
+])
+def test_a_user_file_is_titled_and_grouped_by_its_docstring(doc, expected, tmp_path):
+    from symattn import sources
+    from symattn.report.content import topic_title
+
+    with sources.isolated():
+        src = sources.load_source(_theorem_file(tmp_path / "thm_mean_wrong.py", "zz_doc_title", doc))
+        assert src.title == expected and [t.topic for t in src.theorems] == [expected]
+        assert topic_title(expected) == (expected if " " in expected else "Thm mean wrong")
+
+
+def test_two_files_of_one_name_are_two_topics(tmp_path):
+    from symattn import sources
+
+    with sources.isolated():
+        a = sources.load_source(_theorem_file(tmp_path / "a" / "thm.py", "zz_thm_a"))
+        b = sources.load_source(_theorem_file(tmp_path / "b" / "thm.py", "zz_thm_b"))
+        assert a.title == "thm" and b.title.startswith("thm (") and b.title.endswith("thm.py)")
+        assert {t.topic for t in a.theorems}.isdisjoint({t.topic for t in b.theorems})
