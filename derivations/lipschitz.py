@@ -373,14 +373,139 @@ register(Theorem(
     ),
     notes=(
         "The statement is the theorem itself, for symbolic $n$, $d$ and $L$, with the witnesses written out; its "
-        "verdict is only numerically-consistent because its derivation (the two entries of the second output row "
-        "as sums with Kronecker deltas over symbolic $n$ and $d$, dropping the other squares, then an inequality "
-        "between logarithms and exponentials with $|L|$) needs steps the rules do not support yet. The argument "
-        "is in the plain statement above; dot_product_self_attention_jacobian_unbounded proves the unbounded "
-        "derivative at $n = 2$, $d = 1$. Kim et al. prove the theorem for multi-head attention and any $p$-norm; "
+        "verdict is only numerically-consistent. The two entries of the second output row at the witnesses are "
+        "proved for symbolic $n$ and $d$ (dot_product_self_attention_witness_entry with $u = \\pm\\sqrt{\\log 2}$, "
+        "through dot_product_self_attention_witness_normaliser); what is not yet formalised is the rest of the "
+        "argument in the plain statement: dropping the other squares of the norm and the inequality between "
+        "logarithms and exponentials with $|L|$. dot_product_self_attention_jacobian_unbounded proves the "
+        "unbounded derivative at $n = 2$, $d = 1$. Kim et al. prove the theorem for multi-head attention and any "
+        "$p$-norm; "
         "this is the single head with identity weights and without the $1/\\sqrt{d}$ scale (a scale only rescales "
         "the witnesses)."
     ),
+    topic=TOPIC,
+))
+
+
+# The entry of f(X) at the witnesses that the argument above uses, for symbolic n and d: row p (any
+# p in 2..n) of X is -u e_1, row 1 is t e_1, the rest zero. The number of tokens is written n = m + 2
+# (m >= 0), so that "2 lies in 1..n" and "n - 2 >= 0" are visible to the kernel's range and sign tests.
+_m = sp.Symbol("m", integer=True, nonnegative=True)
+_n2 = _m + 2
+_p = sp.Symbol("p", integer=True, positive=True)
+_ur, _tr = sp.symbols("u t", real=True)
+
+
+def _row_witness(row, col):
+    return (_tr * sp.KroneckerDelta(row, 1) - _ur * sp.KroneckerDelta(row, _p)) * sp.KroneckerDelta(col, 1)
+
+
+_entry_lhs = _self_attention(_row_witness, _p, 1).xreplace({nn: _n2})
+_entry_rhs = (_tr * sp.exp(-_ur * _tr) - _ur * sp.exp(_ur**2)) / (sp.exp(-_ur * _tr) + sp.exp(_ur**2) + _n2 - 2)
+_entry_statement = Statement(_entry_lhs, _entry_rhs)
+
+
+def _term(r):
+    """A key's weight (before normalising) in row p at the witness, as the kernel writes it."""
+    return sp.exp(_ur**2 * sp.KroneckerDelta(r, _p)) * sp.exp(-_tr * _ur * sp.KroneckerDelta(1, r))
+
+
+def _terms(lo, hi, body=None):
+    return sp.Sum(_term(rr) if body is None else body, (rr, lo, hi))
+
+
+_norm_statement = Statement(_terms(1, _n2), sp.exp(-_ur * _tr) + sp.exp(_ur**2) + _n2 - 2)
+
+
+def _norm_derivation() -> Derivation:
+    return (
+        Derivation(_norm_statement.lhs)
+        .eq(_term(1) + _terms(2, _n2), "range_split", at=1, note="the first key")
+        .eq(_term(1) + _terms(2, _p - 1) + _terms(_p, _n2), "range_split", at=_p - 1, note="the keys before $p$")
+        .eq(_term(1) + _terms(2, _p - 1) + _term(_p) + _terms(_p + 1, _n2), "range_split", at=_p, note="the key $p$")
+        .eq(sp.exp(-_tr * _ur) + _terms(2, _p - 1, sp.S.One) + sp.exp(_ur**2) + _terms(_p + 1, _n2, sp.S.One),
+            "delta_by_range", note=r"the other keys have score $0$: weight $e^0 = 1$; $\delta_{1p} = 0$")
+        .eq(_norm_statement.rhs, "sum_evaluate", note="$n - 2$ of them")
+    )
+
+
+def _entry_derivation() -> Derivation:
+    KD = sp.KroneckerDelta
+    no_self_delta = _entry_lhs.replace(lambda e: e in (KD(_p, 1), KD(1, _p)), lambda e: sp.S.Zero)
+    raw = _tr * sp.exp(-_tr * _ur) * sp.exp(_ur**2 * KD(1, _p)) - _ur * sp.exp(_ur**2) * sp.exp(-_tr * _ur * KD(1, _p))
+    num = _tr * sp.exp(-_tr * _ur) - _ur * sp.exp(_ur**2)
+    return (
+        Derivation(_entry_lhs)
+        .eq(no_self_delta, "delta_by_range", note=r"row $p \ge 2$ is not row $1$: $\delta_{p1} = 0$")
+        .eq(raw / _terms(1, _n2), "sum_evaluate",
+            note=r"the scores are $\sum_l X_{pl} X_{jl} = -u (t \delta_{j1} - u \delta_{jp})$, and the numerator's "
+                 r"sum over $j$ picks the rows $1$ and $p$")
+        .eq(num / _terms(1, _n2), "delta_by_range", note=r"$\delta_{1p} = 0$ again")
+        .eq(_entry_rhs, "apply_theorem", theorem="dot_product_self_attention_witness_normaliser",
+            note="the normaliser of row $p$")
+    )
+
+
+def _entry_numeric(seed: int) -> NumericResult:
+    rng = np.random.default_rng(seed)
+    worst, samples = 0.0, 0
+    for _ in range(200):
+        n_, d_ = int(rng.integers(2, 12)), int(rng.integers(1, 6))
+        p_ = int(rng.integers(2, n_ + 1))
+        t_, u_ = rng.normal(scale=3.0, size=2)
+        x = np.zeros((n_, d_))
+        x[0, 0], x[p_ - 1, 0] = t_, -u_
+        s_ = x @ x.T  # (n, n)
+        e_ = np.exp(s_ - s_.max(1, keepdims=True))
+        got = ((e_ / e_.sum(1, keepdims=True)) @ x)[p_ - 1, 0]
+        want = (t_ * np.exp(-u_ * t_) - u_ * np.exp(u_**2)) / (np.exp(-u_ * t_) + np.exp(u_**2) + n_ - 2)
+        worst = max(worst, abs(got - want) / (1 + abs(want)))
+        samples += 1
+    tol = 1e-12
+    return NumericResult(worst <= tol, samples, seed, worst, tol,
+                         "entry (p, 1) of softmax(X X^T) X at the witness (numpy, row-stable) against the closed form, "
+                         "n in 2..11, d in 1..5, t, u normal of scale 3; relative error")
+
+
+register(Theorem(
+    id="dot_product_self_attention_witness_normaliser",
+    title=r"At the same $X$, row $p$'s softmax normaliser is $e^{-ut} + e^{u^2} + n - 2$",
+    claim=r"For every $n = m + 2 \ge 2$, row $p \in \{2, \dots, n\}$ and real $t, u$, "
+          r"$\sum_{r=1}^{n} e^{u^2 \delta_{rp}} e^{-tu \delta_{1r}} = e^{-ut} + e^{u^2} + n - 2$.",
+    statement=_norm_statement,
+    source="extension; the computation behind dot_product_self_attention_not_lipschitz",
+    hypotheses=(IndexRange("second_row", index=_p, lower=2, upper=_n2),),
+    derivation=_norm_derivation,
+    dimensions=(_m,),
+    plain="Key $1$ has weight $e^{-ut}$, key $p$ weight $e^{u^2}$, and each of the other $n - 2$ keys weight "
+          "$e^0 = 1$.",
+    topic=TOPIC,
+))
+
+register(Theorem(
+    id="dot_product_self_attention_witness_entry",
+    title=r"At $X$ with row $1$ equal to $t e_1$ and row $p$ to $-u e_1$, entry $(p, 1)$ of "
+          r"$\operatorname{softmax}(XX^\top)X$ is $(t e^{-ut} - u e^{u^2})/(e^{-ut} + e^{u^2} + n - 2)$",
+    claim=r"For every $n \ge 2$ (written $m + 2$), $d \ge 1$, row $p \in \{2, \dots, n\}$ and real $t, u$, "
+          r"the matrix $X$ with row $1$ equal to $t e_1$, row $p$ to $-u e_1$ and zeros elsewhere has "
+          r"$(\operatorname{softmax}(XX^\top)X)_{p1} = (t e^{-ut} - u e^{u^2})/(e^{-ut} + e^{u^2} + n - 2)$.",
+    statement=_entry_statement,
+    source="extension; the computation behind dot_product_self_attention_not_lipschitz (Kim, Papamakarios and Mnih "
+           "(2021), Theorem 3.1)",
+    hypotheses=(IndexRange("second_row", index=_p, lower=2, upper=_n2),),
+    derivation=_entry_derivation,
+    dimensions=(_m, dd),
+    numeric=_entry_numeric,
+    plain=(
+        "Row $p$'s scores against the keys are $\\langle x_p, x_j\\rangle$: $-ut$ for key $1$, $u^2$ for itself and "
+        "$0$ for the other $n - 2$ keys, whose values are zero. So its output's first coordinate is "
+        "$(t e^{-ut} - u e^{u^2})/(e^{-ut} + e^{u^2} + n - 2)$, for any $n \\ge 2$, any width $d$ and any row "
+        "$p \\ge 2$. "
+        "With $u \\to -u$ it gives the other witness $Y$: these are the two numbers whose gap "
+        "dot_product_self_attention_not_lipschitz bounds below."
+    ),
+    notes="The number of tokens is written $n = m + 2$ with $m \\ge 0$, so that the kernel sees $n \\ge 2$ in the "
+          "ranges and signs; an assumption '$n \\ge 2$' is not used by its range tests.",
     topic=TOPIC,
 ))
 

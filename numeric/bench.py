@@ -314,29 +314,49 @@ class _Workload:
         return runs, peer
 
 
-def _grouped(runs: dict[str, Callable[[], float]], *, repeats: int, budget: float,
-             pause: float = 0.25) -> dict[str, list[float]]:  # fmt: skip
-    """Time each measurement in its own group: one warm-up, then up to ``repeats`` calls, stopping
-    once ``budget`` seconds are spent (at least one timed call; a warm-up slower than the budget
-    is the single sample).
+def _rounds(runs: dict[str, Callable[[], float]], *, rounds: int, repeats: int, budget: float,
+            pause: float = 0.25) -> dict[str, list[list[float]]]:  # fmt: skip
+    """Time every measurement in ``rounds`` rounds; returns, per key, the samples of each round.
 
-    Groups, not rounds: interleaving torch (OpenMP worker threads) with numpy (OpenBLAS worker
-    threads) call by call made both libraries' spinning workers fight over the 2 cores, slowing
-    torch's backward tenfold. ``pause`` seconds between groups let the previous library's
-    workers go to sleep.
+    In a round each measurement gets its own group: a pause, one untimed warm-up call, then up to
+    ``repeats`` timed calls, stopping once ``budget / rounds`` seconds are spent (at least one).
+    A first warm-up slower than the whole budget is the single sample of the single round.
+
+    Groups, not calls, are interleaved: alternating torch (OpenMP worker threads) with numpy
+    (OpenBLAS worker threads) call by call made both libraries' spinning workers fight over the 2
+    cores, slowing torch's backward tenfold. ``pause`` seconds before and after each torch group
+    let the previous library's workers go to sleep. Rounds are interleaved so that a change in the machine's load
+    (other processes) hits every measurement of a round alike: a ratio taken within one round, then
+    the median over rounds, is far steadier than a ratio of medians taken minutes apart.
     """
-    times: dict[str, list[float]] = {}
-    for key, fn in runs.items():
-        time.sleep(pause)
-        first = fn()
-        if first > budget:
-            times[key] = [first]
-            continue
-        samples: list[float] = []
-        while len(samples) < repeats and (not samples or first + sum(samples) < budget):
-            samples.append(fn())
-        times[key] = samples
+    times: dict[str, list[list[float]]] = {key: [] for key in runs}
+    slow: set[str] = set()
+    per_round = budget / rounds
+    library = None
+    for r in range(rounds):
+        for key, fn in runs.items():
+            if key in slow:
+                continue
+            if key.split("_")[0] == "torch" or library == "torch":
+                time.sleep(pause)  # switching between OpenMP (torch) and OpenBLAS (numpy) workers
+            library = key.split("_")[0]
+            first = fn()
+            if r == 0 and first > budget:
+                times[key].append([first])
+                slow.add(key)
+                continue
+            samples: list[float] = []
+            while len(samples) < repeats and (not samples or sum(samples) < per_round):
+                samples.append(fn())
+            times[key].append(samples)
     return times
+
+
+def _round_ratios(a: list[list[float]] | None, b: list[list[float]] | None) -> list[float]:
+    """Per round, median of ``a`` over median of ``b`` (the rounds both have)."""
+    if not a or not b:
+        return []
+    return [statistics.median(x) / statistics.median(y) for x, y in zip(a, b) if x and y]
 
 
 def _load() -> list[float] | None:
@@ -365,6 +385,7 @@ def run_bench(
     dtype=np.float32,
     causal: bool = False,
     repeats: int = 5,
+    rounds: int = 3,
     budget: float = 10.0,
     backward: bool = True,
     naive_cap_mib: float = 4096.0,
@@ -373,7 +394,7 @@ def run_bench(
     block_q: int | None = None,
     block_k: int | None = None,
     threads: int | None = None,
-    variant: str | None = None,
+    variant: str | Sequence[str | None] | None = None,
     window: int = 256,
     softcap: float = 50.0,
     group: int = 4,
@@ -385,11 +406,20 @@ def run_bench(
     Every row has ``n`` and, per implementation ``tiled``, ``naive``, ``torch``, the keys
     ``<impl>_fwd_s``, ``<impl>_bwd_s`` (median seconds, ``None`` when skipped), ``<impl>_fwd_gflops``
     and, for tiled and naive, ``<impl>_fwd_peak_mib`` / ``<impl>_bwd_peak_mib``; ``ratios`` holds
-    ``tiled/torch`` and ``naive/tiled`` for forward and backward; ``notes`` explains skips.
-    ``variant`` (one of :data:`VARIANTS`) selects a workload of :class:`_Workload`.
+    ``tiled/torch`` and ``naive/tiled`` for forward and backward -- each the median over the
+    ``rounds`` of the ratio within a round (see :func:`_rounds`; the per-round ratios are in
+    ``round_ratios``); ``notes`` explains skips.
+    ``variant`` (one of :data:`VARIANTS`, or ``None`` / ``"plain"`` for plain attention) selects a
+    workload of :class:`_Workload`; a sequence of them times every workload in the same run (rows
+    in that order, each with its ``variant`` and ``workload``).
     """
-    if variant is not None and variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS} or None, got {variant!r}")
+    variants = list(variant) if isinstance(variant, (list, tuple)) else [variant]
+    variants = [None if v == "plain" else v for v in variants]
+    for v in variants:
+        if v is not None and v not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS} or None, got {v!r}")
+    if rounds < 1:
+        raise ValueError(f"rounds must be positive, got {rounds}")
     say = progress or (lambda message: None)
     torch = _torch() if use_torch else None
     say("measuring the float32 matmul rate")
@@ -406,18 +436,22 @@ def run_bench(
     }
     config = dict(
         sizes=list(sizes), d=d, batch=batch, dtype=np.dtype(dtype).name, causal=causal,
-        repeats=repeats, budget_s=budget, backward=backward, naive_cap_mib=naive_cap_mib,
+        repeats=repeats, rounds=rounds, budget_s=budget, backward=backward, naive_cap_mib=naive_cap_mib,
         block_q=block_q or DEFAULT_BLOCK_Q, block_k=block_k or DEFAULT_BLOCK_K,
-        threads=threads or cpu_count(), variant=variant,
+        threads=threads or cpu_count(), variant=variants[0] if len(variants) == 1 else variants,
     )  # fmt: skip
     tiled_kw = dict(block_q=block_q, block_k=block_k, threads=threads)
     itemsize = np.dtype(dtype).itemsize
-    def one_size(n: int) -> dict:  # a function, so that the timed closures bind this size's arrays
-        row: dict = {"n": n, "notes": []}
+    def one_size(n: int, variant: str | None) -> dict:  # a function: the timed closures bind this size's arrays
         w = _Workload(variant, n, d, batch, dtype, causal, window=window, softcap=softcap, group=group)
-        config["workload"] = w.description
+        row: dict = {"n": n, "variant": variant, "workload": w.description, "notes": []}
+        workloads = config.setdefault("workloads", [])
+        if w.description not in workloads:
+            workloads.append(w.description)
+        config["workload"] = "; ".join(workloads)
         default_q, default_k = _default_blocks(check_attention_args(w.q, w.k, w.v, **w.kw))
         config["block_q"], config["block_k"] = block_q or default_q, block_k or default_k
+        row["block_q"], row["block_k"] = config["block_q"], config["block_k"]
         q, k, v, d_out, kw = w.q, w.k, w.v, w.d_out, w.kw
         flops = w.flops
         out, lse = tiled_attention(q, k, v, **kw, **tiled_kw)
@@ -453,7 +487,11 @@ def run_bench(
                     torch_runs, peer = w.torch_runs(torch, backward)
                     torch_runs["torch_fwd"]()  # fails fast if the requested kernel is unavailable
                     runs.update(torch_runs)
-                    config["torch_peer"] = peer
+                    row["torch_peer"] = peer
+                    peers = config.setdefault("torch_peers", [])
+                    if peer not in peers:
+                        peers.append(peer)
+                    config["torch_peer"] = "; ".join(peers)
                 except (ImportError, RuntimeError) as exc:
                     row["notes"].append(f"torch kernel unavailable, torch peer skipped: {exc}")
         elif use_torch:
@@ -462,7 +500,9 @@ def run_bench(
             row["notes"].append("torch peer disabled")
 
         say(f"n={n}: timing {', '.join(runs)}")
-        for key, times in _grouped(runs, repeats=repeats, budget=budget).items():
+        timed = _rounds(runs, rounds=rounds, repeats=repeats, budget=budget)
+        for key, per_round in timed.items():
+            times = [t for samples in per_round for t in samples]
             row[f"{key}_s"] = statistics.median(times)
             row[f"{key}_min_s"] = min(times)
             row[f"{key}_runs"] = len(times)
@@ -484,18 +524,23 @@ def run_bench(
             row[f"{impl}_fwd_gflops"] = flops / t / 1e9 if t else None
             t = row.get(f"{impl}_bwd_s")
             row[f"{impl}_bwd_gflops"] = 2.5 * flops / t / 1e9 if t else None
-        ratios = {}
+        ratios, round_ratios = {}, {}
         for phase in ("fwd", "bwd"):
-            tiled, naive, tt = (row.get(f"{impl}_{phase}_s") for impl in ("tiled", "naive", "torch"))
-            ratios[f"tiled/torch_{phase}"] = tiled / tt if tiled and tt else None
-            ratios[f"naive/tiled_{phase}"] = naive / tiled if tiled and naive else None
+            tiled, naive, tt = (timed.get(f"{impl}_{phase}") for impl in ("tiled", "naive", "torch"))
+            for name, (a, b) in (("tiled/torch", (tiled, tt)), ("naive/tiled", (naive, tiled))):
+                per_round = _round_ratios(a, b)
+                ratios[f"{name}_{phase}"] = statistics.median(per_round) if per_round else None
+                round_ratios[f"{name}_{phase}"] = per_round
         row["ratios"] = ratios
+        row["round_ratios"] = round_ratios
+        row["load_average"] = _load()
         return row
 
     rows = []
-    for n in sizes:
-        rows.append(one_size(n))
-        gc.collect()
+    for variant_ in variants:
+        for n in sizes:
+            rows.append(one_size(n, variant_))
+            gc.collect()
     machine["load_average_after"] = _load()
     return {"machine": machine, "config": config, "rows": rows}
 
@@ -516,7 +561,8 @@ def format_table(result: dict) -> str:
         + (f" ({m['torch_threads']} threads)" if m["torch"] else ""),
         f"float32 matmul rate ({m['matmul_n']}^3, measured now): {m['matmul_gflops']:.1f} GFLOP/s; "
         f"load average before {m['load_average_before']}, after {m.get('load_average_after')}",
-        "times are medians of up to --repeats calls after a warm-up (min in --json); "
+        f"times are medians over {c.get('rounds', 1)} interleaved rounds of up to {c['repeats']} calls "
+        "after a warm-up (min in --json); ratios are the median over rounds of the ratio within a round; "
         "GF/s = 4 d x visible pairs (x2.5 backward) / time",
         "",
     ]
@@ -526,7 +572,13 @@ def format_table(result: dict) -> str:
         f"{'tiled MiB':>9} {'naive MiB':>9}"
     )
     lines += [head, "-" * len(head)]
+    several = len(c.get("workloads", [])) > 1
+    shown = None
     for r in result["rows"]:
+        if several and r.get("workload") != shown:
+            shown = r.get("workload")
+            blocks = f"{r.get('block_q')}x{r.get('block_k')}"
+            lines.append(f"{shown} (blocks {blocks}; torch: {r.get('torch_peer', 'none')})")
         for phase in ("fwd", "bwd"):
             if f"tiled_{phase}_s" not in r:
                 continue

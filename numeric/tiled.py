@@ -48,6 +48,15 @@ the exponentials are taken unshifted (no max and subtract passes) and the shift 
 the small ``(block_q, d_v + 1)`` product instead. Disabled with an additive float mask or ALiBi
 (a bias can push every score of a row towards ``-inf`` and underflow the unshifted sum).
 
+Base 2
+------
+numpy's float32 ``exp2`` is about twice as fast as its ``exp``, and :math:`e^x = 2^{x \log_2 e}`:
+unless an additive float mask or ALiBi bias (given in natural units) is added to the scores,
+:math:`\log_2 e` is folded into the query scale (or, with a soft-cap, into :math:`c` after the
+tanh), the running maxima and shifts are in base 2, and the log-sum-exp is returned in natural
+units, :math:`\text{lse} = m \ln 2 + \log l`. The backward recomputes :math:`P` the same way
+from :math:`\text{lse}\,\log_2 e`; :math:`dS` and the gradients are unaffected.
+
 Threads
 -------
 The work is split into units -- (batch slice, query block) in the forward, (batch slice, key
@@ -132,6 +141,8 @@ DEFAULT_BLOCK_K = 512
 # the max shift: e^20 ~ 5e8 is far from overflow in float32 and e^-20 far from underflow.
 SAFE_LOGIT = 20.0
 
+LOG2E = 1.0 / math.log(2.0)  # log2 e: e^x = 2^(x log2 e)
+
 # The most numbers one score tile may hold (batch slice x block_q x block_k): one float32
 # 1024 x 512 tile, 2 MiB, the size the block defaults were tuned at.
 TILE_ELEMENTS = DEFAULT_BLOCK_Q * DEFAULT_BLOCK_K
@@ -214,6 +225,20 @@ def _take(x, sl: tuple[slice, ...]):
     return x[tuple(slice(None) if n == 1 else s for n, s in zip(x.shape, sl))]
 
 
+def _foldable(args) -> int:
+    """Query heads per key/value head that can be folded into the query rows (1: no folding).
+
+    The last batch axis (the query heads of one key/value head, after :mod:`numeric.validation`
+    split grouped heads) folds when ``k`` and ``v`` are broadcast along it and ``q`` is not, and
+    nothing else depends on the query head: no mask and no ALiBi slopes (one per query head).
+    Key lengths depend on the batch element only.
+    """
+    if len(args.batch) < 2 or args.mask is not None or args.slopes is not None:
+        return 1
+    g = args.q.shape[-3]
+    return g if g > 1 and args.k.shape[-3] == 1 and args.v.shape[-3] == 1 else 1
+
+
 class _Problem:
     """Everything a worker needs: checked arguments, compute-precision arrays, tile masks."""
 
@@ -225,8 +250,16 @@ class _Problem:
         self.threads = check_threads(threads, cpu_count())
         self.ct = ct = compute_dtype(args.q.dtype)
         k, v = zero_ignored_keys(args)
-        self.q, self.k, self.v = (x.astype(ct, copy=False) for x in (args.q, k, v))
         self.batch, self.n_q, self.n_k = args.batch, args.n_q, args.n_k
+        # Grouped-query heads folded into the query rows (see "Grouped-query attention" above):
+        # `group` query heads per key/value head, `rep` consecutive rows per query position.
+        self.group = _foldable(args)
+        self.rep = self.group if self.group > 1 and args.banded else 1
+        self.interleaved = self.rep > 1
+        if self.group > 1:
+            self.batch = (*args.batch[:-1], 1)
+            self.n_q = args.n_q * self.group
+        self.q, self.k, self.v = (x.astype(ct, copy=False) for x in (self.fold(args.q), k, v))
         self.offset, self.left, self.right = args.offset, args.left, args.right
         self.c = args.softcap
         # scores are (scale / c) q . k, then c tanh(.), or scale q . k
@@ -239,28 +272,57 @@ class _Problem:
         self.float_mask = mask is not None and mask.dtype != np.bool_
         self.slopes = None if args.slopes is None else args.slopes.astype(ct)
         self.lengths = args.lengths  # (B, 1, ..., 1) or None
+        # Base 2 (see "Base 2" above): scores times log2 e, exponentials by exp2, unless an
+        # additive float mask or ALiBi bias (natural units) is added to the scores.
+        self.base2 = not self.float_mask and self.slopes is None
+        self.unit = LOG2E if self.base2 else 1.0  # units of the computed scores per natural unit
+        self.exp = np.exp2 if self.base2 else np.exp
         self._bound_init()
+
+    # -- folded grouped-query heads -----------------------------------------------------------
+    def fold(self, x):
+        """An internal ``(*batch, n_q, c)`` array of query rows in the folded layout ``(*b, 1, g n_q, c)``.
+
+        Head-major (a view when possible) without a band, position-major (row ``r`` is position
+        ``r // g``; a copy) with one, so that a query block covers consecutive positions.
+        """
+        if self.group == 1:
+            return x
+        if self.interleaved:
+            x = x.swapaxes(-3, -2)  # (*b, n_q, g, c)
+        return x.reshape(*self.batch, self.n_q, x.shape[-1])
+
+    def unfold(self, x):
+        """Inverse of :meth:`fold`: a folded ``(*b, 1, g n_q, c)`` array back to ``(*batch, n_q, c)``."""
+        if self.group == 1:
+            return x
+        n_q, g, c = self.args.n_q, self.group, x.shape[-1]
+        if self.interleaved:
+            return x.reshape(*self.batch[:-1], n_q, g, c).swapaxes(-3, -2)
+        return x.reshape(*self.batch[:-1], g, n_q, c)
 
     # -- positions -----------------------------------------------------------------------------
     def key_range(self, i0: int, i1: int, lengths) -> tuple[int, int]:
-        """``[lo, hi)``: the keys some query in ``[i0, i1)`` may see (band, key lengths)."""
-        lo = 0 if self.left is None else max(0, i0 + self.offset - self.left)
-        hi = self.n_k if self.right is None else min(self.n_k, i1 + self.offset + self.right)
+        """``[lo, hi)``: the keys some query row in ``[i0, i1)`` may see (band, key lengths)."""
+        p0, p1 = i0 // self.rep, (i1 - 1) // self.rep + 1  # the positions of the rows
+        lo = 0 if self.left is None else max(0, p0 + self.offset - self.left)
+        hi = self.n_k if self.right is None else min(self.n_k, p1 + self.offset + self.right)
         if lengths is not None:
             hi = min(hi, int(lengths.max(initial=0)))
         return lo, max(lo, hi)
 
     def query_range(self, j0: int, j1: int) -> tuple[int, int]:
-        """``[lo, hi)``: the queries that may see some key in ``[j0, j1)`` (band only)."""
-        lo = 0 if self.right is None else max(0, j0 - self.offset - self.right)
-        hi = self.n_q if self.left is None else min(self.n_q, j1 - self.offset + self.left)
+        """``[lo, hi)``: the query rows that may see some key in ``[j0, j1)`` (band only)."""
+        lo = 0 if self.right is None else max(0, j0 - self.offset - self.right) * self.rep
+        hi = self.n_q if self.left is None else min(self.n_q, (j1 - self.offset + self.left) * self.rep)
         return lo, max(lo, hi)
 
     def bias_and_mask(self, s, sl: tuple[slice, ...], i0: int, i1: int, j0: int, j1: int) -> None:
         """Add the float mask and ALiBi bias to the score tile ``s`` and set masked entries to -inf, in place."""
         rows = cols = None
+        p0, p_last = i0 // self.rep, (i1 - 1) // self.rep  # positions of the first and last row
         if self.slopes is not None or self.left is not None or self.right is not None:
-            rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]  # (bq, 1)  aligned positions
+            rows = (np.arange(i0, i1) // self.rep + self.offset)[:, None]  # (bq, 1)  aligned positions
             cols = np.arange(j0, j1)[None, :]  # (1, bk)
         if self.slopes is not None:
             dist = np.abs(rows - cols).astype(self.ct)  # (bq, bk)
@@ -273,9 +335,9 @@ class _Problem:
                 with np.errstate(invalid="ignore"):  # inf - inf at masked entries: reset below
                     s += m
                 np.copyto(s, -np.inf, where=m == -np.inf)
-        if self.left is not None and j0 < i1 - 1 + self.offset - self.left:  # crosses the left edge
+        if self.left is not None and j0 < p_last + self.offset - self.left:  # crosses the left edge
             np.copyto(s, -np.inf, where=cols < rows - self.left)  # (bq, bk), broadcast over batch
-        if self.right is not None and j1 - 1 > i0 + self.offset + self.right:  # crosses the right edge
+        if self.right is not None and j1 - 1 > p0 + self.offset + self.right:  # crosses the right edge
             np.copyto(s, -np.inf, where=cols > rows + self.right)
         if self.lengths is not None:
             lengths = _take(self.lengths, sl)  # (B_s, 1, ..., 1)
@@ -406,10 +468,11 @@ def tiled_attention(
     )  # fmt: skip
     pr = _Problem(args, block_q, block_k, threads)
     ct, d_v = pr.ct, args.d_v
-    out = np.zeros((*args.batch, args.n_q, d_v), ct)  # (*b, n_q, d_v)
-    lse = np.full((*args.batch, args.n_q), -np.inf, ct)  # (*b, n_q)
+    out = np.zeros((*pr.batch, pr.n_q, d_v), ct)  # (*b, n_q, d_v)  (folded rows, if any)
+    lse = np.full((*pr.batch, pr.n_q), -np.inf, ct)  # (*b, n_q)
     if args.n_q and args.n_k:
         _forward(pr, out, lse)
+    out, lse = pr.unfold(out), pr.unfold(lse[..., None])[..., 0]
     return args.user(out, 2).astype(args.q.dtype, copy=False), args.user(lse, 1)
 
 
@@ -417,11 +480,13 @@ def _forward(pr: _Problem, out, lse):
     ct, bq, bk = pr.ct, pr.bq, pr.bk
     neg_inf = ct.type(-np.inf)
     d_v = pr.args.d_v
-    q_s = pr.q * ct.type(pr.q_factor)  # (*b, n_q, d)  scale (over softcap) folded into Q
+    exp = pr.exp  # exp2 in base 2: every score, shift and statistic below is in pr.unit units
+    # scale (over softcap) folded into Q, and log2 e unless a softcap applies it after the tanh
+    q_s = pr.q * ct.type(pr.q_factor * (pr.unit if pr.c is None else 1.0))  # (*b, n_q, d)
     k_t = pr.k.swapaxes(-1, -2)  # (*b, d, n_k)  a view; BLAS reads it transposed
     # The column of ones makes the row sums of P fall out of the same matmul as P V.
     v1 = np.concatenate([pr.v, np.ones((*pr.v.shape[:-1], 1), ct)], axis=-1)  # (*b, n_k, d_v + 1)
-    c = None if pr.c is None else ct.type(pr.c)
+    c = None if pr.c is None else ct.type(pr.c * pr.unit)
 
     def unit(u):
         sl, i0 = u
@@ -434,7 +499,11 @@ def _forward(pr: _Problem, out, lse):
         m = np.full((*bshape, i1 - i0, 1), neg_inf, ct)  # (*b_s, bq, 1)  running shift (max)
         acc = np.zeros((*bshape, i1 - i0, d_v + 1), ct)  # (*b_s, bq, d_v + 1)  [P V | rowsum P]
         buf = np.empty((*bshape, i1 - i0, bk), ct) if j_hi - j_lo >= bk else None
+        pv = np.empty_like(acc)  # (*b_s, bq, d_v + 1)  one tile's [P V | rowsum P]
         q_bound = pr.q_bound(i0, i1)
+        # `plain`: every row has m = 0, or m = -inf and acc = 0 (nothing seen yet). A small tile's
+        # shift max(m, 0) is then 0 and the rescale factors e^(m - 0), e^(-0) change nothing.
+        plain = True
         for j0 in range(j_lo, j_hi, bk):
             j1 = min(j0 + bk, j_hi)
             s = np.matmul(q_i, k_ts[..., :, j0:j1], out=buf if j1 - j0 == bk else None)  # (*b_s, bq, bk)
@@ -447,20 +516,27 @@ def _forward(pr: _Problem, out, lse):
                 # the tile is shifted by 0 instead of its row max, which saves the max and
                 # subtract passes; the shift is applied to the (bq, d_v + 1) product instead:
                 # exp(S - m') V = exp(-m') (exp(S) V), with m' = max(m, 0).
-                np.exp(s, out=s)  # (*b_s, bq, bk)  exp(S)
+                exp(s, out=s)  # (*b_s, bq, bk)  exp(S)
+                np.matmul(s, v1_s[..., j0:j1, :], out=pv)  # (*b_s, bq, d_v + 1)
+                if plain:
+                    m = np.zeros_like(m)
+                    acc += pv
+                    continue
                 m_new = np.maximum(m, 0)  # (*b_s, bq, 1)
-                acc *= np.exp(m - m_new)  # (*b_s, bq, d_v + 1)  rescale the old statistics
-                acc += np.matmul(s, v1_s[..., j0:j1, :]) * np.exp(-m_new)  # (*b_s, bq, d_v + 1)
+                acc *= exp(m - m_new)  # (*b_s, bq, d_v + 1)  rescale the old statistics
+                pv *= exp(-m_new)
+                acc += pv
                 m = m_new
                 continue
+            plain = False
             m_new = np.maximum(m, s.max(axis=-1, keepdims=True))  # (*b_s, bq, 1)
             # Rows that have seen no visible key yet keep m = -inf; shift them by 0 instead,
             # so that exp(S - m') is exp(-inf) = 0 and never exp(-inf + inf) = nan.
             m_shift = np.where(m_new == neg_inf, 0, m_new)  # (*b_s, bq, 1)
             np.subtract(s, m_shift, out=s)
-            np.exp(s, out=s)  # (*b_s, bq, bk)  P, unnormalised
-            acc *= np.exp(m - m_shift)  # (*b_s, bq, d_v + 1)  rescale the old statistics
-            acc += np.matmul(s, v1_s[..., j0:j1, :])  # (*b_s, bq, d_v + 1)
+            exp(s, out=s)  # (*b_s, bq, bk)  P, unnormalised
+            acc *= exp(m - m_shift)  # (*b_s, bq, d_v + 1)  rescale the old statistics
+            acc += np.matmul(s, v1_s[..., j0:j1, :], out=pv)  # (*b_s, bq, d_v + 1)
             m = m_new
 
         l = acc[..., d_v:]  # (*b_s, bq, 1)  rowsum of exp(S - m) over all keys
@@ -468,7 +544,10 @@ def _forward(pr: _Problem, out, lse):
         out_s, lse_s = _take(out, sl), _take(lse, sl)
         np.divide(acc[..., :d_v], np.where(empty, 1, l), out=out_s[..., i0:i1, :])
         with np.errstate(divide="ignore"):  # log 0 = -inf is the lse of an empty row
-            lse_s[..., i0:i1] = (np.where(empty, neg_inf, m) + np.log(l))[..., 0]
+            # lse = m ln 2 + log l in base 2 (m in log2 units), m + log l otherwise; per row, in
+            # float64 and rounded once (m ln 2 rounded to float32 first would add an error ~ |m| eps)
+            m64 = np.where(empty, -np.inf, m.astype(np.float64) / pr.unit)
+            lse_s[..., i0:i1] = (m64 + np.log(l.astype(np.float64)))[..., 0]
 
     blocks = list(range(0, pr.n_q, bq))
     units = [(sl, i0) for sl in pr.batch_slices(len(blocks)) for i0 in blocks]
@@ -525,9 +604,10 @@ def tiled_attention_backward(
             raise ValueError(f"{name} has shape {x.shape}, expected {shape}")
     pr = _Problem(args, block_q, block_k, threads)
     ct, batch = pr.ct, args.batch
-    dq = np.zeros((*batch, n_q, args.d), ct)  # (*b, n_q, d)
-    dk = np.zeros((*batch, args.n_k, args.d), ct)  # (*b, n_k, d)
-    dv = np.zeros((*batch, args.n_k, d_v), ct)  # (*b, n_k, d_v)
+    # Folded grouped-query heads: dQ in the folded rows, dK and dV already summed over the group.
+    dq = np.zeros((*pr.batch, pr.n_q, args.d), ct)  # (*b, n_q, d)
+    dk = np.zeros((*pr.batch, args.n_k, args.d), ct)  # (*b, n_k, d)
+    dv = np.zeros((*pr.batch, args.n_k, d_v), ct)  # (*b, n_k, d_v)
     if n_q and args.n_k:
         do = d_out.astype(ct, copy=False).reshape(*batch, n_q, d_v)  # (*b, n_q, d_v)
         o = out.astype(ct, copy=False).reshape(*batch, n_q, d_v)
@@ -535,14 +615,20 @@ def tiled_attention_backward(
         # A fully masked row has lse = -inf; using +inf there makes P = exp(S - lse) = 0 exactly.
         lse_c = lse.astype(ct).reshape(*batch, n_q, 1)  # (*b, n_q, 1)  (a copy)
         lse_c[lse_c == -np.inf] = np.inf
+        do, big_d, lse_c = (pr.fold(x) for x in (do, big_d, lse_c))
         _backward(pr, do, big_d, lse_c, dq, dk, dv)
-    return args.user_grads(dq, dk, dv, args.q.dtype)
+    return args.user_grads(pr.unfold(dq), dk, dv, args.q.dtype)
 
 
 def _backward(pr: _Problem, do, big_d, lse_c, dq, dk, dv):
     ct, bq, bk = pr.ct, pr.bq, pr.bk
-    q_s = pr.q * ct.type(pr.q_factor)  # (*b, n_q, d)  R / c (or R) = q_s k^T
+    exp = pr.exp  # exp2 in base 2: scores and lse below in pr.unit units (dS stays natural)
+    # R / c = q_s k^T (natural units, for the tanh), or R times log2 e = q_s k^T
+    q_s = pr.q * ct.type(pr.q_factor * (pr.unit if pr.c is None else 1.0))  # (*b, n_q, d)
     c = None if pr.c is None else ct.type(pr.c)
+    c_unit = None if pr.c is None else ct.type(pr.c * pr.unit)
+    if pr.base2:  # lse log2 e, rounded once from float64 (+inf stays +inf)
+        lse_c = (lse_c.astype(np.float64) * pr.unit).astype(ct)
 
     def unit(u, dq_acc):
         sl, j0 = u
@@ -558,20 +644,23 @@ def _backward(pr: _Problem, do, big_d, lse_c, dq, dk, dv):
         q_raw = _take(pr.q, sl)
         dq_s = _take(dq_acc, sl)
         i_lo, i_hi = pr.query_range(j0, j1)
+        bshape = (*pr.slice_batch(sl), min(bq, i_hi - i_lo), j1 - j0)
+        p_buf, ds_buf = np.empty(bshape, ct), np.empty(bshape, ct)  # (*b_s, bq, bk) tiles, reused
         for i0 in range(i_lo, i_hi, bq):
             i1 = min(i0 + bq, i_hi)
+            full = i1 - i0 == bshape[-2]
             do_i = dos[..., i0:i1, :]  # (*b_s, bq, d_v)
-            p = np.matmul(qs[..., i0:i1, :], k_j.swapaxes(-1, -2))  # (*b_s, bq, bk)  R (or R / c)
+            p = np.matmul(qs[..., i0:i1, :], k_j.swapaxes(-1, -2), out=p_buf if full else None)  # (*b_s, bq, bk)
             t = None
             if c is not None:
                 np.tanh(p, out=p)
                 t = p.copy()  # tanh(R / c), for the chain rule below
-                p *= c  # c tanh(R / c)
+                p *= c_unit  # c tanh(R / c), in pr.unit units
             pr.bias_and_mask(p, sl, i0, i1, j0, j1)
             np.subtract(p, ls[..., i0:i1, :], out=p)
-            np.exp(p, out=p)  # (*b_s, bq, bk)  P = exp(S - lse)
+            exp(p, out=p)  # (*b_s, bq, bk)  P = exp(S - lse) = exp2(S log2 e - lse log2 e)
             dv_j += np.matmul(p.swapaxes(-1, -2), do_i)  # (*b_s, bk, d_v)  P^T dO
-            ds = np.matmul(do_i, v_j.swapaxes(-1, -2))  # (*b_s, bq, bk)  dP = dO V^T
+            ds = np.matmul(do_i, v_j.swapaxes(-1, -2), out=ds_buf if full else None)  # (*b_s, bq, bk)  dP = dO V^T
             np.subtract(ds, ds_[..., i0:i1, :], out=ds)
             np.multiply(ds, p, out=ds)  # (*b_s, bq, bk)  dS = P * (dP - D)
             if t is not None:

@@ -83,6 +83,8 @@ def problems(outcome: Outcome, target: Verdict | str) -> list[str]:
     if not outcome.reaches(target):
         out.append(f"verdict {outcome.verdict.value} does not reach the target {target.value}")
     for name, lv in outcome.levels.items():
+        if lv.status is Level.UNDECIDED and lv.data.get("kernel_inconclusive"):
+            continue  # the kernel's own derived instances, inconclusive: not a level the author configured
         if lv.status is not Level.NA and lv.status is not Level.PASS:
             out.append(f"the {name} level is {lv.status.value}: {_one_line(lv.detail)}")
     if outcome.levels and all(lv.status is Level.NA for lv in outcome.levels.values()):

@@ -31,11 +31,13 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
+from symattn.kernel.instances import describe_point, describe_sizes, domain_violation, hypotheses_at, sizes_inside
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
+from symattn.kernel.zippel import solve_equations
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
@@ -78,10 +80,14 @@ def _applied_ids(d) -> list[str]:
 class Checker:
     """Checks theorems, memoising outcomes so that ``apply_theorem`` dependencies are checked once."""
 
-    def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0):
+    def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0,
+                 cache=None):
         self.time_limit = time_limit
         self.numeric = numeric
         self.seed = seed
+        #: a :class:`symattn.cache.Cache` of outcomes by content key (None: the ambient one, if any,
+        #: at the time of each check; see :func:`symattn.cache.using`)
+        self.cache = cache
         self._outcomes: dict[str, Outcome] = {}
         self._stack: tuple = ()
 
@@ -89,6 +95,14 @@ class Checker:
     def check(self, thm: Theorem) -> Outcome:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
+        cache = self.cache if self.cache is not None else _ambient_cache()
+        if cache is None:
+            return self._check_fresh(thm)
+        from symattn.cache import cached_check
+
+        return cached_check(self, thm, cache)  # the stored outcome of thm's content key, or _check_fresh
+
+    def _check_fresh(self, thm: Theorem) -> Outcome:
         t0 = time.perf_counter()
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
@@ -206,13 +220,15 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
+                    _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
             if disagree:  # the engines disagree on a fact of the step: the step fails, both answers shown
                 res = RuleResult(Level.FAIL, "; ".join([res.reason] * bool(res.reason and not res.ok)
                                                        + [c.both_answers() for c in disagree[:2]]))
             # the outcome keeps what the kernel decided, not its Thm (a Thm never leaves the process)
             steps.append(dataclasses.replace(res, thm=None))
-            engines.append(list(checks))
+            engines.append((step.rule, list(checks)))
             if res.status is Level.FAIL:
                 problems.append(f"step {n} ({step.justification()}): {res.reason}")
             elif res.status is Level.UNDECIDED:
@@ -235,6 +251,12 @@ class Checker:
             return LevelResult(Level.FAIL, "; ".join(problems), data), steps, engines
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
+        if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
+            per_step = [(rule, second.step_rechecked(c)) for rule, c in engines]
+            data["rechecked"] = second.theorem_rechecked([r for _, (r, _) in per_step])
+            if data["rechecked"] != "all":
+                data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
+                                      in enumerate(per_step, start=1) if r != "both"]
         dims = ", ".join(map(str, thm.dimensions)) or "none"
         return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
                 steps, engines)
@@ -266,13 +288,121 @@ class Checker:
         return None
 
     def _instances(self, thm: Theorem) -> LevelResult:
+        """The kernel's derived instances (every theorem with integer dimensions), and the author's
+        builder, if any, checked against them: only instances derived from the statement count."""
+        kernel = self._kernel_instances(thm)
+        if kernel is not None and kernel.status is Level.UNDECIDED:
+            # the kernel's own instances were inconclusive: no evidence either way, and nothing the author
+            # configured failed (acceptance does not count it against the theorem; a failure refutes)
+            kernel.data["kernel_inconclusive"] = True
+        if thm.instances is None:
+            return kernel if kernel is not None else LevelResult(
+                Level.NA, "no instance check (no integer dimension to instantiate, and no builder)")
+        built = self._builder_instances(thm)
+        if kernel is None:
+            return built
+        counted = built.status is Level.PASS and built.data.get("derived")
+        if built.status is Level.FAIL:
+            return built  # a counterexample at a derived instance of the builder's size
+        if kernel.status is Level.FAIL:
+            return LevelResult(Level.FAIL, f"{kernel.detail}; the builder's instances: {built.status.value}, "
+                               f"{built.detail}", kernel.data)
+        if built.data.get("builder_counterexample"):
+            return built  # evidence in conflict: it decides
+        if counted:
+            detail = f"{built.detail}; and {kernel.detail}" if kernel.status is Level.PASS else built.detail
+            return LevelResult(Level.PASS, detail, {**built.data, "kernel": kernel.data.get("sizes")})
+        note = f"the builder's instances: {built.status.value}, {built.detail}"
+        if kernel.status is Level.PASS:
+            return LevelResult(Level.PASS, f"{kernel.detail}; {note} (not counted)",
+                               {**kernel.data, "builder": built.status.value})
+        if built.status is Level.PASS:  # the builder's pass does not count, and the kernel's check was inconclusive
+            return LevelResult(Level.UNDECIDED, f"{kernel.detail}; {note} (not counted)",
+                               {**kernel.data, "builder": built.status.value, "derived": False})
+        return LevelResult(built.status, f"{built.detail}; the kernel's instances: {kernel.detail}", built.data)
+
+    def _kernel_instances(self, thm: Theorem) -> LevelResult | None:
+        """The statement at the smallest sizes inside the hypotheses (:mod:`symattn.kernel.instances`),
+        each shown exactly or refuted by an exact counterexample; None when the theorem has no integer
+        dimension."""
+        seconds = min(self.time_limit, 8.0)
+        dims = tuple(thm.dimensions)
+        if thm.instances is not None:  # the symbol the builder's size sets is a size too
+            try:
+                dims += tuple(s for s in _size_mapping(thm, thm.instances, 1) if s not in dims)
+            except Exception:  # noqa: BLE001 -- the builder's own check reports it
+                pass
+        try:
+            with time_limit(2 * seconds):
+                syms, mappings, skipped = sizes_inside(thm.statement, thm.hypotheses, dims, seconds=seconds / 2)
+        except TimeLimitExceeded:
+            return LevelResult(Level.UNDECIDED, "time limit while choosing the sizes inside the hypotheses",
+                               {"derived": True})
+        if not syms:
+            return None
+        if not mappings:
+            why = "; ".join(f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) or "no candidate size"
+            return LevelResult(Level.UNDECIDED, f"no size inside the hypotheses ({why})", {"derived": True})
+        checked = []
+        for mapping in mappings:
+            where = describe_point(syms, mapping)
+            try:
+                with time_limit(seconds):
+                    st = thm.statement
+                    st = Statement(*(expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs)),
+                                   st.relation)
+                    hyps = _hypotheses_at(thm.hypotheses, mapping)
+                    st = _moments_at(st, hyps)
+            except TimeLimitExceeded:
+                return LevelResult(Level.UNDECIDED, f"time limit deriving the instance at {where}",
+                                   {"derived": True, "sizes": checked})
+            except Exception as exc:
+                return LevelResult(Level.UNDECIDED, f"deriving the instance at {where} raised "
+                                   f"{type(exc).__name__}: {exc}", {"derived": True, "sizes": checked})
+            ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds)
+            if ok:
+                checked.append(mapping)
+                continue
+            cex = find_counterexample(st, hyps, seed=self.seed, seconds=seconds)
+            if cex is not None:
+                return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {cex}",
+                                   {"counterexample": f"{where}: {cex}", "derived": True})
+            reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
+            return LevelResult(Level.UNDECIDED, f"instance derived at {where}: {reason}",
+                               {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
+        shown = describe_sizes(syms, checked)
+        if skipped:
+            shown += " (skipped, outside the hypotheses: " + "; ".join(
+                f"{describe_point(syms, m)}: {w}" for m, w in skipped[:2]) + ")"
+        return LevelResult(Level.PASS, f"exact for {shown}: instances derived by the kernel at the smallest sizes "
+                           "inside the hypotheses",
+                           {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
+
+    def _builder_instances(self, thm: Theorem) -> LevelResult:
         spec = thm.instances
-        if spec is None:
-            return LevelResult(Level.NA, "no instance check")
         checked = []
         derived_all = True
         why_not = ""
+        skipped = []
+        witnesses: set = set()
         for size in sorted(spec.sizes):
+            try:
+                mapping = _size_mapping(thm, spec, size)
+            except Exception as exc:
+                return LevelResult(Level.UNDECIDED, f"instance {spec.label} = {size}: what the size sets raised "
+                                   f"{type(exc).__name__}: {exc}")
+            # a size is a value of an integer symbol; setting a real or complex scalar variable is a sample
+            # point, not a size (a matrix set to a witness is shown as such)
+            pinned = sorted((str(v) for v in mapping if isinstance(v, sp.Symbol) and not v.is_integer), key=str)
+            witnesses |= {str(v) for v in mapping if isinstance(v, sp.MatrixSymbol)}
+            if pinned and derived_all:
+                derived_all, why_not = False, (
+                    f"the instance sets {', '.join(pinned)}, which is not an integer symbol (a size): it pins a "
+                    "variable at a point, it is no instance at a size")
+            outside = domain_violation(mapping, thm.hypotheses) if not pinned else None
+            if outside is not None:
+                skipped.append(f"{spec.label} = {size} ({outside})")
+                continue
             try:
                 with time_limit(self.time_limit):
                     st = spec.build(size)
@@ -332,16 +462,24 @@ class Checker:
             return LevelResult(
                 Level.UNDECIDED, f"{spec.label} = {size}: not shown exactly, and no counterexample found"
             )
+        shown = f"{spec.label} in {{{', '.join(map(str, checked))}}}"
+        if witnesses:
+            shown += f", with {', '.join(sorted(witnesses))} set to the builder's witness values"
+        if skipped:
+            shown += f" (sizes outside the symbols' domains or the hypotheses, not used: {'; '.join(skipped)})"
+        if not checked:
+            return LevelResult(Level.NA, f"no size of the builder is inside the hypotheses: {'; '.join(skipped)}",
+                               {"derived": False})
         if derived_all:
             return LevelResult(
-                Level.PASS, f"exact for {spec.describe()} (instances derived from the statement)",
+                Level.PASS, f"exact for {shown} (the builder's instances are the statement's at those sizes)",
                 {"sizes": checked, "derived": True},
             )
         return LevelResult(
             Level.PASS,
-            f"exact for {spec.describe()}, for the builder's statements, which are not derived from the theorem's "
+            f"exact for {shown}, for the builder's statements, which are not derived from the theorem's "
             f"({why_not}): not counted toward the verdict",
-            {"sizes": checked, "derived": False},
+            {"sizes": checked, "derived": False, "not_counted": why_not},
         )
 
     # -- probabilistic ----------------------------------------------------------------------------
@@ -435,6 +573,25 @@ class Checker:
         return LevelResult(Level.PASS if res.ok else Level.FAIL, res.describe(), data)
 
 # ---------------------------------------------------------------------------------------------- helpers
+def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext) -> None:
+    """The second engine on the step's claim as a whole (:mod:`symattn.kernel.second.steps`)."""
+    from symattn.kernel.second.steps import recheck_step
+
+    try:
+        whole = second.bounded("second engine", "the step", lambda: recheck_step(
+            prev, step.expr, step.relation, ctx.hypotheses, step.rule, step.args))
+    except Exception:  # the re-check is evidence only: it never breaks a step
+        return
+    if whole is not None:
+        checks.append(dataclasses.replace(whole, kind="step"))
+
+
+def _ambient_cache():
+    from symattn.cache import ambient
+
+    return ambient()
+
+
 def _inconsistencies(hypotheses, seconds: float) -> list:
     """What the kernel shows contradictory in the hypotheses (probability laws, moment equations, two
     values for one term: :func:`symattn.kernel.schemas.probability.problems`); none when it runs out of time."""
@@ -518,14 +675,16 @@ def _size_mapping(thm: Theorem, spec, size: int) -> dict | None:
 
 
 def _moments_at(st: Statement, hypotheses) -> Statement:
-    """A derived instance's moments (``Expectation``, ``Variance``, ...) of entries of one
-    :class:`~symattn.statement.RandomFamily` of concrete size, evaluated from the family's law by
+    """A derived instance's moments (``Expectation``, ``Variance``, ...) of entries of
+    :class:`~symattn.statement.RandomFamily` families of concrete size, evaluated from their law by
     :mod:`symattn.moments` (entries i.i.d. with the family's mean, variance and given moments).
-    The statement unchanged when that is not all of it: several families (their joint law is not
-    i.i.d.), an entry outside ``1..dim``, or a moment the family does not give (it would come back
-    as a fresh symbol, free to take values no law has)."""
+    Several families only when an ``Independent`` hypothesis makes every pair of them independent and
+    no other hypothesis relates them (a correlation). The statement unchanged when that is not all of
+    it: families not shown independent (their joint law is not known), an entry outside ``1..dim``,
+    or a moment a family does not give (it would come back as a fresh symbol, free to take values no
+    law has)."""
     from symattn.moments import _Moment, iid_vector
-    from symattn.statement import RandomFamily
+    from symattn.statement import Independent, RandomFamily
 
     sides = (st.lhs, st.rhs)
     if not any(isinstance(x, sp.Basic) and x.has(_Moment) for x in sides):
@@ -533,20 +692,33 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     families = {h.base: h for h in hypotheses if isinstance(h, RandomFamily)}
     entries = {a for x in sides if isinstance(x, sp.Basic) for a in x.atoms(sp.Indexed) if a.base in families}
     used = {a.base for a in entries}
-    if len(used) != 1:
+    if not used:
         return st
-    fam = families[next(iter(used))]
-    dim = sp.sympify(fam.dim)
-    if not dim.is_Integer:
-        return st
-    law = iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance, moments=dict(fam.moments))
-    subs = {}
-    for a in entries:
-        if len(a.indices) != 1 or not a.indices[0].is_Integer or not 1 <= int(a.indices[0]) <= int(dim):
+    if len(used) > 1:
+        pairs = {frozenset((f, g)) for h in hypotheses if isinstance(h, Independent)
+                 for f in h.families for g in h.families if f != g}
+        if any(frozenset((f, g)) not in pairs for f in used for g in used if f != g):
             return st
-        subs[a] = law[int(a.indices[0])]
+        for h in hypotheses:  # anything else about two of them (a correlation) contradicts the i.i.d. law
+            if isinstance(h, (RandomFamily, Independent)):
+                continue
+            named = {getattr(h, f, None) for f in ("q", "k", "base", "first", "second")} & used
+            if len(named) > 1 or (named and type(h).__name__ == "CorrelatedPairs"):
+                return st
+    subs = {}
     before = set().union(*(x.free_symbols for x in sides if isinstance(x, sp.Basic)))
-    before |= {y for v in (fam.mean, fam.variance, *(m for _, m in fam.moments)) for y in sp.sympify(v).free_symbols}
+    for base in used:
+        fam = families[base]
+        dim = sp.sympify(fam.dim)
+        if not dim.is_Integer:
+            return st
+        law = iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance, moments=dict(fam.moments))
+        for a in (e for e in entries if e.base == base):
+            if len(a.indices) != 1 or not a.indices[0].is_Integer or not 1 <= int(a.indices[0]) <= int(dim):
+                return st
+            subs[a] = law[int(a.indices[0])]
+        before |= {y for v in (fam.mean, fam.variance, *(m for _, m in fam.moments))
+                   for y in sp.sympify(v).free_symbols}
 
     def evaluate(x):
         if not isinstance(x, sp.Basic):
@@ -561,25 +733,48 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
 
 
 def _hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
-    """The hypotheses with the instance's substitution applied."""
-    import dataclasses
+    """The hypotheses with the instance's substitution applied (see :mod:`symattn.kernel.instances`)."""
+    return hypotheses_at(hypotheses, mapping)
 
-    from symattn.statement import Assumption, IndexRange
 
-    out = []
+def _instance_holds(st: Statement, hypotheses) -> bool:
+    """Whether an instance holds, shown exactly: a free index whose range the size made concrete
+    (``i`` in ``1..2``) is split into its cases (every value checked: exhaustive, so exact); the
+    equation hypotheses are solved for a variable each (as Schwartz--Zippel does,
+    :func:`symattn.kernel.zippel.solve_equations`) and substituted; then the sides are compared by
+    the zero test (or the sign test)."""
+    if _statement_holds(st):
+        return True
+    from symattn.statement import IndexRange
+
+    free = statement_symbols(st)
+    cases = [{}]
     for h in hypotheses:
-        if isinstance(h, IndexRange) and h.index in mapping:  # the size sets the index: a condition on it
-            v = mapping[h.index]
-            lo, hi = (_xreplace(sp.sympify(e), mapping) for e in (h.lower, h.upper))
-            out.append(Assumption(h.name, condition=sp.And(sp.Le(lo, v), sp.Le(v, hi)), text=h.describe()))
-            continue
-        changes = {}
-        for f in dataclasses.fields(h):
-            v = getattr(h, f.name)
-            if isinstance(v, sp.Basic) and f.name != "name":
-                changes[f.name] = v.xreplace(mapping)
-        out.append(dataclasses.replace(h, **changes) if changes else h)
-    return tuple(out)
+        if isinstance(h, IndexRange) and h.index in free:
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            if lo.is_Integer and hi.is_Integer and lo <= hi:
+                cases = [{**c, h.index: sp.Integer(v)} for c in cases for v in range(int(lo), int(hi) + 1)]
+    if len(cases) > 64:
+        cases = [{}]
+    for case in cases:
+        if not _case_holds(st, hypotheses, case):
+            return False
+    return True
+
+
+def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
+    if case:
+        st = Statement(*(expand_finite(_xreplace(x, case)) for x in (st.lhs, st.rhs)), st.relation)
+        hypotheses = _hypotheses_at(hypotheses, case)
+        if _statement_holds(st):
+            return True
+    try:
+        solution, sides = solve_equations(hypotheses, [st.lhs, st.rhs], strict=False)
+    except (_Refused, TypeError, ValueError):
+        return False
+    if not solution:
+        return False
+    return _statement_holds(Statement(sides[0], sides[1], st.relation))
 
 
 _EVALUATING = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)
@@ -764,20 +959,39 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
         "shown_as": wording(o.verdict, thm.kind),
         "target": thm.target.value,
         "how": o.how,
-        "levels": {k: o.levels[k].status.value if k in o.levels else "n/a" for k in LEVELS},
+        "levels": {k: shown_status(o.levels[k]) if k in o.levels else "n/a" for k in LEVELS},
+        "not_counted": {k: o.levels[k].detail for k in LEVELS if k in o.levels
+                        and shown_status(o.levels[k]) == "not-counted"},
         "seconds": round(o.seconds, 3),
+        "cached": bool(getattr(o, "cached", False)),
         **rechecked_json(o),
     }
 
 
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
-    per_step = [second.step_rechecked(list(c)) for c in o.engines]
+    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
+    # a step an unconverted rule decided by itself (symattn.rules.UNCONVERTED) was not shown by the
+    # kernel at all: say so, whatever the second engine saw of the facts the rule asked about
+    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
+    per_step = [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
+                else (rule, p) for r, (rule, p) in zip(o.steps, per_step)]
     return {
-        "rechecked": second.theorem_rechecked([s for s, _ in per_step]),
-        "steps": [{"step": n, "status": r.status.value, "rechecked": s, "why": why}
-                  for n, (r, (s, why)) in enumerate(zip(o.steps, per_step), start=1)],
+        "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
+        "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
+                  for n, (r, (rule, (s, why))) in enumerate(zip(o.steps, per_step), start=1)],
     }
+
+
+def shown_status(lv: LevelResult) -> str:
+    """A level's status as the JSON and the report show it: ``pass`` only when the level counts toward
+    the verdict (instances derived from the statement; a Schwartz--Zippel test of the statement whose
+    bound is small enough); a pass that does not count is ``not-counted`` (its detail says why)."""
+    if lv.status is Level.PASS and "derived" in lv.data and not lv.data["derived"]:
+        return "not-counted"
+    if lv.status is Level.PASS and lv.data.get("error_bound", 0.0) > MAX_FALSE_PASS:
+        return "not-counted"
+    return lv.status.value
 
 
 def dumps(records: list[dict]) -> str:

@@ -27,7 +27,7 @@ import sys
 __all__ = ["main", "COMMANDS"]
 
 # Order is the order shown by ``symattn --help``.
-COMMANDS = ("list", "show", "check", "report", "audit", "bench", "conform")
+COMMANDS = ("list", "show", "check", "report", "audit", "bench", "conform", "cache")
 
 
 def _load(name: str):

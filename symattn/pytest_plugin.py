@@ -70,6 +70,10 @@ def pytest_addoption(parser) -> None:
     group.addoption("--with-library", "--symattn-with-library", action="store_true", default=False,
                     dest="symattn_with_library",
                     help="also collect every built-in theorem of the library (symattn-library::<id>)")
+    group.addoption("--symattn-no-cache", action="store_true", default=False, dest="symattn_no_cache",
+                    help="check every theorem afresh (do not use the cache of outcomes, symattn.cache)")
+    group.addoption("--symattn-cache-dir", default=None, metavar="DIR", dest="symattn_cache_dir",
+                    help="the cache of outcomes (default: .symattn-cache beside the first source)")
     parser.addini("symattn_sources", type="args", default=[],
                   help="sources of theorems to collect (paths relative to the configuration file)")
 
@@ -102,12 +106,26 @@ def _checker(config):
     checker = config.stash.get(_CHECKER, None)
     if checker is None:
         limit = config.getoption("symattn_time_limit")
-        checker = Checker() if limit is None else Checker(time_limit=limit)
+        options = {} if limit is None else {"time_limit": limit}
+        checker = Checker(**options, cache=_cache(config))
         config.stash[_CHECKER] = checker
     return checker
 
 
 _CHECKER = pytest.StashKey[object]()
+
+
+def _cache(config):
+    """The cache of outcomes for this run (None with --symattn-no-cache or SYMATTN_NO_CACHE=1)."""
+    from symattn.cache import Cache, default_directory, disabled_by_environment
+
+    if config.getoption("symattn_no_cache") or disabled_by_environment():
+        return None
+    directory = config.getoption("symattn_cache_dir")
+    if directory:
+        return Cache(directory)
+    paths = [load for _, load in _specs(config) if load.endswith(".py") or "/" in load]
+    return Cache(default_directory(paths or None))
 
 
 # ---------------------------------------------------------------------------------------------- collection
@@ -220,6 +238,7 @@ class TheoremItem(pytest.Item):
 
     def runtest(self) -> None:
         outcome = _checker(self.config).check(self.theorem)
+        self.user_properties.append(("symattn_cached", bool(getattr(outcome, "cached", False))))
         assert_theorem(self.theorem, outcome)
 
     def repr_failure(self, excinfo, style=None):

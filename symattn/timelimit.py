@@ -32,9 +32,32 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise ValueError("must be a positive integer")
+    return value
+
+
+def _choice(*allowed: str):
+    def parse(text: str) -> str:
+        if text.strip().lower() not in allowed:
+            raise ValueError("must be one of " + ", ".join(repr(a) for a in allowed))
+        return text
+    return parse
+
+
 #: every environment variable symattn reads -> (parser raising ValueError(what it must be), meaning)
 ENVIRONMENT = {
     "SYMATTN_TIME_LIMIT": (_positive_seconds, "default limit in seconds for one SymPy call of a rule"),
+    "SYMATTN_SECOND_ENGINE": (_choice("0", "1"), "0 turns the second engine's re-check off"),
+    "SYMATTN_SECOND_ENGINE_SECONDS": (_positive_seconds, "limit in seconds for one re-check of the second engine"),
+    "SYMATTN_Z3_TIMEOUT_MS": (_positive_int, "z3's timeout in milliseconds"),
+    "SYMATTN_REQUIRE_RECHECK": (_choice("0", "1"), "1: proved needs the second engine's re-check"),
+    "SYMATTN_NO_CACHE": (_choice("", "0", "1", "false", "true", "no", "yes"), "turns the cache of outcomes off"),
 }
 
 

@@ -123,14 +123,16 @@ class Outcome:
     levels: dict[str, LevelResult]
     seconds: float = 0.0
     steps: list[Any] = field(default_factory=list)  # per-step RuleResult, for reports
-    #: per step, the second engine's re-checks of the facts the kernel accepted (lists of
-    #: :class:`symattn.kernel.second.Check`)
+    #: per step, ``(rule, checks)``: the second engine's re-checks of the facts the kernel accepted
+    #: (a list of :class:`symattn.kernel.second.Check`)
     engines: list[Any] = field(default_factory=list)
     counterexample: str | None = None
     #: the target of the theorem checked, when known (:func:`symattn.checker.check_theorem` sets it)
     target: Verdict | None = None
     #: a model of the hypotheses (values at which every checkable hypothesis holds), as text
     model: str | None = None
+    #: served from the cache of outcomes (:mod:`symattn.cache`), not checked in this run
+    cached: bool = False
 
     def reaches(self, target: Verdict) -> bool:
         return self.verdict != Verdict.REFUTED and self.verdict >= target

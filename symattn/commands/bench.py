@@ -19,6 +19,19 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+VARIANT_NAMES = ("plain", "gqa", "window", "softcap", "alibi")
+
+
+def _variants(text: str | None) -> list[str | None] | None:
+    """``--variant``'s list (``None`` for plain), or ``None`` when a name is unknown."""
+    if text is None:
+        return [None]
+    names = [s for s in text.replace(",", " ").split()]
+    if not names or any(name not in VARIANT_NAMES for name in names):
+        return None
+    return [None if name == "plain" else name for name in names]
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("--sizes", default="1024,4096,16384", metavar="N,N,...",
                         help="sequence lengths (default 1024,4096,16384; e.g. 8192,65536)")
@@ -26,7 +39,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--batch", type=int, default=1, metavar="B", help="batch x heads (default 1)")
     parser.add_argument("--dtype", choices=("float32", "float64"), default="float32")
     parser.add_argument("--causal", action="store_true", help="causal (top-left) attention")
-    parser.add_argument("--repeats", type=int, default=5, help="timed calls per measurement (median)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed calls per measurement and round (median)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved rounds: every measurement once per round; ratios are the median over "
+                             "rounds of the ratio within a round (default 3)")
     parser.add_argument("--budget", type=float, default=10.0, metavar="SECONDS",
                         help="stop repeating a measurement after this long (default 10)")
     parser.add_argument("--no-backward", dest="backward", action="store_false", help="forward only")
@@ -37,9 +53,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--block-q", type=int, default=None, help="tiled query block (default: tuned)")
     parser.add_argument("--block-k", type=int, default=None, help="tiled key block (default: tuned)")
     parser.add_argument("--threads", type=int, default=None, help="tiled kernel worker threads (default: CPU count)")
-    parser.add_argument("--variant", choices=("gqa", "window", "softcap", "alibi"), default=None,
-                        help="time one attention variant against torch (gqa: SDPA enable_gqa; window: a boolean "
-                             "band mask; softcap: the explicit formula; alibi: SDPA with a float bias mask)")
+    parser.add_argument("--variant", default=None, metavar="V[,V...]",
+                        help="time attention variants against torch, in the same run: plain, gqa (SDPA "
+                             "enable_gqa), window (a boolean band mask), softcap (the explicit formula), alibi "
+                             "(SDPA with a float bias mask); e.g. plain,gqa (default plain)")
     parser.add_argument("--window", type=int, default=256, metavar="W",
                         help="--variant window: keys to the left of the diagonal (default 256)")
     parser.add_argument("--softcap", type=float, default=50.0, metavar="C",
@@ -74,7 +91,13 @@ def run(args) -> int:
     except ValueError:
         print(f"symattn bench: --sizes must be positive integers, got {args.sizes!r}", file=sys.stderr)
         return 2
-    for name in ("d", "batch", "repeats", "block_q", "block_k", "matmul_n", "threads", "window", "softcap", "group"):
+    variants = _variants(args.variant)
+    if variants is None:
+        print(f"symattn bench: --variant must be a comma-separated list of {', '.join(VARIANT_NAMES)}, "
+              f"got {args.variant!r}", file=sys.stderr)
+        return 2
+    for name in ("d", "batch", "repeats", "rounds", "block_q", "block_k", "matmul_n", "threads", "window",
+                 "softcap", "group"):
         value = getattr(args, name)
         if value is not None and value <= 0:
             print(f"symattn bench: --{name.replace('_', '-')} must be positive, got {value}", file=sys.stderr)
@@ -84,7 +107,7 @@ def run(args) -> int:
         sizes, d=args.d, batch=args.batch, dtype=args.dtype, causal=args.causal, repeats=args.repeats,
         budget=args.budget, backward=args.backward, naive_cap_mib=args.naive_cap, use_torch=args.torch,
         memory=args.memory, block_q=args.block_q, block_k=args.block_k, threads=args.threads,
-        variant=args.variant, window=args.window, softcap=args.softcap, group=args.group,
+        rounds=args.rounds, variant=variants, window=args.window, softcap=args.softcap, group=args.group,
         matmul_n=args.matmul_n, progress=progress,
     )  # fmt: skip
     print(json.dumps(result, indent=2) if args.json else format_table(result))

@@ -11,6 +11,9 @@ import json
 import sys
 import time
 
+from symattn.cache import add_arguments as add_cache_arguments
+from symattn.cache import from_args as cache_from_args
+from symattn.cache import using as using_cache
 from symattn.commands.sources import add_source_arguments, resolve
 from symattn.timelimit import default_seconds
 
@@ -29,6 +32,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time-limit", type=float, default=seconds, metavar="SECONDS",
                         help=f"limit for each SymPy call of a rule (default {seconds:g}; SYMATTN_TIME_LIMIT)")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
+    add_cache_arguments(parser)
 
 
 def _mark(judgement, outcome, target) -> str:
@@ -75,8 +79,9 @@ def run(args) -> int:
     if not args.json and sys.stderr.isatty():
         def progress(t, o):
             print(f"  checked {t.id} ({o.seconds:.1f}s)", file=sys.stderr)
-    outcomes = check_many(theorems, jobs=args.jobs, progress=progress, time_limit=args.time_limit,
-                          numeric=not args.no_numeric)
+    with using_cache(cache_from_args(args)):  # outcomes by content key (symattn.cache)
+        outcomes = check_many(theorems, jobs=args.jobs, progress=progress, time_limit=args.time_limit,
+                              numeric=not args.no_numeric)
     judgements = [judge(t, o) for t, o in zip(theorems, outcomes)]
     failed = [t for t, j in zip(theorems, judgements) if not j.ok]
     if args.json:
@@ -102,7 +107,9 @@ def run(args) -> int:
     if definitions:  # counted apart: a definition is never a proved result
         summary += "; definitions: " + ", ".join(f"{definitions[v.value]} {wording(v, 'definition')}"
                                                  for v in reversed(Verdict) if v.value in definitions)
-    print(f"\n{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {summary}")
+    cached = sum(bool(getattr(o, "cached", False)) for o in outcomes)
+    served = f" ({cached} from the cache of outcomes)" if cached else ""
+    print(f"\n{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s{served}: {summary}")
     for t, o, j in zip(theorems, outcomes, judgements):
         if j.status != "pass":
             where = chosen.origin(t)

@@ -16,6 +16,9 @@ import os
 import sys
 import time
 
+from symattn.cache import add_arguments as add_cache_arguments
+from symattn.cache import from_args as cache_from_args
+from symattn.cache import using as using_cache
 from symattn.commands.sources import add_source_arguments, resolve
 from symattn.timelimit import default_seconds
 
@@ -42,6 +45,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--time-limit", type=float, default=seconds, metavar="SECONDS",
                         help=f"limit for each SymPy call of a rule (default {seconds:g}; SYMATTN_TIME_LIMIT)")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
+    add_cache_arguments(parser)
     parser.add_argument("--figures", choices=("all", "used", "none"), default=None,
                         help="draw all registered figures (default), only those the theorems name (default "
                              "with SOURCEs), or none")
@@ -170,7 +174,8 @@ def run(args) -> int:
     progress = Progress(len(theorems))
     t0 = time.perf_counter()
     try:
-        result = build_report(options, theorems=theorems, progress=progress, extra_sections=extra)
+        with using_cache(cache_from_args(args)):  # outcomes by content key (symattn.cache)
+            result = build_report(options, theorems=theorems, progress=progress, extra_sections=extra)
     except ReportError as exc:
         progress.close()
         print(f"symattn report: {exc}\nThe previous report in {options.out} was left unchanged.", file=sys.stderr)

@@ -22,7 +22,8 @@ The primitives
   triangle and Cauchy--Schwarz inequalities, termwise bounds, shifts, extrema), :mod:`.schemas.limits`
   (limits without Gruntz: substitution at a point of continuity, quotients, decaying exponentials under
   shown rates, limits at infinity), :mod:`.schemas.probability` (linearity of expectation,
-  independence, variances of independent and paired sums, moments of declared families).
+  independence, variances of independent and paired sums, moments of declared families),
+  :mod:`.schemas.trig` (the addition formulas and ``sin^2 + cos^2 = 1``).
 * :mod:`.ledger` -- the records of each decision (which engine decided what), moved onto the ``Thm``
   a primitive returns; the checker reports them per step.
 * :mod:`.definitions` -- ``define`` (refuses a head deriving from one of SymPy's classes and a second,
@@ -55,8 +56,10 @@ The tests
   accepts re-checked by python-flint (a rational function over Q of opaque atoms), every sign by Z3;
   a disagreement refuses the fact with both answers; what it cannot express is recorded as checked by
   one engine (``symattn check --json``: ``rechecked``).
-* The concrete levels: :mod:`.search` (derived instances, models, counterexamples inside the
-  hypotheses), :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
+* The concrete levels: :mod:`.search` (the expander, models shown at a point, counterexamples inside
+  the hypotheses), :mod:`.instances` (the smallest sizes inside the assumptions and the hypotheses,
+  at which every theorem with integer dimensions is instantiated),
+  :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
   polynomials for zero), :mod:`.zippel` (Schwartz--Zippel at points of the hypotheses),
   :mod:`.grading` (four levels to one verdict), :mod:`.timelimit` (a slow call is ``undecided``).
 
@@ -81,7 +84,8 @@ What is trusted, exactly
 
 Size
 ----
-About 7500 lines with docstrings (:func:`core_size` counts them; a test keeps this figure honest).
+About 9700 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
 
@@ -93,7 +97,7 @@ __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "terms", "zero", "sign",
-           "sums", "calculus", "search", "exact", "zippel", "grading", "timelimit")
+           "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "timelimit")
 
 
 def core_size() -> int:

@@ -141,6 +141,9 @@ def _expand(e: Any, depth: int) -> Any:
             return _expand(sp.ImmutableMatrix(explicit), depth + 1)
     args = [_expand(a, depth) for a in e.args]
     new = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
+    if isinstance(new, (sp.Trace, sp.Determinant)) and isinstance(new.args[0], sp.MatrixBase):
+        # the trace or determinant of an explicit matrix: exact arithmetic on its entries
+        return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1)
     if _is_symattn_head(new):
         done = new.doit()
         # a definition that does not unfold the head (it comes back, possibly with fresh dummies)
@@ -209,7 +212,11 @@ def _hypothesis_exprs(h) -> list:
         c = h.condition
         return [c] if isinstance(c, sp.Basic) else []
     if kind == "RandomFamily":
-        return [h.dim, h.mean, h.variance]
+        return [h.dim, h.mean, h.variance, *(sp.sympify(m) for _, m in h.moments)]
+    if kind == "CorrelatedPairs":
+        return [h.dim, h.covariance, *(sp.sympify(v) for _, v in h.mixed)]
+    if kind == "Permutation":
+        return [h.n]
     return []
 
 
@@ -359,7 +366,7 @@ class Model:
         if self.holds:
             out += "; hypotheses hold there: " + "; ".join(f"{n}: {e}" for n, e in self.holds)
         if self.unchecked:
-            out += "; not checkable at a point: " + ", ".join(n for n, _ in self.unchecked)
+            out += "; stated in words (no formal content): " + ", ".join(n for n, _ in self.unchecked)
         return out
 
 
@@ -521,9 +528,28 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
         for a in sorted(pending, key=sp.default_sort_key):
             if isinstance(a, sp.Indexed) and a.base in bases:
                 continue  # a random entry: no value (the statement speaks of its distribution)
-            v = _entry_from_equations(a, hypotheses, point)
+            if a in point:  # valued meanwhile, as an entry a definition refers to
+                continue
+            v = _entry_from_equations(a, hypotheses, point, rng, bases)
             point[a] = v if v is not None else _draw(a, rng)
+    for a, v in point.items():  # an entry keeps its base's assumptions (a[j] >= 0 for a nonnegative base)
+        if isinstance(a, (sp.Indexed, MatrixElement)) and _is_number(v) and not _entry_ok(a, v):
+            raise _Reject(f"{sp.sstr(a)} = {sp.sstr(v)} breaks the assumptions of {sp.sstr(a.args[0])}")
     return point
+
+
+def _entry_ok(atom, value) -> bool:
+    """Whether a value keeps an entry's assumptions, the sign facts decided exactly."""
+    for fact, test in (("positive", lambda s: s == 1), ("negative", lambda s: s == -1),
+                       ("nonnegative", lambda s: s in (0, 1)), ("nonpositive", lambda s: s in (0, -1)),
+                       ("real", lambda s: s in (-1, 0, 1)), ("nonzero", lambda s: s != 0)):
+        if getattr(atom, f"is_{fact}", None):
+            sv = exact.sign(value)
+            if sv is None or not test(sv):
+                return False
+    if getattr(atom, "is_integer", None) and not getattr(value, "is_Integer", False):
+        return False
+    return True
 
 
 def _solve_linear_equations(hypotheses, point, pending, rng, bases) -> None:
@@ -545,6 +571,12 @@ def _solve_linear_equations(hypotheses, point, pending, rng, bases) -> None:
         *rest, last = unknown
         for a in rest:
             v = _entry_from_equations(a, hypotheses, point)
+            if v is None and (getattr(a, "is_positive", False) or getattr(a, "is_nonnegative", False)) \
+                    and not getattr(a, "is_integer", False):
+                # a weight of a sum: a small share, so that the solved last one keeps its sign too
+                # (the equal split 1/len first, as the smallest point of a simplex)
+                share = sp.Rational(1, len(unknown))
+                v = share if rng is None else share * sp.Rational(rng.randint(1, 9), 10)
             point[a] = v if v is not None else _draw(a, rng)
         r = _evaluate(r, point)
         coeff = sp.expand(r).coeff(last, 1)
@@ -564,9 +596,10 @@ def _atoms(e: Any) -> set:
     return out
 
 
-def _entry_from_equations(atom, hypotheses, point) -> Any:
+def _entry_from_equations(atom, hypotheses, point, rng=None, bases=frozenset(), depth: int = 0) -> Any:
     """The value an equation hypothesis gives an entry (``L[0] = 0``, or ``L[t] = ...`` for all t,
-    at a t inside the forall variable's assumptions), or None."""
+    at a t inside the forall variable's assumptions), or None. The entries a definition refers to
+    (``S[1]`` in ``E[0] = S[1] - S[0]``) are valued first (by their own equations, or drawn)."""
     for h in _hyps(hypotheses, "Equation"):
         if not isinstance(h.lhs, sp.Indexed) or not isinstance(atom, sp.Indexed) or h.lhs.base != atom.base:
             continue
@@ -581,19 +614,63 @@ def _entry_from_equations(atom, hypotheses, point) -> Any:
                 elif pat != idx:
                     break
             else:
-                v = _evaluate(substitute_free(h.rhs, sub), point)
+                rhs = substitute_free(h.rhs, sub)
+                v = _evaluate(rhs, point)
+                for _round in range(4):
+                    if _is_number(v) or depth >= 6 or not isinstance(v, (sp.Basic, sp.MatrixBase)):
+                        break
+                    missing = sorted((b for b in _atoms(v) if b not in point and b != atom
+                                      and not (isinstance(b, sp.Indexed) and b.base in bases)), key=sp.default_sort_key)
+                    if not missing:
+                        break
+                    bounds = _limit_atoms(v)
+                    for b in missing:
+                        if b in bounds:  # a sum's bound: a small positive integer (a value any real may take)
+                            w = sp.Integer(1 if rng is None else rng.randint(1, 3))
+                            point[b] = w if _assumption_ok(b, w) else _draw(b, rng)
+                            continue
+                        w = _entry_from_equations(b, hypotheses, point, rng, bases, depth + 1)
+                        point[b] = w if w is not None else _draw(b, rng)
+                    v = _evaluate(rhs, point)
                 if _is_number(v):
                     return v
     return None
 
 
+def _limit_atoms(e: Any) -> set:
+    """The entries that occur in the bounds of a sum or product of ``e``."""
+    out: set = set()
+    if isinstance(e, sp.Basic):
+        for x in e.atoms(sp.Sum, sp.Product):
+            for (_v, lo, hi) in x.limits:
+                out |= _atoms(lo) | _atoms(hi) if isinstance(lo, sp.Basic) and isinstance(hi, sp.Basic) else set()
+    return out
+
+
 def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
-    """Evidence that each hypothesis holds at ``point``; raises :class:`_Reject` naming the first
-    one that does not. Returns (holds, unchecked)."""
+    """Evidence that each hypothesis holds at ``point``; raises :class:`_Reject` naming every one
+    that does not (which hypotheses could not be satisfied together there). Returns (holds, unchecked)."""
+    failed: list = []
+    holds, unchecked = [], []
+    for h in hypotheses:
+        try:
+            got, missing = _check_one(h, hypotheses, point)
+        except _Reject as exc:
+            failed.append(str(exc))
+            continue
+        holds += got
+        unchecked += missing
+    if failed:
+        raise _Reject("; ".join(failed))
+    return holds, unchecked
+
+
+def _check_one(hyp, hypotheses, point: dict) -> tuple[list, list]:
+    """``(holds, unchecked)`` for one hypothesis at ``point``; raises :class:`_Reject` when it fails."""
     holds, unchecked = [], []
     ranges = {h.index: h for h in _hyps(hypotheses, "IndexRange")}
     quantified = {x for e in _hyps(hypotheses, "Equation") for x in (e.forall or ())}
-    for h in hypotheses:
+    for h in (hyp,):  # one hypothesis; ``continue`` ends its check
         kind = type(h).__name__
         if kind == "IndexRange" and h.index in quantified and h.index not in point:
             # the range of an equation's ``forall`` variable, which takes no value at a point
@@ -617,11 +694,23 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
                     "but they are independent with variance > 0"
                 )
             if h.forall:
-                unchecked.append((h.name, "universally quantified (a definition by recurrence)"))
+                why = _definition_problem(h, hypotheses) or _definition_at_point(h, hypotheses, point)
+                if why and _mentions_moment(h.lhs, h.rhs) and _kernel_consistent(hypotheses):
+                    holds.append((h.name, "a moment equation for every value of "
+                                          f"{', '.join(map(str, h.forall))}: the kernel's consistency check of the "
+                                          "probability hypotheses (symattn.kernel.schemas.probability) accepts it"))
+                elif why:
+                    unchecked.append((h.name, why))
+                else:
+                    holds.append((h.name, "a definition of its head for every value of "
+                                          f"{', '.join(map(str, h.forall))} (no other equation defines it, and it "
+                                          "refers only to earlier entries): satisfiable"))
                 continue
             a, b = _evaluate(h.lhs, point), _evaluate(h.rhs, point)
             if not (_is_number(a) and _is_number(b)):
-                unchecked.append((h.name, "not a number at the point"))
+                a, b = moments_at([a, b], _families_at(hypotheses, point))
+            if not (_is_number(a) and _is_number(b)):
+                unchecked.append((h.name, "not a number at the point (nor a moment of a family of concrete size)"))
                 continue
             ok = all(_numbers_equal(x, y) for x, y in zip(_entries(a), _entries(b)))
             if not ok:
@@ -630,15 +719,28 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
         elif kind == "Assumption":
             c = h.condition
             if not isinstance(c, sp.Basic):
-                unchecked.append((h.name, "stated in words"))
+                unchecked.append((h.name, INFORMAL))
                 continue
-            # a condition on an entry s[j] with j an index is read for every j in its range
+            # a condition on an entry s[j] with j an index is read for every j in its range; with j
+            # not ranged, for every entry of s the point values (and at the point's own j)
             instances = [point]
             idx = [s for s in _basic_symbols(c) if s in ranges]
             if idx:
                 instances = [{**point, **combo} for combo in _range_points(idx, ranges, point)]
+            loose = [e for e in c.atoms(sp.Indexed) if len(e.indices) == 1 and isinstance(e.indices[0], sp.Symbol)
+                     and e.indices[0] not in ranges and not e.indices[0].is_Integer]
+            for e in loose:
+                j = e.indices[0]
+                seen = sorted({a.indices[0] for a in point if isinstance(a, sp.Indexed) and a.base == e.base
+                               and len(a.indices) == 1 and a.indices[0].is_Integer and _assumption_ok(j, a.indices[0])},
+                              key=sp.default_sort_key)
+                instances = [{**inst, j: v} for inst in instances for v in seen] + instances
+            families = _families_at(hypotheses, point) if _mentions_moment(c) else ()
             for inst in instances:
-                val = _truth(_evaluate(c, inst))
+                ev = _evaluate(c, inst)
+                if families:  # a condition on moments: computed from the families' laws
+                    ev = moments_at([ev], families)[0]
+                val = _truth(ev)
                 if val is False:
                     raise _Reject(f"{h.name}: {sp.sstr(c)} is false at {_show_point(inst, c)}")
                 if val is None:
@@ -651,18 +753,290 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
             sv = exact.sign(v) if _is_number(v) else None
             if sv in (-1, "nonreal"):
                 raise _Reject(f"{h.name}: variance {sp.sstr(v)} is not >= 0")
-            if sv in (0, 1):
-                holds.append((h.name, f"variance {sp.sstr(v)} >= 0"))
-            else:
+            if sv not in (0, 1):
                 unchecked.append((h.name, "variance not shown >= 0 at the point"))
+                continue
+            if h.moments:
+                why = _moments_problem(h, point)
+                if why and getattr(h.base[1], "is_real", False):
+                    why = _constraints_problem(h.name, hypotheses, point)
+                elif why and _kernel_consistent(hypotheses):
+                    why = None  # complex entries: the kernel's consistency check of the laws is all there is
+                if why:
+                    unchecked.append((h.name, why))
+                    continue
+                holds.append((h.name, f"variance {sp.sstr(v)} >= 0; the declared moments are a distribution's"))
+            else:
+                holds.append((h.name, f"variance {sp.sstr(v)} >= 0"))
         elif kind == "Independent":
             fams = list(h.families)
             if len(set(fams)) != len(fams):
                 raise _Reject(f"{h.name}: a family is listed twice (a family is not independent of itself)")
+            for g in hypotheses:
+                if type(g).__name__ == "CorrelatedPairs" and {g.q, g.k} <= set(fams):
+                    cov = _evaluate(g.covariance, point)
+                    if exact.is_zero(cov) is not True:
+                        raise _Reject(f"{h.name} and {g.name}: {g.q} and {g.k} are declared independent and "
+                                      f"correlated (covariance {sp.sstr(cov)})")
             holds.append((h.name, "distinct families"))
+        elif kind == "CorrelatedPairs":
+            constraint = _constraints_problem(h.name, hypotheses, point)  # raises when one is false
+            why = _correlation_problem(h, hypotheses, point)
+            if why and not constraint:
+                holds.append((h.name, "the kernel's constraints on the pair hold there (|correlation| <= 1, ...)"))
+            elif why:
+                unchecked.append((h.name, why))
+            else:
+                holds.append((h.name, "a bivariate normal law has these moments"))
+        elif kind == "Permutation":
+            n = _evaluate(h.n, point)
+            if not (getattr(n, "is_Integer", False) and n >= 0):
+                unchecked.append((h.name, f"the size {sp.sstr(n)} is not a nonnegative integer at the point"))
+            else:
+                holds.append((h.name, f"the identity is a permutation of 1..{n}"))
         else:
             unchecked.append((h.name, f"{kind} has no point check"))
     return holds, unchecked
+
+
+#: the reason given for a hypothesis stated in words: it has no formal content (no rule derives a fact
+#: from it), so it neither blocks a model nor is shown to hold; a counterexample is not reported with one
+INFORMAL = "stated in words"
+
+
+# ----------------------------------------------------------------- hypotheses a point does not evaluate
+def _definition_problem(h, hypotheses) -> str | None:
+    """Why a ``forall`` equation is not shown satisfiable (None: it is a definition). It is when its
+    left side is ``B[t, ...]`` with the quantified variables as indices, no other ``forall``
+    equation has head ``B``, the right side refers to ``B`` only at ``t - c`` (``c`` a positive
+    integer, ``t`` bounded below by its assumptions or a range), and no equation without ``forall``
+    fixes an entry of ``B`` inside its domain."""
+    lhs, vars_ = h.lhs, tuple(h.forall)
+    if not (isinstance(lhs, sp.Indexed) and tuple(lhs.indices) == vars_ and len(set(vars_)) == len(vars_)):
+        return "universally quantified, and its left side is not an entry indexed by the quantified variables"
+    head = lhs.base
+    for g in _hyps(hypotheses, "Equation"):
+        if g is h:
+            continue
+        if g.forall and isinstance(g.lhs, sp.Indexed) and g.lhs.base == head:
+            return f"{g.name} defines {head} too (two definitions of one head may contradict each other)"
+        if not g.forall and isinstance(g.lhs, sp.Indexed) and g.lhs.base == head:
+            if all(_assumption_ok(v, i) and i.is_number for v, i in zip(vars_, g.lhs.indices)) and \
+                    _inside_ranges(vars_, g.lhs.indices, hypotheses):
+                defined = substitute_free(h.rhs, dict(zip(vars_, g.lhs.indices)))
+                if not _identically_zero(defined, g.rhs):
+                    return f"{g.name} fixes the entry {sp.sstr(g.lhs)}, which {h.name} defines as well"
+    lower = _lower_bounds(vars_, hypotheses)
+    rhs = h.rhs if isinstance(h.rhs, sp.Basic) else sp.sympify(h.rhs)
+    for e in rhs.atoms(sp.Indexed):
+        if e.base != head:
+            continue
+        for v, idx in zip(vars_, e.indices):
+            c = sp.expand(v - idx)
+            if not (c.is_Integer and c > 0 and v in lower):
+                return (f"refers to {sp.sstr(e)}, not only to earlier entries of a variable bounded below: "
+                        "not shown to be a definition")
+    return None
+
+
+def _definition_at_point(h, hypotheses, point) -> str | None:
+    """Why the point's entries of a defined head do not follow the definition (raises
+    :class:`_Reject` when one is shown not to); None when each entry in its domain does."""
+    vars_ = tuple(h.forall)
+    for a, value in list(point.items()):
+        if not (isinstance(a, sp.Indexed) and a.base == h.lhs.base and len(a.indices) == len(vars_)):
+            continue
+        sub = dict(zip(vars_, a.indices))
+        if not all(_assumption_ok(v, i) for v, i in sub.items()) or not _inside_ranges(vars_, a.indices, hypotheses):
+            continue
+        want = _evaluate(substitute_free(h.rhs, sub), point)
+        if not _is_number(want):
+            return f"the entries {sp.sstr(a)} refers to have no value at the point"
+        eq = _numbers_equal(value, want)
+        if eq is False:
+            raise _Reject(f"{h.name}: {sp.sstr(a)} = {sp.sstr(value)} at the point, but the definition gives "
+                          f"{sp.sstr(want)}")
+        if eq is None:
+            return f"{sp.sstr(a)} is not shown to follow the definition at the point"
+    return None
+
+
+def _lower_bounds(vars_, hypotheses) -> set:
+    out = {v for v in vars_ if v.is_integer and (v.is_nonnegative or v.is_positive)}
+    for r in _hyps(hypotheses, "IndexRange"):
+        if r.index in vars_ and sp.sympify(r.lower).is_number:
+            out.add(r.index)
+    return out
+
+
+def _inside_ranges(vars_, indices, hypotheses) -> bool:
+    for r in _hyps(hypotheses, "IndexRange"):
+        if r.index in vars_:
+            i = indices[list(vars_).index(r.index)]
+            lo, hi = sp.sympify(r.lower), sp.sympify(r.upper)
+            if (lo.is_number and i < lo) or (hi.is_number and i > hi):
+                return False
+    return True
+
+
+def _families_at(hypotheses, point) -> list:
+    out = []
+    for h in _hyps(hypotheses, "RandomFamily"):
+        out.append((h.base, _evaluate(h.dim, point), _evaluate(h.mean, point), _evaluate(h.variance, point),
+                    tuple((o, _evaluate(m, point)) for o, m in h.moments)))
+    return out
+
+
+def _mentions_moment(*exprs) -> bool:
+    return any(isinstance(x, sp.Basic) and any(_is_moment(e) for e in sp.preorder_traversal(x)) for x in exprs)
+
+
+def _kernel_consistent(hypotheses) -> bool:
+    """Whether the kernel's consistency check of the probability and equation hypotheses
+    (:func:`symattn.kernel.schemas.probability.problems`) finds no contradiction."""
+    try:
+        from symattn.kernel.schemas.probability import problems
+
+        return not problems(tuple(hypotheses))
+    except Exception:  # noqa: BLE001 -- not shown consistent
+        return False
+
+
+def _is_moment(e: Any) -> bool:
+    return isinstance(e, sp.Basic) and any(c.__name__ == "_Moment" for c in type(e).__mro__)
+
+
+def moments_at(exprs: list, families: list) -> list:
+    """``exprs`` with their moments (``Expectation``, ``Variance`` of entries of the families, each
+    ``(base, dim, mean, variance, moments)`` with a concrete dim) evaluated from the families' i.i.d.
+    laws (:mod:`symattn.moments`); an expression is returned unchanged when that is not all of it (an
+    entry outside ``1..dim``, several families, a moment no family gives)."""
+    from symattn.moments import iid_vector
+
+    out = []
+    for x in exprs:
+        if not (isinstance(x, sp.Basic) and any(_is_moment(e) for e in sp.preorder_traversal(x))):
+            out.append(x)
+            continue
+        entries = {a for a in x.atoms(sp.Indexed) if any(a.base == f[0] for f in families)}
+        used = {a.base for a in entries}
+        if len(used) != 1:
+            out.append(x)
+            continue
+        base, dim, mean, var, moments = next(f for f in families if f[0] in used)
+        if not getattr(dim, "is_Integer", False):
+            out.append(x)
+            continue
+        law = iid_vector(str(base), int(dim), mean=mean, variance=var, moments=dict(moments))
+        subs = {}
+        for a in entries:
+            if len(a.indices) != 1 or not a.indices[0].is_Integer or not 1 <= int(a.indices[0]) <= int(dim):
+                subs = None
+                break
+            subs[a] = law[int(a.indices[0])]
+        if subs is None:
+            out.append(x)
+            continue
+        before = x.free_symbols
+        new = x.xreplace(subs).replace(_is_moment, lambda e: e.closed_form())
+        if any(_is_moment(e) for e in sp.preorder_traversal(new)) or not new.free_symbols <= before:
+            out.append(x)
+        else:
+            out.append(new)
+    return out
+
+
+def _constraints_problem(name: str, hypotheses, point) -> str | None:
+    """Why the kernel's conditions on the parameters of the probability hypothesis ``name``
+    (:func:`symattn.kernel.schemas.probability.constraints`: variance >= 0, Jensen's inequality for
+    declared moments, |correlation| <= 1) are not shown at the point (raises :class:`_Reject` when one
+    is false there); None when every one holds exactly."""
+    try:
+        from symattn.kernel.schemas.probability import constraints
+
+        found = [c for names, c in constraints(tuple(hypotheses)) if name in names]
+    except Exception as exc:  # noqa: BLE001 -- no constraint known: not shown
+        return f"the kernel's constraints could not be formed ({type(exc).__name__})"
+    for c in found:
+        val = _truth(_evaluate(c, point))
+        if val is False:
+            raise _Reject(f"{name}: {sp.sstr(c)} is false at the point")
+        if val is not True:
+            return f"{sp.sstr(c)} is not shown at the point"
+    return None
+
+
+def _gaussian_moments(mean, var, order: int) -> dict:
+    m = {0: sp.Integer(1), 1: mean}
+    for n in range(2, order + 1):
+        m[n] = sp.expand(mean * m[n - 1] + (n - 1) * var * m[n - 2])
+    return m
+
+
+def _moments_problem(h, point) -> str | None:
+    """Why the declared raw moments of a family are not shown to be those of some distribution
+    (None: they are). Orders 1 and 2 must agree with the mean and variance; the moments are a
+    distribution's when they are a normal law's, or when the Hankel matrix of the moments (unknown
+    orders filled with the normal law's) is positive definite (the truncated Hamburger problem)."""
+    mean, var = _evaluate(h.mean, point), _evaluate(h.variance, point)
+    declared = {int(o): _evaluate(m, point) for o, m in h.moments}
+    top = max(declared)
+    gauss = _gaussian_moments(mean, var, max(top, 2) + 1)
+    m = {**gauss, 1: mean, 2: var + mean**2}
+    for o, v in declared.items():
+        if o in (1, 2) and exact.equal(v, m[o]) is not True:
+            raise _Reject(f"{h.name}: the declared moment of order {o} is {sp.sstr(v)}, not {sp.sstr(m[o])}")
+        m[o] = v
+    if all(exact.equal(v, gauss[o]) is True for o, v in declared.items()):
+        return None
+    if not getattr(h.base[1], "is_real", False):
+        # complex entries: E[w^4] is no square's mean (it may be 0), so no Hankel matrix constrains it
+        return "the entries are not real: their raw moments are not checked by a Hankel matrix"
+    K = (top + 1) // 2
+    H = sp.Matrix(K + 1, K + 1, lambda i, j: m[i + j])
+    for size in range(1, K + 2):
+        minor = H[:size, :size].det()
+        s = exact.sign(minor)
+        if s == -1:
+            raise _Reject(f"{h.name}: no distribution has these moments (a Hankel minor is {sp.sstr(minor)} < 0)")
+        if s != 1:
+            return "the declared moments are not shown to be a distribution's (a Hankel minor is not shown > 0)"
+    return None
+
+
+def _correlation_problem(h, hypotheses, point) -> str | None:
+    """Why a :class:`~symattn.rules.correlation.CorrelatedPairs` hypothesis is not shown to have a
+    model at the point (None: a bivariate normal law with the families' variances and the
+    covariance, whose mixed moments are the declared ones, is one)."""
+    fams = {f.base: f for f in _hyps(hypotheses, "RandomFamily")}
+    if h.q not in fams or h.k not in fams:
+        return "its families are not declared as random families (no variances)"
+    fq, fk = fams[h.q], fams[h.k]
+    if fq.moments or fk.moments:
+        return "a family of the pair declares raw moments: no bivariate law is checked against them"
+    vq, vk = _evaluate(fq.variance, point), _evaluate(fk.variance, point)
+    mq, mk = _evaluate(fq.mean, point), _evaluate(fk.mean, point)
+    cov = _evaluate(h.covariance, point)
+    if not all(_is_number(x) for x in (vq, vk, cov, mq, mk)):
+        return "the variances or the covariance are not numbers at the point"
+    gap = exact.sign(vq * vk - cov**2)
+    if gap == -1:
+        raise _Reject(f"{h.name}: covariance {sp.sstr(cov)} exceeds sqrt(Var q Var k) = sqrt({sp.sstr(vq * vk)})")
+    if gap not in (0, 1):
+        return "the covariance is not shown to be at most sqrt(Var q Var k)"
+    if not (exact.is_zero(mq) and exact.is_zero(mk)):
+        return "the families of a correlated pair must have mean 0 (the pair rules read E[q_i k_i] as the covariance)"
+    if h.mixed:
+        from symattn.moments import _bivariate_normal_moment
+
+        for (a, b), value in h.mixed:
+            if vq != vk:
+                return "mixed moments are checked only for families of equal variance"
+            want = _bivariate_normal_moment(int(a), int(b), vq, cov)
+            if exact.equal(_evaluate(value, point), want) is not True:
+                return (f"the declared mixed moment E[q^{a} k^{b}] = {sp.sstr(value)} is not shown to be a law's "
+                        "(it is not the bivariate normal's)")
+    return None
 
 
 #: the public name of the point check (used by :mod:`symattn.kernel.zippel`)
@@ -707,6 +1081,12 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
                extra: Iterable = ()):
     """A :class:`Model` of the hypotheses, or ``(None, reasons)``.
 
+    A model is a point at which every hypothesis is *shown* to hold, exactly: a hypothesis the point
+    does not evaluate (a ``forall`` equation, a moment equation, a correlation, declared raw moments)
+    is discharged at it (a definition by recurrence, the moment computed from the family's law, a
+    bivariate normal law, a Hankel matrix that is positive definite) or the point is not a model.
+    Only a hypothesis stated in words (no formal content) is passed over, and named.
+
     Tries the smallest values first (positive integers 1, nonnegative 0, an index at its lower
     bound, a symbol an assumption ``Contains(s, S)`` confines at the smallest member of ``S``), then
     random small values. Returns ``(model, [])`` or ``(None, [why each try failed])``.
@@ -719,6 +1099,11 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
                 try:
                     point = _assign(statement_exprs, hypotheses, None if attempt == 0 else rng, extra)
                     holds, unchecked = _check_hypotheses(hypotheses, point)
+                    formal = [(n, why) for n, why in unchecked if why != INFORMAL]
+                    if formal:
+                        # not shown to hold there: the point is not a model
+                        raise _Reject("not shown to hold at the point: " +
+                                      "; ".join(f"{n} ({why})" for n, why in formal))
                 except _Reject as exc:
                     if str(exc) not in reasons:
                         reasons.append(str(exc))

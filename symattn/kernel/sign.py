@@ -206,6 +206,20 @@ def _ranges(ranges) -> tuple:
     return tuple(out)
 
 
+def _confirmed(expr: Any, relation: str, ranges: tuple) -> bool:
+    """The second engine's re-check of a sign the kernel found (recorded for the step); ``False``
+    only when it shows the fact false (the kernel then refuses it)."""
+    from symattn.kernel import second
+
+    if not second.enabled():
+        return True
+    from symattn.kernel.second.z3_sign import recheck_sign
+
+    check = second.record(second.bounded("z3", f"{relation}", lambda: recheck_sign(expr, relation, ranges=ranges)),
+                          "sign")
+    return check.verdict != second.DISAGREE
+
+
 def _foreign_heads() -> tuple:
     """The registered heads defined outside symattn's own modules (a user's)."""
     from symattn.kernel.zero import UNFOLDINGS
@@ -229,17 +243,18 @@ def sign_of(expr: Any, ranges=()) -> str | None:
     """'positive', 'nonnegative' or None (see the module docstring); ``ranges``: ``(v, lo, hi)``
     for free symbols known to lie in ``lo..hi``."""
     expr = _unfolded(canonical(sp.sympify(expr, strict=True)))
-    return _sign(expr, _ranges(ranges))
+    r = _ranges(ranges)
+    got = _sign(expr, r)
+    return got if got is None or _confirmed(expr, got, r) else None
 
 
 def nonzero(expr: Any, ranges=()) -> bool:
     """Whether ``expr != 0`` follows from the symbols' assumptions and the ranges (and the kernel's
     sum signs)."""
     expr = _unfolded(canonical(sp.sympify(expr, strict=True)))
-    if expr.is_zero is False:
-        return True
     r = _ranges(ranges)
-    return _sign(expr, r) == "positive" or _sign(-expr, r) == "positive"
+    found = expr.is_zero is False or _sign(expr, r) == "positive" or _sign(-expr, r) == "positive"
+    return found and _confirmed(expr, "nonzero", r)
 
 
 def provably_le(a: Any, b: Any, ranges=()) -> bool:

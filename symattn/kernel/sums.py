@@ -125,14 +125,50 @@ def _not_reversed(lo, hi, hypotheses, env) -> bool:
     return any(provably_le(0, a) for a, _ in _linear_bounds(sp.expand(hi - lo + 1), ranges))
 
 
-def _is_integer(x: Any, hypotheses, env, _depth: int = 0) -> bool:
+def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> bool:
+    """The second engine's re-check of an integrality fact (recorded for the step); ``False`` only
+    when it shows the fact false."""
+    from symattn.kernel import second
+
+    if not second.enabled():
+        return True
+    from symattn.kernel.second.z3_sign import recheck_integer
+
+    ranges = _ranges(hypotheses, env or {})
+    rng = tuple((v, a, b) for v, (a, b) in ranges.items())
+    conditions = _conditions(hypotheses)
+    check = second.record(second.bounded("z3", "integrality", lambda: recheck_integer(
+        x, integers=tuple(ranges), ranges=rng, negate=negate, conditions=conditions)), "sign")
+    return check.verdict != second.DISAGREE
+
+
+def _conditions(hypotheses) -> tuple:
+    """The theorem's equations and relations, as facts for the second engine (it reads what the kernel
+    reads: an equation ``T = N/B`` makes ``N/B`` an integer)."""
+    from symattn.statement import Assumption, Equation
+
+    out = []
+    for h in hypotheses or ():
+        if isinstance(h, Equation) and not getattr(h, "forall", ()) and isinstance(h.lhs, sp.Expr) \
+                and isinstance(h.rhs, sp.Expr):
+            out.append(sp.Eq(h.lhs, h.rhs, evaluate=False))
+        elif isinstance(h, Assumption) and isinstance(h.condition, (sp.core.relational.Relational, sp.And)):
+            out.append(h.condition)
+    return tuple(out)
+
+
+def _is_integer(x: Any, hypotheses, env) -> bool:
+    return _integer_by_kernel(x, hypotheses, env) and _integrality_confirmed(x, hypotheses, env)
+
+
+def _integer_by_kernel(x: Any, hypotheses, env, _depth: int = 0) -> bool:
     if getattr(x, "is_integer", None) is True:
         return True
     if _depth == 0 and isinstance(x, sp.Basic):
         # whole quotients the hypotheses state: an equation ``T = N/B`` with ``T`` an integer, or a
         # divisibility ``Eq(Mod(a, b), 0)`` of integers (then ``a = b q`` for an integer ``q``)
         for y in _quotients_replaced(x, hypotheses):
-            if y != x and _is_integer(y, hypotheses, env, 1):
+            if y != x and _integer_by_kernel(y, hypotheses, env, 1):
                 return True
     ranges = _ranges(hypotheses, env or {})
     if x in ranges:
@@ -205,6 +241,8 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
         if sol is None:
             raise KernelError(f"cannot contract {where}: its equation is not linear in {k}")
         if getattr(sol, "is_integer", None) is False:
+            if not _integrality_confirmed(sol, hyps, env, negate=True):
+                raise KernelError(f"cannot contract {where}: the engines disagree whether {sp.sstr(sol)} is an integer")
             return sp.S.Zero
         if not _is_integer(sol, hyps, env):
             raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an "

@@ -163,7 +163,7 @@ def _second_opinion(expr: Any):
 
     if not isinstance(expr, sp.MatrixBase) and not is_matrix(expr):
         expr = _contracted(canonical(sp.sympify(expr, strict=True)))
-    return second.record(recheck_zero(expr))
+    return second.record(second.bounded("flint", "a zero test", lambda: recheck_zero(expr)), "zero")
 
 
 def _refused(expr: Any) -> str:
@@ -325,6 +325,26 @@ def _definedness_conditions(expr: Any) -> list:
             add(sp.cos(e.args[0]))
         elif isinstance(e, (sp.cot, sp.csc)):
             add(sp.sin(e.args[0]))
+        elif isinstance(e, (sp.coth, sp.csch)):
+            add(sp.sinh(e.args[0]))
+        elif isinstance(e, (sp.atanh, sp.acoth)):
+            add(1 - e.args[0])
+            add(1 + e.args[0])
+        elif isinstance(e, (sp.gamma, sp.loggamma, sp.polygamma, sp.digamma)):
+            # the poles of Gamma: 1/Gamma(x) vanishes exactly there (Gamma itself has no zeros, so
+            # "Gamma(x) != 0" would be no condition at all)
+            pole = 1 / sp.gamma(e.args[-1])
+            if pole not in found:
+                found.append(pole)
+        elif isinstance(e, sp.factorial):
+            pole = 1 / sp.gamma(e.args[0] + 1)
+            if pole not in found:
+                found.append(pole)
+        elif isinstance(e, sp.Piecewise) and e.args[-1].cond is not sp.true:
+            # no default branch: undefined where no condition holds
+            cover = sp.Piecewise((1, sp.Or(*[a.cond for a in e.args])), (0, True))
+            if cover != 1 and cover not in found:
+                found.append(cover)
         elif UNFOLDINGS and isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr):
             # an opaque scalar head is defined where its unfolding is (recursive heads: not unfolded)
             body = _unfold_one(e)
@@ -348,12 +368,12 @@ def _same_condition(f: Any, g: Any) -> bool:
     try:
         for sign in (1, -1):
             if sp.expand(f - sign * g) == 0:
-                return True
+                return not _refused(f - sign * g)
         nf, ng = sum_normal_form(unfold_all(f)), sum_normal_form(unfold_all(g))
         for sign in (1, -1):
             d = opaque_sums(nf - sign * ng)
             if d == 0 or sp.expand(d) == 0 or sp.cancel(sp.together(d)) == 0:
-                return True
+                return not _refused(nf - sign * ng)
     except (TypeError, ValueError, KernelError):
         return False
     return False

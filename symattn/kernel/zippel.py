@@ -38,7 +38,7 @@ from sympy.matrices.expressions.matexpr import MatrixElement
 from symattn.kernel import exact
 from symattn.kernel.search import _atoms, _Reject, check_hypotheses, expand_finite, substitute_free
 
-__all__ = ["degree_bound", "schwartz_zippel", "NotRational", "Refused"]
+__all__ = ["degree_bound", "schwartz_zippel", "solve_equations", "NotRational", "Refused"]
 
 
 class NotRational(Exception):
@@ -90,14 +90,18 @@ _RARE_FACTS = ("prime", "composite", "even", "odd", "zero", "noninteger", "irrat
                "transcendental", "rational", "algebraic")
 
 
-def _solve(hypotheses, sides: list) -> tuple[dict, list]:
+def _solve(hypotheses, sides: list, strict: bool = True) -> tuple[dict, list]:
     """Solve the equation hypotheses for variables (linear, constant coefficient); returns the
-    solution (variable -> rational expression of the others) and the sides substituted."""
+    solution (variable -> rational expression of the others) and the sides substituted. With
+    ``strict`` an equation that cannot be solved so raises :class:`Refused`; otherwise it is left
+    out (solving fewer hypotheses is still sound: each substitution is one of them)."""
     solution: dict = {}
     eqs = []
     for h in hypotheses:
         kind = type(h).__name__
         if kind == "Equation":
+            if h.forall and not strict:
+                continue
             if h.forall:
                 raise Refused(f"{h.name} is universally quantified: no point of it is drawn")
             eqs.append((h.name, h.lhs, h.rhs))
@@ -118,9 +122,15 @@ def _solve(hypotheses, sides: list) -> tuple[dict, list]:
                 solution[var] = value
                 break
         else:
+            if not strict:
+                continue
             raise Refused(f"{name} cannot be solved for one of its variables (no variable occurs in it "
                           "linearly with a numeric coefficient)")
     return solution, [substitute_free(s, solution) for s in sides]
+
+
+#: the public name (the checker solves an instance's equations the same way before its zero test)
+solve_equations = _solve
 
 
 def _value_set(var: Any, field_size: int, scaled: bool, rng: random.Random) -> Any:

@@ -270,7 +270,9 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
             if lv is None:
                 continue
             data = [(k, _format_value(v)) for k, v in lv.data.items()]
-            levels.append(LevelEntry(name, lv.status.value, lv.detail, data))
+            from symattn.checker import shown_status  # "not-counted" for a pass that does not count
+
+            levels.append(LevelEntry(name, shown_status(lv), lv.detail, data))
     return TheoremEntry(
         id=thm.id,
         title=thm.title,

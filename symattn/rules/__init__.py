@@ -135,7 +135,7 @@ UNCONVERTED: frozenset = frozenset({
     "matrix_associativity", "transpose_product", "matrix_distributivity",
     "matrix_entrywise", "block_matrix_product", "peel_last_block", "factor_out_of_blocks", "induction",
     "rank_of_product_le", "permutation_matrix_orthogonal", "sum_reindex_bijection", "evaluate_explicit",
-    "trig_identity", "block_diagonal_product",
+    "block_diagonal_product",
 })
 
 

@@ -22,6 +22,7 @@ RESTATED = (
     "flash_attention_hbm_upper", "flash_attention_hbm_lower", "softmax_jacobian_row_abs_sum",
     "softmax_jacobian_column_abs_sum", "softmax_jacobian_inf_norm_le_half", "alibi_causal_eq_key_position_bias",
     "dot_product_self_attention_jacobian_unbounded", "dot_product_self_attention_not_lipschitz",
+    "dot_product_self_attention_witness_normaliser", "dot_product_self_attention_witness_entry",
 )
 
 
@@ -58,6 +59,8 @@ def _plus(st: Statement, delta) -> Statement:
     ("alibi_slopes_geometric", lambda st: _shift_entry(st, 1, sp.Pow(2, -8 / 2 ** sp.Symbol("p", integer=True,
                                                                                               nonnegative=True)))),
     ("alibi_slopes_between_powers_of_two", lambda st: _shift_entry(st, 1, 1)),
+    # the witness's normaliser with one key too many
+    ("dot_product_self_attention_witness_normaliser", lambda st: _plus(st, 1)),
     # the row sum of |J| without the factor 2; the convex combination with the values doubled
     ("softmax_jacobian_row_abs_sum", lambda st: Statement(st.lhs, st.rhs / 2)),
     ("attention_output_convex_combination", lambda st: Statement(st.lhs, sp.ImmutableMatrix(

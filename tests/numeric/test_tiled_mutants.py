@@ -143,6 +143,23 @@ def _case_threads(batch=2, n=40, bq=8, bk=8):
     return dict(q=q, k=k, v=v, kw=dict(causal=True, softcap=4.0), block_q=bq, block_k=bk, threads=2)
 
 
+def _case_grouped(kw, threads=1, bq=3, bk=4, n_q=7, n_k=11, batch=2, seed=13):
+    # Grouped-query heads (4 query heads on 2 key/value heads) folded into the query rows; a
+    # query block of 3 rows straddles positions (2 rows per position when position-major).
+    rng = _rng(seed)
+    q = rng.normal(size=(batch, 4, n_q, 4))
+    k, v = rng.normal(size=(batch, 2, n_k, 4)), rng.normal(size=(batch, 2, n_k, 3))
+    return dict(q=q, k=k, v=v, kw=kw, block_q=bq, block_k=bk, threads=threads)
+
+
+def _case_grouped_masked():
+    # A boolean mask per query head (and steep ALiBi slopes): the group must not be folded.
+    rng = _rng(14)
+    mask = rng.random(size=(1, 4, 7, 11)) < 0.6
+    mask[..., 0] = True
+    return _case_grouped(dict(mask=mask, causal="bottom_right"), batch=1)
+
+
 CASES = {
     "small tile after a negative exact tile": _case_small_after_negative_exact(),
     "small tile after a huge exact tile": _case_small_after_huge_exact(),
@@ -163,6 +180,11 @@ CASES = {
     "alibi bottom-right, grouped heads": _case_alibi_bottom_right(),
     "two threads, many key blocks": _case_threads(),
     "two threads, batch slices": _case_threads(batch=4, n=10, bq=16, bk=4),
+    "grouped heads, causal bottom-right": _case_grouped(dict(causal="bottom_right")),
+    "grouped heads, window (2, 1), two threads": _case_grouped(dict(window=(2, 1)), threads=2),
+    "grouped heads, key lengths, softcap": _case_grouped(dict(key_lengths=np.array([5, 11]), softcap=2.0)),
+    "grouped heads, per-head mask": _case_grouped_masked(),
+    "grouped heads, per-head ALiBi": _case_grouped(dict(alibi_slopes=np.array([9.0, 5.0, 1.0, 0.5]), causal=True)),
 }
 
 
@@ -194,13 +216,14 @@ def test_each_kernel_path_case_equals_the_reference(name):
 # (name, a line of numeric/tiled.py, its broken replacement)
 MUTANTS = [
     ("small path: no rescale of the old statistics",
-     "acc *= np.exp(m - m_new)  # (*b_s, bq, d_v + 1)  rescale the old statistics", "pass"),
-    ("small path: shift not applied to the product",
-     "acc += np.matmul(s, v1_s[..., j0:j1, :]) * np.exp(-m_new)", "acc += np.matmul(s, v1_s[..., j0:j1, :])"),
+     "acc *= exp(m - m_new)  # (*b_s, bq, d_v + 1)  rescale the old statistics", "pass"),
+    ("small path: shift not applied to the product", "pv *= exp(-m_new)", "pass"),
+    ("small path: still unshifted after an exact tile", "            plain = False\n", ""),
+    ("small path: unshifted tile does not reset the shift", "m = np.zeros_like(m)", "pass"),
     ("small path: shift always 0", "m_new = np.maximum(m, 0)  # (*b_s, bq, 1)", "m_new = np.zeros_like(m)"),
     ("small path: running max not updated", "m = m_new\n                continue", "continue"),
     ("exact path: no rescale of the old statistics",
-     "acc *= np.exp(m - m_shift)  # (*b_s, bq, d_v + 1)  rescale the old statistics", "pass"),
+     "acc *= exp(m - m_shift)  # (*b_s, bq, d_v + 1)  rescale the old statistics", "pass"),
     ("exact path: old max forgotten",
      "m_new = np.maximum(m, s.max(axis=-1, keepdims=True))", "m_new = s.max(axis=-1, keepdims=True)"),
     ("exact path: -inf shift for rows with no visible key yet",
@@ -213,27 +236,53 @@ MUTANTS = [
     ("shortcut: allowed with ALiBi", "and not self.float_mask and self.slopes is None", "and not self.float_mask"),
     ("shortcut: allowed with a float mask", "and not self.float_mask and self.slopes is None",
      "and self.slopes is None"),
+    ("base 2: lse left in log2 units", "m.astype(np.float64) / pr.unit)", "m.astype(np.float64))"),
+    ("base 2: backward lse not converted", "lse_c = (lse_c.astype(np.float64) * pr.unit).astype(ct)", "pass"),
+    ("base 2: with a float mask", "self.base2 = not self.float_mask and self.slopes is None",
+     "self.base2 = self.slopes is None"),
+    ("base 2: with ALiBi", "self.base2 = not self.float_mask and self.slopes is None",
+     "self.base2 = not self.float_mask"),
+    ("base 2: softcap without log2 e", "c = None if pr.c is None else ct.type(pr.c * pr.unit)",
+     "c = None if pr.c is None else ct.type(pr.c)"),
+    ("base 2: backward softcap without log2 e", "c_unit = None if pr.c is None else ct.type(pr.c * pr.unit)",
+     "c_unit = None if pr.c is None else ct.type(pr.c)"),
     ("softcap: forward not multiplied by c", "s *= c  # c tanh(scale q.k / c)", "pass"),
     ("softcap: backward without the tanh derivative", "np.multiply(ds, t, out=ds)  # dR = dS (1 - tanh^2)",
      "pass"),
     ("alibi: bias added instead of "
      "subtracted", "s -= _take(self.slopes, sl) * dist", "s += _take(self.slopes, sl) * dist"),
-    ("alibi/band: positions not aligned", "rows = np.arange(i0 + self.offset, i1 + self.offset)[:, None]",
-     "rows = np.arange(i0, i1)[:, None]"),
-    ("band: left edge tested on the first row only", "j0 < i1 - 1 + self.offset - self.left",
-     "j0 < i0 + self.offset - self.left"),
-    ("band: right edge tested on the last row only", "j1 - 1 > i0 + self.offset + self.right",
-     "j1 - 1 > i1 - 1 + self.offset + self.right"),
+    ("alibi/band: positions not aligned", "rows = (np.arange(i0, i1) // self.rep + self.offset)[:, None]",
+     "rows = (np.arange(i0, i1) // self.rep)[:, None]"),
+    ("band: left edge tested on the first row only", "j0 < p_last + self.offset - self.left",
+     "j0 < p0 + self.offset - self.left"),
+    ("band: right edge tested on the last row only", "j1 - 1 > p0 + self.offset + self.right",
+     "j1 - 1 > p_last + self.offset + self.right"),
     ("band: left edge off by one", "where=cols < rows - self.left", "where=cols <= rows - self.left"),
     ("band: right edge off by one", "where=cols > rows + self.right", "where=cols >= rows + self.right"),
-    ("skip: forward key range starts one late", "lo = 0 if self.left is None else max(0, i0 + self.offset - self.left)",
-     "lo = 0 if self.left is None else max(0, i0 + self.offset - self.left + 1)"),
-    ("skip: forward key range ends one early", "min(self.n_k, i1 + self.offset + self.right)",
-     "min(self.n_k, i1 - 1 + self.offset + self.right)"),
+    ("skip: forward key range starts one late", "lo = 0 if self.left is None else max(0, p0 + self.offset - self.left)",
+     "lo = 0 if self.left is None else max(0, p0 + self.offset - self.left + 1)"),
+    ("skip: forward key range ends one early", "min(self.n_k, p1 + self.offset + self.right)",
+     "min(self.n_k, p1 - 1 + self.offset + self.right)"),
     ("skip: backward query range starts one late", "max(0, j0 - self.offset - self.right)",
      "max(0, j0 - self.offset - self.right + 1)"),
-    ("skip: backward query range ends one early", "min(self.n_q, j1 - self.offset + self.left)",
-     "min(self.n_q, j1 - 1 - self.offset + self.left)"),
+    ("skip: backward query range ends one early", "min(self.n_q, (j1 - self.offset + self.left) * self.rep)",
+     "min(self.n_q, (j1 - 1 - self.offset + self.left) * self.rep)"),
+    ("fold: rows taken as positions", "rows = (np.arange(i0, i1) // self.rep + self.offset)",
+     "rows = (np.arange(i0, i1) + self.offset)"),
+    ("fold: key range from rows, not positions", "p0, p1 = i0 // self.rep, (i1 - 1) // self.rep + 1",
+     "p0, p1 = i0, i1"),
+    ("fold: band edges tested on rows, not positions",
+     "p0, p_last = i0 // self.rep, (i1 - 1) // self.rep  # positions", "p0, p_last = i0, i1 - 1  # positions"),
+    ("fold: backward query range in positions, not rows", "(j1 - self.offset + self.left) * self.rep)",
+     "(j1 - self.offset + self.left))"),
+    ("fold: head-major rows under a band", "self.rep = self.group if self.group > 1 and args.banded else 1",
+     "self.rep = 1"),
+    ("fold: unfolded head-major when interleaved",
+     "return x.reshape(*self.batch[:-1], n_q, g, c).swapaxes(-3, -2)", "return x.reshape(*self.batch[:-1], g, n_q, c)"),
+    ("fold: folded with a mask", "if len(args.batch) < 2 or args.mask is not None or args.slopes is not None:",
+     "if len(args.batch) < 2 or args.slopes is not None:"),
+    ("fold: folded with ALiBi", "if len(args.batch) < 2 or args.mask is not None or args.slopes is not None:",
+     "if len(args.batch) < 2 or args.mask is not None:"),
     ("key lengths: range cut at the shortest", "hi = min(hi, int(lengths.max(initial=0)))",
      "hi = min(hi, int(lengths.min(initial=0)))"),
     ("key lengths: mask skipped unless every sequence is short", "if j1 > int(lengths.min(initial=j1)):",

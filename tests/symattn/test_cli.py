@@ -10,7 +10,7 @@ from symattn.cli import main
 
 VERDICTS = {"proved", "proved-for-instances", "checked-probabilistically", "numerically-consistent",
             "undecided", "refuted"}
-LEVEL_VALUES = {"pass", "fail", "undecided", "n/a"}
+LEVEL_VALUES = {"pass", "fail", "undecided", "n/a", "not-counted"}
 
 
 def test_list_shows_every_theorem(capsys):
@@ -43,8 +43,9 @@ def test_check_json_follows_the_schema(capsys):
     assert [r["id"] for r in records] == ["softmax_add_const"]
     r = records[0]
     assert set(r) == {"id", "title", "claim", "source", "kind", "verdict", "shown_as", "target", "how", "levels",
-                      "seconds", "rechecked", "steps"}
+                      "not_counted", "seconds", "cached", "rechecked", "steps"}
     assert r["shown_as"] == r["verdict"]  # a theorem's verdict is shown by its name
+    assert isinstance(r["cached"], bool)
     assert r["rechecked"] in ("all", "partial", "none")
     assert r["steps"] and all(s["rechecked"] in ("both", "one-engine") and s["why"] for s in r["steps"])
     assert r["verdict"] == "proved" and r["target"] == "proved"
@@ -268,6 +269,21 @@ def test_environment_variables_are_validated_in_one_line(value, ok):
     assert (errors == []) is ok
     if not ok:
         assert errors == [f"SYMATTN_TIME_LIMIT must be a positive number of seconds (e.g. 8 or 0.5), got {value!r}"]
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("SYMATTN_SECOND_ENGINE_SECONDS", "ten", "must be a positive number of seconds"),
+    ("SYMATTN_Z3_TIMEOUT_MS", "2.5", "must be a positive integer"),
+    ("SYMATTN_SECOND_ENGINE", "off", "must be one of '0', '1'"),
+    ("SYMATTN_REQUIRE_RECHECK", "yes", "must be one of '0', '1'"),
+    ("SYMATTN_NO_CACHE", "maybe", "must be one of"),
+])
+def test_every_environment_variable_symattn_reads_is_validated(name, value, message):
+    from symattn.timelimit import environment_errors
+
+    assert environment_errors({name: value}) == [f"{name} {message}" + environment_errors({name: value})[0].split(
+        message, 1)[1]]
+    assert message in environment_errors({name: value})[0] and repr(value) in environment_errors({name: value})[0]
 
 
 def test_a_bad_environment_variable_is_a_one_line_usage_error_before_any_import():

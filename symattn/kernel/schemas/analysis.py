@@ -25,12 +25,30 @@ def _ranges() -> tuple:
     return tuple(index_ranges(_hypotheses()))
 
 
-def _thm(t: Any, what: str):
-    from symattn.kernel.thm import Thm
+def _thm(t: Any, what: str, discharged: Any = None):
+    """``t``, a theorem of the kernel made under no hypothesis the step does not have (an axiom's
+    instance is made under the step's hypotheses: a premise made under more would be laundered);
+    ``discharged``: one more hypothesis the premise may use, which the schema discharges."""
+    from symattn.kernel.thm import Thm, _hypotheses
 
     if not isinstance(t, Thm):
         raise KernelError(f"{what} must be a theorem of the kernel, got {type(t).__name__}")
+    have = _hypotheses()
+    extra = [h for h in t.context if not any(h is g or h == g for g in have) and not _same_range(h, discharged)]
+    if extra:
+        raise KernelError(f"{what} was made under hypotheses the step does not have: "
+                          f"{', '.join(getattr(h, 'name', '?') for h in extra)}")
     return t
+
+
+def _same_range(h: Any, want: Any) -> bool:
+    """Whether ``h`` is the IndexRange ``want = (var, lo, hi)`` (names aside)."""
+    from symattn.statement import IndexRange
+
+    if want is None or not isinstance(h, IndexRange):
+        return False
+    var, lo, hi = want
+    return h.index == var and alpha_equal(sp.sympify(h.lower), lo) and alpha_equal(sp.sympify(h.upper), hi)
 
 
 def _show(e: Any) -> str:
@@ -148,9 +166,12 @@ def _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges):
         for form in forms:
             g = form.xreplace({x: var})
             r = rng if rng else hyp_ranges
-            up, down = calculus.sign(g, r), calculus.sign(-g, r)
-            if up is not None or down is not None:
-                return up, down
+            up = calculus.sign(g, r)
+            if up is not None:
+                return up, None
+            down = calculus.sign(-g, r)
+            if down is not None:
+                return None, down
     return None, None
 
 
@@ -279,16 +300,16 @@ def _range_assumptions_hold(var, lo, hi) -> None:
                           f"{_show(lo)}..{_show(hi)} does not give")
 
 
-@schema("sum_termwise", "from f(x) REL g(x) for a generic integer x in a..b (the bound shown with x fresh and "
-        "x in a..b among the hypotheses): sum_{k=a}^{b} f(k) REL sum_{k=a}^{b} g(k), for a range not reversed "
-        "(b >= a - 1); strict only for a nonempty range")
+@schema("sum_termwise", "from f(x) REL g(x) for a generic integer x in a..b (the bound made with x fresh and the "
+        "hypothesis x in a..b, which the schema discharges): sum_{k=a}^{b} f(k) REL sum_{k=a}^{b} g(k), for a range "
+        "not reversed (b >= a - 1); strict only for a nonempty range")
 def _sum_termwise(lower, upper, var, bound):
     from symattn.kernel.thm import _hypotheses
 
-    t = _thm(bound, "the termwise bound")
+    lo, hi = canonical(sp.sympify(lower)), canonical(sp.sympify(upper))
+    t = _thm(bound, "the termwise bound", discharged=(var, lo, hi))
     if t.relation == "=":
         raise KernelError("the termwise bound is an equation")
-    lo, hi = canonical(sp.sympify(lower)), canonical(sp.sympify(upper))
     calculus._require_fresh(var, _hypotheses())
     if var in free_symbols(lo) | free_symbols(hi):
         raise KernelError(f"the index {var} occurs in the range {_show(lo)}..{_show(hi)}")

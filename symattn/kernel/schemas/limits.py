@@ -94,8 +94,10 @@ def _limit_quotient(limit, numerator, denominator):
         calculus.check_smooth(part, z, at=z0, ranges=ranges)
         if not _equal(substitute(part, {z: z0}), 0):
             raise KernelError(f"the {name} {_show(part)} is not shown to vanish at {_show(z0)}")
-    dN = canonical(substitute(calculus.derivative(N, z, undefined_ok=False, ranges=ranges), {z: z0}))
-    dD = canonical(substitute(calculus.derivative(D, z, undefined_ok=False, ranges=ranges), {z: z0}))
+    # differentiable at z0 was shown above (heads and conditions at the point); the derivatives are
+    # read there only (undefined_ok: no condition away from z0 is asked; abstract maps were refused)
+    dN = canonical(substitute(calculus.derivative(N, z, undefined_ok=True, ranges=ranges), {z: z0}))
+    dD = canonical(substitute(calculus.derivative(D, z, undefined_ok=True, ranges=ranges), {z: z0}))
     if not nonzero(dD, ranges):
         raise KernelError(f"the denominator's derivative {_show(dD)} at {_show(z0)} is not shown nonzero")
     return lim, dN / dD, "="

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -41,6 +43,13 @@ class Check:
     reason: str
     fact: str = ""  # what was checked, e.g. "x**2 + 1 > 0"
     kernel: str = ""  # the kernel's (SymPy's) answer, e.g. "SymPy reduces lhs - rhs to 0"
+    #: 'zero' (a zero test), 'sign' (sign, nonzero, integrality), 'step' (the step's claim as a whole)
+    kind: str = ""
+
+    @property
+    def status(self) -> str:
+        """The verdict, under the name :mod:`symattn.kernel.ledger` reads."""
+        return self.verdict
 
     def as_json(self) -> dict:
         return {"engine": self.engine, "verdict": self.verdict, "fact": self.fact, "reason": self.reason}
@@ -50,7 +59,9 @@ class Check:
 
 
 _LEDGER: contextvars.ContextVar = contextvars.ContextVar("symattn_second_engine_ledger", default=None)
-_ENABLED: contextvars.ContextVar = contextvars.ContextVar("symattn_second_engine_enabled", default=True)
+#: ``SYMATTN_SECOND_ENGINE=0`` runs the kernel alone (to measure what the second engine costs)
+_ENABLED: contextvars.ContextVar = contextvars.ContextVar(
+    "symattn_second_engine_enabled", default=os.environ.get("SYMATTN_SECOND_ENGINE", "1") != "0")
 
 
 def enabled() -> bool:
@@ -67,10 +78,36 @@ def disabled() -> Iterator[None]:
         _ENABLED.reset(token)
 
 
-def record(check: Check) -> Check:
+#: the second engine's own limit per fact (seconds); its time does not count against the kernel's
+#: step limit (the step's limit is paused meanwhile), so re-checking never makes a step undecided
+SECONDS = float(os.environ.get("SYMATTN_SECOND_ENGINE_SECONDS", "10"))
+
+
+def bounded(engine: str, fact: str, thunk) -> Check:
+    """``thunk()`` (a :class:`Check`) with the kernel's limits paused and the engine's own limit;
+    running out of it is ``inexpressible``, never agreement."""
+    from symattn.kernel.timelimit import TimeLimitExceeded, TimeLimitUnavailable, paused_time_limits, time_limit
+
+    with paused_time_limits():
+        try:
+            with time_limit(SECONDS):
+                return thunk()
+        except TimeLimitExceeded:
+            return Check(engine, INEXPRESSIBLE, f"the second engine ran past its own limit of {SECONDS:g} s", fact)
+        except TimeLimitUnavailable:  # off the main thread: Z3's own timeout still bounds each call
+            return thunk()
+
+
+def record(check: Check, kind: str = "") -> Check:
+    """Add ``check`` (as a fact of ``kind``) to the list of the step being checked, if one is open."""
+    if kind and check.kind != kind:
+        check = dataclasses.replace(check, kind=kind)
     ledger = _LEDGER.get()
-    if ledger is not None:
+    if ledger is not None:  # inside a step: also onto the kernel's ledger (the step's RuleResult.checks)
         ledger.append(check)
+        from symattn.kernel import ledger as kernel_ledger
+
+        kernel_ledger.record(check)
     return check
 
 
@@ -86,14 +123,25 @@ def collecting() -> Iterator[list]:
 
 
 def step_rechecked(checks: list) -> tuple[str, str]:
-    """``('both' | 'one-engine', why)`` for a step whose facts were re-checked by ``checks``: both
-    engines when there was at least one fact and every one was agreed."""
-    if not checks:
-        return "one-engine", "no fact of the step went through the kernel's zero or sign test"
-    bad = [c for c in checks if c.verdict != AGREE]
+    """``('both' | 'one-engine', why)`` for a step whose facts were re-checked by ``checks``.
+
+    Both engines when every fact the kernel accepted was agreed, or when the second engine agreed
+    with the step's claim as a whole (a ``'step'`` check) -- which stands for the zero tests made on
+    the way, not for the sign, nonzero and integrality facts (definedness, ranges), each of which
+    must still be agreed."""
+    facts = [c for c in checks if c.kind != "step"]
+    whole = [c for c in checks if c.kind == "step" and c.verdict == AGREE]
+    bad = [c for c in facts if c.verdict != AGREE and not (whole and c.kind == "zero")]
+    if not facts and not whole:
+        tried = [c for c in checks if c.kind == "step"]
+        why = f"; the step as a whole: {tried[0].engine}: {tried[0].reason}" if tried else ""
+        return "one-engine", "no fact of the step went through the kernel's zero or sign test" + why
     if not bad:
-        return "both", f"{len(checks)} facts re-checked ({', '.join(sorted({c.engine for c in checks}))})"
-    return "one-engine", f"{len(bad)} of {len(checks)} facts not re-checked: {bad[0].engine}: {bad[0].reason}"
+        agreed = [c for c in facts if c.verdict == AGREE]
+        engines = ", ".join(sorted({c.engine for c in agreed + whole}))
+        return "both", (f"{len(agreed)} of {len(facts)} facts re-checked ({engines})"
+                        + ("; the step's claim re-checked as a whole" if whole else ""))
+    return "one-engine", f"{len(bad)} of {len(facts)} facts not re-checked: {bad[0].engine}: {bad[0].reason}"
 
 
 def theorem_rechecked(per_step: list[str]) -> str:

@@ -27,7 +27,9 @@ nothing).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import flint
@@ -51,6 +53,38 @@ class Atom:
     deps: frozenset = field(default_factory=frozenset)  # symbol atoms it depends on
     relation: Any = None  # (q, base polynomial): atom**q == base
     parts: tuple = ()  # for Z3: the SymPy pieces (base, argument, body, limits, ...)
+
+
+def _power_of(summand: Any, v: Any) -> int | None:
+    """``p`` when ``summand`` is ``v**p`` (``p`` a nonnegative integer at most 12)."""
+    if summand == v:
+        return 1
+    if summand == 1:
+        return 0
+    if isinstance(summand, sp.Pow) and summand.base == v and isinstance(summand.exp, sp.Integer) \
+            and 0 <= int(summand.exp) <= 12:
+        return int(summand.exp)
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _power_sum(p: int) -> tuple:
+    """Coefficients (constant first) of ``S_p(x) = sum_{k=1}^{x} k**p``, from
+    ``(x + 1)**(p + 1) - 1 = sum_{j <= p} C(p + 1, j) S_j(x)``."""
+    from math import comb
+
+    def poly_pow1(n):  # (x + 1)**n
+        return [Fraction(comb(n, i)) for i in range(n + 1)]
+
+    sums: list = []
+    for q in range(p + 1):
+        acc = poly_pow1(q + 1)
+        acc[0] -= 1
+        for j in range(q):
+            for i, c in enumerate(sums[j]):
+                acc[i] -= comb(q + 1, j) * c
+        sums.append([c / (q + 1) for c in acc])
+    return tuple(sums[p])
 
 
 def _count(expr: Any) -> int:
@@ -255,12 +289,15 @@ class RationalForm:
             return self._matrix_entry(e)
         if isinstance(e, sp.Sum):
             return self._sum(e)
+        if isinstance(e, sp.Subs) and not e.expr.has(sp.Derivative, sp.Integral, sp.Subs):
+            return self._function(e)
+        if isinstance(e, sp.Derivative) and len(e.variable_count) == 1 and e.variable_count[0][1] == 1 \
+                and isinstance(e.variable_count[0][0], (sp.Symbol, sp.Indexed)):
+            return self._derivative(e.expr, e.variable_count[0][0])
         if isinstance(e, (ExprWithLimits, sp.Limit, sp.Derivative, sp.Subs)):
             return self._opaque(e, "binder")
-        if isinstance(e, sp.log):
-            a = self.of(e.args[0])
-            atom = self._atom(("log", self.key(a)), e, "log", False, self.deps_of(a), parts=(e.args[0],))
-            return self.var(atom)
+        if isinstance(e, sp.log) and len(e.args) == 1:
+            return self._log(e.args[0])
         if isinstance(e, (sp.Function, sp.Piecewise)) or getattr(e, "args", None):
             return self._function(e)
         raise Inexpressible(f"no rational form for {type(e).__name__}")
@@ -296,9 +333,69 @@ class RationalForm:
         return frozenset(out)
 
     def _opaque(self, e: Any, kind: str) -> tuple:
-        return self.var(self._atom(("raw", e), e, kind, False, self._raw_deps(e)))
+        from symattn.kernel.terms import canonical
+
+        c = canonical(e)  # a binder taken out of another is renamed to its own level
+        return self.var(self._atom(("raw", c), e, kind, False, self._raw_deps(e)))
+
+    _TRIG = ("sin", "cos", "tan", "cot", "sec", "csc")
+    _HYP = ("sinh", "cosh", "tanh", "coth", "sech", "csch")
+
+    def _circular(self, e: Any) -> tuple:
+        """``sin``, ``cos``, ... through ``z = exp(i u)``; ``sinh``, ``cosh``, ... through ``w = exp(u)``
+        (Euler's formulas: identities of every complex ``u``), so addition theorems are polynomial."""
+        name = type(e).__name__
+        u = e.args[0]
+        i = self.of(sp.I)
+        minus_i = self.mul(i, self.const(sp.Integer(-1)))
+        z = self._exp(sp.I * u if name in self._TRIG else u, None)
+        one, two = self.one_r(), self.const(sp.Integer(2))
+        z2 = self.mul(z, z)
+        up, down = self.add(z2, self.mul(one, self.const(sp.Integer(-1)))), self.add(z2, one)  # z^2 - 1, z^2 + 1
+
+        def div(a, b):
+            return self.mul(a, self.power(b, -1))
+
+        table = {
+            "sin": lambda: div(self.mul(minus_i, up), self.mul(two, z)),
+            "cos": lambda: div(down, self.mul(two, z)),
+            "tan": lambda: div(self.mul(minus_i, up), down),
+            "cot": lambda: div(self.mul(i, down), up),
+            "sec": lambda: div(self.mul(two, z), down),
+            "csc": lambda: div(self.mul(self.mul(two, i), z), up),
+            "sinh": lambda: div(up, self.mul(two, z)),
+            "cosh": lambda: div(down, self.mul(two, z)),
+            "tanh": lambda: div(up, down),
+            "coth": lambda: div(down, up),
+            "sech": lambda: div(self.mul(two, z), down),
+            "csch": lambda: div(self.mul(two, z), up),
+        }
+        return table[name]()
 
     def _function(self, e: Any) -> tuple:
+        from symattn.kernel import zero
+
+        if zero.UNFOLDINGS and isinstance(e, tuple(zero.UNFOLDINGS)):
+            # a head the kernel defines is its unfolding (the definitions are the kernel's axioms)
+            body = zero._unfold_one(e)
+            if body is not e and isinstance(body, sp.Expr) and not body.has(type(e)):
+                return self.of(body)
+        if type(e).__name__ in self._TRIG + self._HYP and type(e).__module__.startswith("sympy.") and len(e.args) == 1:
+            return self._circular(e)
+        if isinstance(e, sp.Abs):
+            return self._abs(e)
+        if isinstance(e, sp.KroneckerDelta) and len(e.args) == 2:  # [a = b]: keyed by a - b up to its content
+            d = self.of(e.args[0] - e.args[1])
+            if d[0].is_zero():
+                return self.one, self.one
+            lc = d[0].leading_coefficient()
+            scaled = self.normal(d[0] / lc, d[1])
+            atom = self._atom(("delta", self.key(scaled)), e, "function", False, self.deps_of(d), parts=e.args)
+            return self.var(atom)
+        if isinstance(e, sp.Subs) and not e.expr.has(sp.Derivative, sp.Integral, sp.Subs):
+            from symattn.kernel.terms import canonical, substitute
+
+            return self.of(canonical(substitute(e.expr, dict(zip(e.variables, e.point)))))
         keys, deps, indep = [], set(), isinstance(e, AppliedUndef)
         for a in e.args:
             k, d, i = self._arg_key(a)
@@ -326,9 +423,151 @@ class RationalForm:
         atom = self._atom(("melem", parent, ki, kj), e, "matrix-entry", indep, di | dj | self._raw_deps(parent))
         return self.var(atom)
 
+    # -------------------------------------------------------------------------------- derivatives
+    def _derivative(self, f: Any, v: Any) -> tuple:
+        """``d f / d v`` by linearity and the product rule over the atoms of ``f``: the variable itself
+        gives 1, an entry of the same base as an indexed ``v`` the product of the deltas of the indices
+        (SymPy's convention), ``exp(u)`` gives ``exp(u) du``, an atom without ``v`` 0; any other atom
+        keeps one ``Derivative`` atom."""
+        r = self.of(f)
+        vkey = self.key(self.of(v))
+        base = v.base if isinstance(v, sp.Indexed) else None
+
+        def d_atom(a: Atom) -> tuple:
+            if self.key(self.var(a)) == vkey:
+                return self.one_r()
+            mentions = a.expr.has(base) if base is not None else a.expr.has(v)
+            if not mentions:
+                return self.zero, self.one
+            same_base = base is not None and a.kind == "indexed" and a.expr.base == base
+            if same_base and len(a.expr.indices) == len(v.indices):
+                out = self.one_r()
+                for i, j in zip(a.expr.indices, v.indices):
+                    out = self.mul(out, self.of(sp.KroneckerDelta(i, j)))
+                return out
+            if a.kind == "exp" and a.parts:
+                return self.mul(self.var(a), self._derivative(a.parts[0], v))
+            return self.var(self._atom(("d", a.index, vkey), sp.Derivative(a.expr, v), "binder", False,
+                                       a.deps | self.deps_of(self.of(v))))
+
+        def d_poly(p):
+            out = self.zero, self.one
+            for m, c in p.to_dict().items():
+                for i, e in enumerate(m):
+                    if not e:
+                        continue
+                    da = d_atom(self.by_index[i])
+                    if da[0].is_zero():
+                        continue
+                    rest = list(m)
+                    rest[i] -= 1
+                    term = self.mul((self.ctx.from_dict({tuple(rest): c * e}), self.one), da)
+                    out = self.add(out, term)
+            return out
+
+        num, den = r
+        dn = d_poly(num)
+        if den.is_constant():
+            return self.mul(dn, (self.one, den))
+        dd = d_poly(den)  # (n/d)' = n'/d - n d'/d**2
+        minus = self.mul(self.const(sp.Integer(-1)), self.mul((num, self.one), dd))
+        return self.add(self.mul(dn, (self.one, den)), self.mul(minus, (self.one, den * den)))
+
+    # ---------------------------------------------------------------------------------------- Abs
+    def _abs(self, e: Any) -> tuple:
+        """``|u|`` is multiplicative: ``|c prod f_i**e_i / prod g_j**d_j|`` is ``|c|`` times the ``|f_i|**e_i``
+        over the ``|g_j|**d_j``, one atom per irreducible factor (flint's factorization) taken with a
+        positive leading coefficient (``|f| = |-f|``)."""
+        u = self.of(e.args[0])
+        if u[0].is_zero():
+            return self.zero, self.one
+        out = self.one, self.one
+        for poly, sign in ((u[0], 1), (u[1], -1)):
+            if poly.is_constant():
+                c = poly.leading_coefficient()
+                out = self.mul(out, self.power(self.const(sp.Rational(abs(int(c.p)), int(c.q))), sign))
+                continue
+            try:
+                c, factors = poly.factor()
+            except Exception:  # noqa: BLE001 -- no factorization: the polynomial as one factor
+                c, factors = poly.leading_coefficient(), [(poly / poly.leading_coefficient(), 1)]
+            out = self.mul(out, self.power(self.const(sp.Rational(abs(int(c.p)), int(c.q))), sign))
+            for f, mult in factors:
+                lc = f.leading_coefficient()
+                f = f / lc
+                atom = self._atom(("abs", self.key((f, self.one))), sp.Abs(self.to_sympy((f, self.one))), "function",
+                                  False, self.deps_of((f, self.one)), parts=(self.to_sympy((f, self.one)),))
+                out = self.mul(out, self.power(self.var(atom), sign * int(mult)))
+        return out
+
+    # ---------------------------------------------------------------------------------------- log
+    def _log(self, arg: Any) -> tuple:
+        """``log`` of a product of positive factors is the sum of their logs (``log(c)`` of a positive
+        rational over its primes; ``log(x**k) = k log(x)`` for a symbol declared positive;
+        ``log(b**w) = w log(b)`` for ``b > 0`` and ``w`` real; ``log(exp(z)) = z`` for a real ``z``);
+        anything else is one ``log`` atom of its argument's normal form."""
+        u = self.of(arg)
+        try:
+            parts = self._log_terms(u)
+        except Inexpressible:
+            parts = None
+        if parts is None:
+            atom = self._atom(("log", self.key(u)), sp.log(arg, evaluate=False), "log", False, self.deps_of(u),
+                              parts=(arg,))
+            return self.var(atom)
+        return parts
+
+    def _log_terms(self, u: tuple) -> tuple | None:
+        out = self.zero, self.one
+        for poly, sgn in ((u[0], 1), (u[1], -1)):
+            terms = poly.to_dict()
+            if len(terms) != 1:
+                return None
+            (m, c), = terms.items()
+            if c <= 0:
+                return None
+            for n, k in ((int(c.p), 1), (int(c.q), -1)):
+                if n > 1:
+                    if n > 10**15:
+                        return None
+                    for prime, mult in sp.factorint(n).items():
+                        lp = self.var(self._atom(("log-prime", prime), sp.log(sp.Integer(prime), evaluate=False),
+                                                 "log", False))
+                        out = self.add(out, self.mul(self.const(sp.Integer(sgn * k * mult)), lp))
+            for i, e in enumerate(m):
+                if not e:
+                    continue
+                piece = self._log_of_atom(self.by_index[i])
+                if piece is None:
+                    return None
+                out = self.add(out, self.mul(self.const(sp.Integer(sgn * e)), piece))
+        return out
+
+    def _real_rat(self, r: tuple) -> bool:
+        """Whether a rational form is real by its atoms: symbols declared real (or integer)."""
+        return all(a.kind == "symbol" and (a.expr.is_real or a.expr.is_integer) for p in r for a in self.atoms_of(p))
+
+    def _log_of_atom(self, a: Atom) -> tuple | None:
+        if a.kind == "symbol" and a.expr.is_positive:
+            key = ("log", self.key(self.var(a)))
+            return self.var(self._atom(key, sp.log(a.expr), "log", False, a.deps, parts=(a.expr,)))
+        if a.kind == "exp" and a.parts:
+            z = self.of(a.parts[0])
+            return z if self._real_rat(z) else None
+        if a.kind == "pow" and a.parts:
+            base, w = a.parts
+            wr = self.of(w)
+            b = self.of(base)
+            if not self._real_rat(wr):
+                return None
+            lb = self._log_terms(b)  # the base positive: a positive rational or positive symbols
+            return None if lb is None else self.mul(wr, lb)
+        return None
+
     # ------------------------------------------------------------------------------ exp and powers
     def _split_exponent(self, ex: tuple, make) -> tuple:
-        """``prod make(m, q)**p`` over the terms ``(p/q) m`` of the polynomial exponent ``ex``."""
+        """``prod make(m, q)**p`` over the terms ``(p/q) m`` of the exponent's numerator (each atom
+        stands for ``m / (q den)``: ``b**((x + y)/h) = b**(x/h) b**(y/h)``)."""
         out = self.one, self.one
         for m, c in sorted(ex[0].to_dict().items()):
             p, q = int(c.p), int(c.q)
@@ -336,17 +575,24 @@ class RationalForm:
             out = self.mul(out, self.power(self.var(atom), p))
         return out
 
+    def _part(self, m: tuple, q: int, den: Any) -> tuple:
+        """``(key, SymPy term, deps)`` of the exponent piece ``m / (q den)``."""
+        dkey = self.key((den, self.one))
+        inner = self._mono_expr(m) / (q * self.to_sympy((den, self.one)))
+        return (q, m, dkey), inner, self.deps_of(self._mono(m)) | self.deps_of((den, self.one))
+
     def _exp(self, arg: Any, e: Any) -> tuple:
         u = self.of(arg)
         if u[0].is_zero():
             return self.one, self.one
-        if not u[1].is_one():
-            return self.var(self._atom(("exp", self.key(u)), e, "exp", False, self.deps_of(u), parts=(arg,)))
 
         def make(m, q):
-            mono = self._mono(m)
-            inner = self._mono_expr(m) / q
-            return self._atom(("exp", q, m), sp.exp(inner, evaluate=False), "exp", False, self.deps_of(mono),
+            key, inner, deps = self._part(m, q, u[1])
+            relation = None
+            if q > 1:  # exp(m/(q d))**q = exp(m/d): the root relation ties exp(1/2) to E
+                whole = make(m, 1)
+                relation = (q, self.var(whole)[0])
+            return self._atom(("exp", *key), sp.exp(inner, evaluate=False), "exp", False, deps, relation,
                               parts=(inner,))
 
         return self._split_exponent(u, make)
@@ -377,13 +623,9 @@ class RationalForm:
             return self._exp(ex, sp.exp(ex))
         b = self.of(base)
         x = self.of(ex)
-        if not x[1].is_one():
-            atom = self._atom(("pow", self.key(b), self.key(x)), e, "pow", False, self.deps_of(b) | self.deps_of(x),
-                              parts=(base, ex))
-            return self.var(atom)
-        # b**(c + e') = b**c * b**e' for the integer constant c; b**e' splits over the terms of e'
+        # b**(c + e) = b**c * b**e for the integer constant c; b**e splits over the terms of e
         out = self.one, self.one
-        const = x[0].to_dict().get((0,) * self.nvars)
+        const = x[0].to_dict().get((0,) * self.nvars) if x[1].is_one() else None
         if const is not None and const.q == 1:
             out = self.power(b, int(const.p))
             rest = x[0] - self.ctx.from_dict({(0,) * self.nvars: const})
@@ -392,12 +634,14 @@ class RationalForm:
         bkey = self.key(b)
 
         def make(m, q):
-            mono = self._mono(m)
-            inner = self._mono_expr(m) / q
-            return self._atom(("pow", bkey, q, m), sp.Pow(base, inner, evaluate=False), "pow", False,
-                              self.deps_of(b) | self.deps_of(mono), parts=(base, inner))
+            key, inner, deps = self._part(m, q, x[1])
+            relation = None
+            if q > 1:  # (b**(m/(q d)))**q = b**(m/d)
+                relation = (q, self.var(make(m, 1))[0])
+            return self._atom(("pow", bkey, *key), sp.Pow(base, inner, evaluate=False), "pow", False,
+                              self.deps_of(b) | deps, relation, parts=(base, inner))
 
-        return self.mul(out, self._split_exponent((rest, self.one), make))
+        return self.mul(out, self._split_exponent((rest, x[1]), make))
 
     # -------------------------------------------------------------------------------------- sums
     def _sum(self, e: sp.Sum) -> tuple:
@@ -435,23 +679,73 @@ class RationalForm:
             return any(e and kv in self.by_index[i].deps for i, e in enumerate(m))
 
         num, den = r
-        if any(depends(m) for m in den.to_dict()):
-            return self._sum_atom(self.to_sympy(r), v, lo, hi)
-        # Karr's convention (SymPy's): sum_{k=lo}^{hi} c = (hi - lo + 1) c for all integer bounds
         lo_r, hi_r = self._integral_bound(lo), self._integral_bound(hi)
-        count = None
-        if lo_r is not None and hi_r is not None and kv not in self.deps_of(lo_r) | self.deps_of(hi_r):
-            count = self.add(self.add(hi_r, self.mul(lo_r, self.const(sp.Integer(-1)))), self.one_r())
+        integral = lo_r is not None and hi_r is not None and kv not in self.deps_of(lo_r) | self.deps_of(hi_r)
+        if integral:
+            low = self.add(lo_r, self.const(sp.Integer(-1)))
+
+            def ranged(summand):  # Karr: sum_{k=lo}^{hi} f = A(hi) - A(lo - 1), A(x) = sum_{k=1}^{x} f
+                return self.add(self._anchored(summand, v, hi_r),
+                                self.mul(self.const(sp.Integer(-1)), self._anchored(summand, v, low)))
+        else:
+            def ranged(summand):
+                return self._sum_atom(summand, v, lo, hi)
+
+        if any(depends(m) for m in den.to_dict()):
+            return ranged(self.to_sympy(r))
         out = self.zero, self.one
         for m, c in sorted(num.to_dict().items()):
             mk = tuple(e if e and kv in self.by_index[i].deps else 0 for i, e in enumerate(m))
             free = tuple(e - k for e, k in zip(m, mk))
             coeff = (self.ctx.from_dict({free: c}), self.one)
-            if not any(mk) and count is not None:
-                out = self.add(out, self.mul(coeff, count))
-                continue
-            out = self.add(out, self.mul(coeff, self._sum_atom(self._mono_expr(mk), v, lo, hi)))
+            out = self.add(out, self.mul(coeff, ranged(self._mono_expr(mk))))
         return self.mul(out, (self.one, den))
+
+    _MAX_UNROLL = 16
+
+    def _anchored(self, summand: Any, v: Any, x: tuple) -> tuple:
+        """``A(x) = sum_{k=1}^{x} summand`` for an integer ``x`` (Karr's convention: ``A(0) = 0`` and
+        ``A(x) - A(x - 1)`` is the summand at ``x`` for every integer ``x``): a power ``k**p`` by its
+        Faulhaber polynomial; otherwise ``x = b + c`` (``c`` the constant term, ``|c| <= 16``) gives
+        ``A(b)`` (an atom, 0 when ``b = 0``) plus or minus ``|c|`` terms."""
+        from symattn.kernel.terms import canonical, substitute
+
+        power = _power_of(summand, v)
+        if power is not None:
+            return self._faulhaber(power, x)
+        zero_m = (0,) * self.nvars
+        const = x[0].to_dict().get(zero_m)
+        c = int(const.p) if const is not None else 0
+        if abs(c) > self._MAX_UNROLL:
+            c = 0
+        base = (x[0] - self.ctx.from_dict({zero_m: c}) if c else x[0], self.one)
+        out = self.zero, self.one
+        if not base[0].is_zero():
+            b_expr = self.to_sympy(base)
+            rep = sp.Sum(summand, (v, 1, b_expr))
+            canon = canonical(rep)
+            if canon != rep:  # rename the index to the sum's own level
+                out = self.of(canon)
+            else:
+                kv = self._symbol(v).index
+                part = self.of(summand)
+                deps = (self.deps_of(part) - {kv}) | self.deps_of(base)
+                atom = self._atom(("anchored", self.key(part), kv, self.key(base)), rep, "sum", False, deps,
+                                  parts=(summand, v, sp.S.One, b_expr))
+                out = self.var(atom)
+        b_expr = self.to_sympy(base)
+        steps = range(1, c + 1) if c > 0 else range(0, -c)
+        for t in steps:
+            at = canonical(substitute(summand, {v: b_expr + t if c > 0 else b_expr - t}))
+            term = self.of(at)
+            out = self.add(out, term if c > 0 else self.mul(self.const(sp.Integer(-1)), term))
+        return out
+
+    def _faulhaber(self, p: int, x: tuple) -> tuple:
+        out = self.zero, self.one
+        for coeff in reversed(_power_sum(p)):  # Horner
+            out = self.add(self.mul(out, x), self.const(sp.Rational(coeff.numerator, coeff.denominator)))
+        return out
 
     def one_r(self) -> tuple:
         return self.one, self.one

@@ -30,7 +30,7 @@ _KERNEL = "SymPy reduces it to 0"
 
 
 def _short(x: Any, limit: int = 120) -> str:
-    s = sp.sstr(x)
+    s = " ".join(sp.sstr(x).split())
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
@@ -47,6 +47,17 @@ def zero_form(expr: Any) -> tuple[RationalForm, tuple]:
 def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL) -> Check:
     """Re-check the kernel's claim ``expr == 0`` (``hypotheses`` are not used: the zero test is
     an identity of rational functions; the definedness conditions go to the sign test)."""
+    if isinstance(expr, sp.ZeroMatrix) or (isinstance(expr, sp.MatrixExpr) and expr.is_ZeroMatrix):
+        return Check(_ENGINE, AGREE, "the zero matrix", f"{_short(expr)} == 0", kernel)
+    if isinstance(expr, sp.MatrixExpr) and not isinstance(expr, sp.MatrixBase):
+        try:
+            rows, cols = (int(d) for d in expr.shape)
+        except TypeError:
+            return _noncommutative(expr, kernel)
+        if rows * cols > 400:
+            return Check(_ENGINE, INEXPRESSIBLE, "a matrix expression too large to expand", f"{_short(expr)} == 0",
+                         kernel)
+        expr = sp.ImmutableMatrix(rows, cols, lambda i, j: expr[i, j])
     if isinstance(expr, sp.MatrixBase):
         checks = [recheck_zero(x, kernel=kernel) for x in expr]
         for verdict in (DISAGREE, INEXPRESSIBLE):
@@ -86,3 +97,21 @@ def _uncached(expr: Any, kernel: str) -> Check:
     kinds = sorted({a.kind for a in form.atoms_of(num) if not a.independent})
     return Check(_ENGINE, INEXPRESSIBLE, f"the numerator over Q is {shown}, not 0, but its atoms "
                  f"({', '.join(kinds)}) may be related: not decided", fact, kernel)
+
+
+def _noncommutative(expr: Any, kernel: str) -> Check:
+    """A matrix expression of symbolic shape, as a noncommutative polynomial (:mod:`.matrices`)."""
+    from symattn.kernel.second.matrices import NCForm
+
+    fact = f"{_short(expr)} == 0"
+    try:
+        nc = NCForm(expr)
+        if nc.is_zero(expr):
+            return Check(_ENGINE, AGREE, f"the noncommutative normal form in {len(nc.reps)} matrix letters is 0",
+                         fact, kernel)
+    except Inexpressible as exc:
+        return Check(_ENGINE, INEXPRESSIBLE, f"a matrix expression of symbolic shape: {exc}", fact, kernel)
+    except RecursionError:
+        return Check(_ENGINE, INEXPRESSIBLE, "expression too deep", fact, kernel)
+    return Check(_ENGINE, INEXPRESSIBLE, "a matrix expression of symbolic shape whose noncommutative normal form is "
+                 "not 0 (its letters may be related): not decided", fact, kernel)

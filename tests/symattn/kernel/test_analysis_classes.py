@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from symattn.derivation import Derivation
+from symattn.extrema import MaxOver, MinOver
 from symattn.statement import Assumption, IndexRange
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, step
 
@@ -70,6 +72,58 @@ SIGN_FALSE = [
           why="not shown nonnegative"),
 ]
 
+TANH_LT_1 = Derivation(T).lt(sp.S.One, "tanh_bound")
+f = sp.IndexedBase("f")
+l = sp.Symbol("l", integer=True)
+TOP, BOTTOM = MaxOver(v[l], (l, 1, n)), MinOver(v[l], (l, 1, n))
+J_IN = (IndexRange("j_range", index=j, lower=1, upper=n),)
+
+
+def mono(id, lhs, rhs, relation, at, proof, hyps=(), why=""):
+    return claim(id, lhs, rhs, "monotone_step", relation, hyps, why, at=at, proof=proof)
+
+
+MONOTONE_FALSE = [
+    mono("mono_step_function", sp.Piecewise((0, T < 0), (1, True)), 1, "<", T, TANH_LT_1,
+         why="piecewise is not differentiable"),
+    mono("mono_ceiling", sp.ceiling(T), 1, "<", T, TANH_LT_1, why="ceiling is not differentiable"),
+    mono("mono_heaviside", sp.Heaviside(T - sp.Rational(1, 2)), 1, "<", T, TANH_LT_1,
+         why="heaviside is not differentiable"),
+    mono("mono_sign", sp.sign(T), 1, "<", T, TANH_LT_1, why="sign is not differentiable"),
+    mono("mono_min", sp.Min(T, 0), 0, "<", T, TANH_LT_1, why="min is not differentiable"),
+    mono("mono_not_monotone", (T - sp.Rational(1, 2)) ** 2, sp.Rational(1, 4), "<", T, TANH_LT_1,
+         why="sign of the derivative"),
+    mono("mono_pole_inside_segment", 1 / T, 1, ">", T, TANH_LT_1, why="not shown nonzero"),
+    mono("mono_wrong_direction", sp.exp(-T), sp.exp(-1), "<", T, TANH_LT_1, why="other way"),
+    claim("positivity_piecewise", sp.S.Zero, sp.Piecewise((-1, x < 0), (1, True)), "positivity", "<=",
+          why="not shown nonnegative"),
+    claim("positivity_max_without_range", v[j], TOP, "positivity", "<=", why="not shown nonnegative"),
+    claim("positivity_max_off_by_one", v[j], MaxOver(v[l], (l, 1, n - 1)), "positivity", "<=", J_IN,
+          why="not shown nonnegative"),
+    claim("sum_monotone_min_as_upper", sp.Sum(w[k] * v[k], (k, 1, n)), sp.Sum(w[k] * BOTTOM, (k, 1, n)),
+          "sum_monotone", "<=", why="not shown nonnegative"),
+    claim("termwise_leaves_the_range", sp.Sum(v[k], (k, 1, n + 1)), sp.Sum(TOP, (k, 1, n + 1)), "termwise_bound",
+          "<=", why="not shown nonnegative"),
+    claim("triangle_reversed_range", sp.Abs(sp.Sum(f[k], (k, 1, m - 2))),
+          sp.Sum(sp.Abs(f[k]), (k, 1, m - 2)), "triangle_inequality", "<=", why="not reversed"),
+]
+
+MONOTONE_TRUE = [
+    mono("mono_exp_capped", sp.exp(c * T), sp.exp(c), "<", T, TANH_LT_1, CAP),
+    mono("mono_decreasing", 1 / (1 + sp.exp(T)), 1 / (1 + sp.E), ">", T, TANH_LT_1),
+    mono("mono_cube_nonstrict", T**3, 1, "<=", T, TANH_LT_1),
+    mono("mono_abs_away_from_kink", sp.Abs(T - 2), 1, ">", T, TANH_LT_1),
+    mono("mono_sqrt_positive_segment", sp.sqrt(1 + sp.exp(T)), sp.sqrt(1 + sp.E), "<", sp.exp(T),
+         Derivation(sp.exp(T)).lt(sp.E, "tanh_bound")),
+    claim("positivity_exp", sp.S.Zero, sp.exp(x), "positivity", "<"),
+    claim("positivity_max_in_range", v[j], TOP, "positivity", "<=", J_IN),
+    claim("sum_monotone_max_as_upper", sp.Sum(w[k] * v[k], (k, 1, n)), sp.Sum(w[k] * TOP, (k, 1, n)),
+          "sum_monotone", "<="),
+    claim("termwise_in_the_range", sp.Sum(v[k], (k, 1, n)), sp.Sum(TOP, (k, 1, n)), "termwise_bound", "<="),
+    claim("triangle_nonreversed_range", sp.Abs(sp.Sum(f[k], (k, 1, m))), sp.Sum(sp.Abs(f[k]), (k, 1, m)),
+          "triangle_inequality", "<="),
+]
+
 SIGN_TRUE = [
     claim("d_exp", D(sp.exp(2 * x), x), 2 * sp.exp(2 * x), "differentiate"),
     claim("d_sin_chain", D(sp.sin(x**2), x), 2 * x * sp.cos(x**2), "differentiate"),
@@ -109,6 +163,8 @@ LIMIT_FALSE = [
     claim("softcap_limit_doubled", sp.Limit(c * sp.tanh(s / c), c, sp.oo), 2 * s, "limit_evaluate",
           why="evaluate to"),
     claim("sin_at_infinity", sp.Limit(sp.sin(x), x, sp.oo), 0, "limit_evaluate", why="no kernel lemma"),
+    claim("log_quotient_at_1_wrong", sp.Limit(sp.log(x) / (x - 1), x, 1), 2, "limit_evaluate", why="evaluate to"),
+    claim("sqrt_quotient_at_0", sp.Limit(sp.sqrt(x) / x, x, 0, "+"), 1, "limit_evaluate", why="not shown at the point"),
 ]
 
 LIMIT_TRUE = [
@@ -117,6 +173,7 @@ LIMIT_TRUE = [
     claim("exp_decays_with_sign", sp.Limit(sp.exp(-p * x), x, sp.oo), 0, "limit_evaluate"),
     claim("sinc_at_0_is_1", sp.Limit(sp.sin(x) / x, x, 0), 1, "limit_evaluate"),
     claim("removable_quotient", sp.Limit((x**2 - 1) / (x - 1), x, 1), 2, "limit_evaluate"),
+    claim("log_quotient_at_1", sp.Limit(sp.log(x) / (x - 1), x, 1), 1, "limit_evaluate"),
     claim("polynomial_at_2", sp.Limit(x**2 + 1, x, 2), 5, "limit_evaluate"),
     claim("abs_continuous_at_0", sp.Limit(sp.Abs(x), x, 0), 0, "limit_evaluate"),
     claim("softcap_limit", sp.Limit(c * sp.tanh(s / c), c, sp.oo), s, "limit_evaluate"),
@@ -124,13 +181,13 @@ LIMIT_TRUE = [
     claim("exp_difference_quotient", sp.Limit(x * (sp.exp(1 / x) - 1), x, sp.oo), 1, "limit_evaluate"),
 ]
 
-FALSE_CLAIMS = SIGN_FALSE + LIMIT_FALSE
-TRUE_CLAIMS = SIGN_TRUE + LIMIT_TRUE
+FALSE_CLAIMS = SIGN_FALSE + MONOTONE_FALSE + LIMIT_FALSE
+TRUE_CLAIMS = SIGN_TRUE + MONOTONE_TRUE + LIMIT_TRUE
 
 
 def test_the_tables_are_large_enough():
-    assert len(SIGN_FALSE) >= 8 and len(LIMIT_FALSE) >= 8
-    assert len(SIGN_TRUE) >= 8 and len(LIMIT_TRUE) >= 8
+    assert len(SIGN_FALSE) >= 8 and len(MONOTONE_FALSE) >= 8 and len(LIMIT_FALSE) >= 8
+    assert len(SIGN_TRUE) >= 8 and len(MONOTONE_TRUE) >= 8 and len(LIMIT_TRUE) >= 8
 
 
 @pytest.mark.parametrize("claim", FALSE_CLAIMS, ids=lambda cl: cl.id)
@@ -158,3 +215,29 @@ def test_no_sympy_limit_in_the_kernel_or_the_limit_rule():
                 f = node.func
                 name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
                 assert name not in ("limit", "gruntz", "limit_seq"), f"{mod.__name__} calls {name}"
+
+
+def test_a_premise_made_under_other_hypotheses_is_not_laundered_through_a_schema():
+    """A theorem about a generic summand proved for x in 1..n does not give the sums over 0..n, and a
+    bound proved under a hypothesis the step does not have is refused by the schemas that take it."""
+    from symattn.kernel.axioms import axiom
+    from symattn.kernel.calculus import fresh_index, within_range
+    from symattn.kernel.terms import KernelError
+    from symattn.kernel.thm import by_sign
+    from symattn.kernel.zero import HYPOTHESES
+
+    token = HYPOTHESES.set(())
+    try:
+        xi = fresh_index(0, n, "x")
+        with within_range(xi, 1, n):
+            t = by_sign(sp.S.Zero, xi, "<")  # 0 < x, true on 1..n only
+        assert axiom("sum_termwise", lower=1, upper=n, var=xi, bound=t).relation == "<"
+        with pytest.raises(KernelError, match="hypotheses the step does not have"):
+            axiom("sum_termwise", lower=0, upper=n, var=xi, bound=t)
+        yv = sp.Symbol("y_fresh", real=True)
+        with within_range(yv, 1, 2):
+            t2 = by_sign(sp.S.Zero, yv, "<")
+        with pytest.raises(KernelError, match="hypotheses the step does not have"):
+            axiom("monotone", expr=sp.exp(yv), at=yv, bound=t2)
+    finally:
+        HYPOTHESES.reset(token)

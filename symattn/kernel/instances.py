@@ -1,0 +1,208 @@
+"""Derived instances: the sizes at which the kernel instantiates a theorem itself.
+
+A theorem whose dimensions are symbols (``n``, ``d_k``, ...) is checked by the kernel at the
+*smallest sizes inside its hypotheses*, with no builder from its author:
+
+* the size symbols are its integer dimensions that occur in the statement or the hypotheses;
+* a symbol's candidate values are the smallest that keep its assumptions (``1, 2, 3, ...`` for a
+  positive integer, ``0, 1, ...`` for a nonnegative one), or the members of the set an assumption
+  ``Contains(n, S)`` confines it to; a dimension an equation hypothesis determines (``d = 2 h``) is
+  computed, not enumerated;
+* a size is used only where it satisfies the symbols' assumptions **and** the hypotheses: every
+  hypothesis that the substitution closes must be shown true exactly, an index range must not become
+  empty, and the hypotheses at that size must have a model (:func:`~symattn.kernel.search.find_model`).
+  A size outside them is skipped, with the reason.
+
+The statement at a size is the theorem's own, with the size substituted and finite sums unrolled by
+:func:`~symattn.kernel.search.expand_finite`; what is checked there and how it grades is the
+checker's (:mod:`symattn.checker`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from typing import Any
+
+import sympy as sp
+
+from symattn.kernel import exact
+from symattn.kernel.search import (
+    _assumption_ok,
+    _basic_symbols,
+    _determined,
+    _member_sets,
+    _truth,
+    expand_finite,
+    find_model,
+    hypothesis_symbols,
+    statement_symbols,
+)
+
+__all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", "describe_sizes", "describe_point"]
+
+#: the most size assignments tried for one theorem
+MAX_TRIED = 40
+
+
+def size_symbols(statement, hypotheses, dimensions) -> list:
+    """The integer dimensions that occur in the statement or the hypotheses, in declaration order."""
+    present = statement_symbols(statement) | hypothesis_symbols(hypotheses)
+    out = []
+    for d in dimensions:
+        if isinstance(d, sp.Symbol) and d.is_integer and d in present and d not in out:
+            out.append(d)
+    return out
+
+
+def _candidates(sym: sp.Symbol, members: dict, count: int) -> list:
+    where = members.get(sym)
+    if isinstance(where, sp.FiniteSet):
+        vals = sorted((v for v in where.args if v.is_Integer and _assumption_ok(sym, v)), key=lambda v: (abs(v), v))
+        return vals[:count]
+    if where is not None and isinstance(where, sp.Interval) and where.start.is_finite:
+        first = sp.ceiling(where.start) + (1 if where.left_open and where.start.is_Integer else 0)
+        vals = [sp.Integer(first + t) for t in range(count * 2)]
+        return [v for v in vals if where.contains(v) is sp.true and _assumption_ok(sym, v)][:count]
+    if sym.is_positive:
+        start = 1
+    elif sym.is_nonnegative:
+        start = 0
+    else:
+        return [v for v in (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2)) if _assumption_ok(sym, v)]
+    return [v for v in (sp.Integer(start + t) for t in range(count * 2)) if _assumption_ok(sym, v)][:count]
+
+
+def hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
+    """The hypotheses with the instance's substitution applied (an index range whose index the
+    substitution sets becomes the condition ``lo <= value <= hi``)."""
+    from symattn.statement import Assumption, IndexRange
+
+    out = []
+    for h in hypotheses:
+        if isinstance(h, IndexRange) and h.index in mapping:  # the size sets the index: a condition on it
+            v = mapping[h.index]
+            lo, hi = (_xreplace(sp.sympify(e), mapping) for e in (h.lower, h.upper))
+            out.append(Assumption(h.name, condition=sp.And(sp.Le(lo, v), sp.Le(v, hi)), text=h.describe()))
+            continue
+        changes = {}
+        for f in dataclasses.fields(h):
+            v = getattr(h, f.name)
+            if isinstance(v, sp.Basic) and f.name != "name":
+                changes[f.name] = v.xreplace(mapping)
+        try:
+            out.append(dataclasses.replace(h, **changes) if changes else h)
+        except (ValueError, TypeError):
+            # the hypothesis is not well-formed at this size (an index range made empty, a family of
+            # dimension 0): keep it as it was, so that the check of the size sees the problem
+            out.append(h)
+    return tuple(out)
+
+
+def _xreplace(x: Any, mapping: dict) -> Any:
+    return x.xreplace(mapping) if hasattr(x, "xreplace") else x
+
+
+def domain_violation(mapping: dict, hypotheses) -> str | None:
+    """Why the sizes ``mapping`` are outside the symbols' assumptions or the hypotheses (None: they
+    are not shown to be outside). A hypothesis the substitution closes must be shown true exactly."""
+    for s, v in mapping.items():
+        if not _assumption_ok(s, v):
+            facts = ", ".join(k for k, ok in sorted(s.assumptions0.items()) if ok and k in
+                              ("integer", "positive", "nonnegative", "negative", "nonpositive", "nonzero", "even",
+                               "odd", "prime"))
+            return f"{s} = {v} breaks the assumptions of {s} ({facts})"
+    def at(e):
+        return expand_finite(_xreplace(sp.sympify(e), mapping))
+
+    for h in hypotheses:
+        kind = type(h).__name__
+        if kind == "IndexRange" and h.index in mapping:
+            lo, hi = at(h.lower), at(h.upper)
+            if lo.is_Integer and hi.is_Integer and not lo <= mapping[h.index] <= hi:
+                return f"{h.name}: {h.index} = {mapping[h.index]} is not in {lo}..{hi}"
+        elif kind == "IndexRange":
+            lo, hi = at(h.lower), at(h.upper)
+            if lo.is_Integer and hi.is_Integer and lo > hi:
+                return f"the range {h.name} of {h.index} is empty there ({lo}..{hi})"
+        elif kind == "RandomFamily":
+            dim = at(h.dim)
+            if dim.is_Integer and dim < 1:
+                return f"the family {h.name} has dimension {dim} there"
+        elif kind == "Equation" and not h.forall:
+            a, b = at(h.lhs), at(h.rhs)
+            if not (_open(a) or _open(b)) and a.is_number and b.is_number:
+                if exact.equal(a, b) is not True:
+                    return f"{h.name}: {sp.sstr(a)} = {sp.sstr(b)} is not shown to hold there"
+        elif kind == "Assumption" and isinstance(h.condition, sp.Basic):
+            c = at(h.condition)
+            if not _open(c):
+                if _truth(c) is not True:
+                    return f"{h.name}: {sp.sstr(h.condition)} is not shown to hold there"
+    return None
+
+
+def _open(e: Any) -> bool:
+    """Whether ``e`` still has something to take a value: a free symbol or an entry (``L[1]``)."""
+    return bool(_basic_symbols(e) or (isinstance(e, sp.Basic) and e.atoms(sp.Indexed)))
+
+
+def describe_point(symbols: list, mapping: dict) -> str:
+    """``n = 2`` or ``(d, h) = (2, 1)``."""
+    if len(symbols) == 1:
+        return f"{symbols[0]} = {mapping[symbols[0]]}"
+    return f"({', '.join(map(str, symbols))}) = ({', '.join(str(mapping[s]) for s in symbols)})"
+
+
+def describe_sizes(symbols: list, mappings: list) -> str:
+    if len(symbols) == 1:
+        s = symbols[0]
+        return f"{s} in {{{', '.join(str(m[s]) for m in mappings)}}}"
+    names = ", ".join(map(str, symbols))
+    tuples = ", ".join("(" + ", ".join(str(m[s]) for s in symbols) + ")" for m in mappings)
+    return f"({names}) in {{{tuples}}}"
+
+
+def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: float = 4.0):
+    """``(symbols, mappings, skipped)``: the size symbols, up to ``count`` size assignments inside the
+    hypotheses, smallest first, and the assignments skipped with why (``[(mapping, why)]``)."""
+    hypotheses = tuple(hypotheses)
+    syms = size_symbols(statement, hypotheses, dimensions)
+    if not syms:
+        return [], [], []
+    determined = {s: e for s, e in _determined(hypotheses, set(syms)).items()}
+    # a symbol determined by the others is computed; a cycle of determinations enumerates them all
+    enumerated = [s for s in syms if s not in determined or _basic_symbols(determined[s]) & set(determined)]
+    for s in list(determined):
+        if s in enumerated:
+            del determined[s]
+    members = _member_sets(hypotheses, set(syms))
+    per = {0: 1, 1: 8, 2: 5, 3: 4}.get(len(enumerated), 3)  # values per symbol: the product stays small
+    lists = [_candidates(s, members, per) for s in enumerated]
+    combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
+    mappings, skipped = [], []
+    for ix in combos[:MAX_TRIED]:
+        mapping = {s: lists[k][i] for k, (s, i) in enumerate(zip(enumerated, ix))}
+        for s, e in determined.items():
+            mapping[s] = expand_finite(sp.sympify(e).xreplace(mapping))
+        if any(not getattr(v, "is_Integer", False) for v in mapping.values()):
+            skipped.append((mapping, "a determined size is not an integer there"))
+            continue
+        try:
+            why = domain_violation(mapping, hypotheses)
+            if why is None:
+                at = hypotheses_at(hypotheses, mapping)
+                exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
+                model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
+                if model is None:
+                    why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
+        except (ValueError, TypeError, AttributeError, ZeroDivisionError) as exc:
+            # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
+            why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"
+        if why is not None:
+            skipped.append((mapping, why))
+            continue
+        mappings.append(mapping)
+        if len(mappings) >= count:
+            break
+    return syms, mappings, skipped

@@ -1,0 +1,124 @@
+"""Matrix expressions of symbolic shape: noncommutative polynomials over the scalar rational forms.
+
+A matrix expression is read as a sum of words in *letters* (matrix symbols, symattn's permutation
+matrices, and every other matrix-valued head keyed by its arguments' normal forms) with scalar
+coefficients in :mod:`.atoms`' rational forms: ``MatAdd`` adds, ``MatMul`` concatenates words (its
+scalar factors multiply the coefficient), ``Transpose`` reverses a word and transposes each letter,
+``Identity`` is the empty word, ``ZeroMatrix`` is 0, an integer ``MatPow`` repeats. One relation is
+known: a permutation matrix is orthogonal (``P^T P = P P^T = I``, symattn's ``PermutationMatrix``).
+``expr == 0`` is agreed when every coefficient of the normal form is 0; anything else is undecided
+(this module never disagrees: the letters may satisfy relations it does not know).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+from sympy.matrices.expressions.matexpr import MatrixExpr
+
+from symattn.kernel.second.atoms import Inexpressible, RationalForm
+
+__all__ = ["NCForm"]
+
+
+class NCForm:
+    def __init__(self, *exprs: Any):
+        self.form = RationalForm(*exprs, spare=64)
+        self.letters: dict = {}
+        self.reps: list = []
+        self.orthogonal: set = set()
+
+    # ---------------------------------------------------------------------------- polynomials
+    def _add(self, a: dict, b: dict, sign: int = 1) -> dict:
+        out = dict(a)
+        for w, c in b.items():
+            c = c if sign == 1 else self.form.mul(c, self.form.const(sp.Integer(-1)))
+            out[w] = self.form.add(out[w], c) if w in out else c
+            if out[w][0].is_zero():
+                del out[w]
+        return out
+
+    def _mul(self, a: dict, b: dict) -> dict:
+        out: dict = {}
+        for wa, ca in a.items():
+            for wb, cb in b.items():
+                w = self._reduce(wa + wb)
+                c = self.form.mul(ca, cb)
+                out[w] = self.form.add(out[w], c) if w in out else c
+                if out[w][0].is_zero():
+                    del out[w]
+        return out
+
+    def _reduce(self, w: tuple) -> tuple:
+        changed = True
+        while changed and self.orthogonal:
+            changed = False
+            for i in range(len(w) - 1):
+                (x, tx), (y, ty) = w[i], w[i + 1]
+                if x == y and x in self.orthogonal and tx != ty:
+                    w = w[:i] + w[i + 2:]
+                    changed = True
+                    break
+        return w
+
+    def _scalar(self, r: tuple) -> dict:
+        return {(): r} if not r[0].is_zero() else {}
+
+    def _letter(self, key: Any, rep: Any, orthogonal: bool = False) -> dict:
+        if key not in self.letters:
+            self.letters[key] = len(self.reps)
+            self.reps.append(rep)
+            if orthogonal:
+                self.orthogonal.add(self.letters[key])
+        return {((self.letters[key], False),): self.form.one_r()}
+
+    def key(self, p: dict) -> tuple:
+        return tuple(sorted((w, self.form.key(c)) for w, c in p.items()))
+
+    # ---------------------------------------------------------------------------- translation
+    def of(self, e: Any) -> dict:
+        if isinstance(e, sp.ZeroMatrix):
+            return {}
+        if isinstance(e, sp.Identity):
+            return {(): self.form.one_r()}
+        if isinstance(e, sp.MatAdd):
+            out: dict = {}
+            for a in e.args:
+                out = self._add(out, self.of(a))
+            return out
+        if isinstance(e, sp.MatMul):
+            out = {(): self.form.one_r()}
+            for a in e.args:
+                out = self._mul(out, self.of(a) if isinstance(a, MatrixExpr) else self._scalar(self.form.of(a)))
+            return out
+        if isinstance(e, sp.Transpose):
+            inner = self.of(e.arg)
+            return {self._reduce(tuple((x, not t) for x, t in reversed(w))): c for w, c in inner.items()}
+        if isinstance(e, sp.MatPow) and isinstance(e.exp, sp.Integer) and int(e.exp) >= 0:
+            out = {(): self.form.one_r()}
+            base = self.of(e.base)
+            for _ in range(int(e.exp)):
+                out = self._mul(out, base)
+            return out
+        if isinstance(e, sp.MatrixSymbol):
+            return self._letter(("sym", e), e)
+        if type(e).__name__ == "PermutationMatrix" and type(e).__module__.startswith("symattn."):
+            return self._letter(("perm", e), e, orthogonal=True)
+        if isinstance(e, MatrixExpr):
+            keys = []
+            for a in e.args:
+                if isinstance(a, MatrixExpr):
+                    keys.append(("nc", self.key(self.of(a))))
+                elif isinstance(a, sp.Expr) and not isinstance(a, sp.Lambda):
+                    try:
+                        keys.append(("rat", self.form.key(self.form.of(a))))
+                    except Inexpressible:
+                        keys.append(("raw", a))
+                else:
+                    keys.append(("raw", a))
+            return self._letter(("head", type(e), tuple(keys)), e)
+        raise Inexpressible(f"not a matrix expression: {type(e).__name__}")
+
+    def is_zero(self, e: Any) -> bool:
+        return not self.of(e)
