@@ -281,9 +281,8 @@ def test_environment_variables_are_validated_in_one_line(value, ok):
 def test_every_environment_variable_symattn_reads_is_validated(name, value, message):
     from symattn.timelimit import environment_errors
 
-    assert environment_errors({name: value}) == [f"{name} {message}" + environment_errors({name: value})[0].split(
-        message, 1)[1]]
-    assert message in environment_errors({name: value})[0] and repr(value) in environment_errors({name: value})[0]
+    (line,) = environment_errors({name: value})
+    assert line.startswith(f"{name} {message}") and line.endswith(f"got {value!r}")
 
 
 def test_a_bad_environment_variable_is_a_one_line_usage_error_before_any_import():
