@@ -234,13 +234,14 @@ def _import_file(path: Path) -> ModuleType:
 
 
 def _docstring_title(module) -> str | None:
-    """The first line of the module's docstring (its trailing full stop dropped), if it has one."""
+    """The first line of the module's docstring, up to a ``": "`` and without its full stop, if any."""
     doc = getattr(module, "__doc__", None)
     if not isinstance(doc, str):
         return None
     for line in doc.strip().splitlines():
         line = " ".join(line.split())
         if line:
+            line = line.split(": ", 1)[0]  # "My results: three statements ..." -> "My results"
             line = line[:-1] if line.endswith(".") and not line.endswith("..") else line
             return line[:100] or None
     return None

@@ -153,6 +153,10 @@ def prepare(
     if dtype == "bfloat16" and adapter.dtype != "bfloat16":
         raise ValueError("dtype='bfloat16' needs an adapter that casts to bfloat16, e.g. "
                          "torch_adapter(dtype='bfloat16')")
+    if adapter.dtypes and dtype not in adapter.dtypes and not adapter.dtype:
+        why = " (float64 needs jax.config.update('jax_enable_x64', True))" if adapter.name == "jax" else ""
+        raise ValueError(f"the {adapter.name} adapter computes in {list(adapter.dtypes)}, not {dtype!r}{why}: "
+                         f"test with dtype={adapter.dtypes[0]!r}")
     if dtypes is None:
         dtypes = (dtype,) if adapter.dtype else (adapter.dtypes or ("float64", "float32", "float16"))
     dtypes = tuple(dtypes)

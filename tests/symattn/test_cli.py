@@ -353,6 +353,7 @@ def _theorem_file(path, tid, doc=None):
 
 @pytest.mark.parametrize("doc, expected", [
     ("Mean of a wrong identity.\n\nMore text.", "Mean of a wrong identity"),
+    ("My results: three statements about queries.", "My results"),
     ("\n   Two   spaces  kept apart   \n", "Two spaces kept apart"),
     (None, "thm_mean_wrong"),
     ("", "thm_mean_wrong"),
