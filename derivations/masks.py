@@ -438,11 +438,11 @@ register(Theorem(
     id="alibi_slopes_geometric",
     title="For $h = 2^p$ heads, the ALiBi reference code's slopes are $2^{-8k/h}$: a geometric sequence of ratio "
           "$2^{-8/h}$ starting at $2^{-8/h}$",
-    claim=r"For $h = 2^p$ heads, Press et al.'s get_slopes gives head $k$ the slope $2^{-8k/h}$, so the slopes form a "
-          r"geometric sequence that starts at $2^{-8/h}$ with ratio $2^{-8/h}$.",
+    claim=r"For $h = 2^p$ heads, Press et al.'s `get_slopes` gives head $k$ the slope $2^{-8k/h}$, so the slopes "
+          r"form a geometric sequence that starts at $2^{-8/h}$ with ratio $2^{-8/h}$.",
     statement=_slopes_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 ('a geometric sequence that starts at "
-           "$2^{-8/n}$') and the reference code's get_slopes",
+           "$2^{-8/n}$') and the reference code's `get_slopes`",
     hypotheses=(IndexRange("head", index=kk, lower=1, upper=2**p - 1),),
     derivation=lambda: (
         Derivation(_slopes_statement.lhs)
@@ -492,7 +492,7 @@ register(Theorem(
           r"slope $q$ of every other of the $2^{p+1}$-head sequence, $2^{-4(2q-1)/2^p} = \sqrt{m_{q-1} m_q}$.",
     statement=_extra_statement,
     source="extension; Press, Smith and Lewis (2022), 'ALiBi', section 3 (footnote on $n$ not a power of 2) and the "
-           "reference code's get_slopes (get_slopes(2 * closest_power_of_2)[0::2])",
+           "reference code's `get_slopes` (`get_slopes(2 * closest_power_of_2)[0::2]`)",
     hypotheses=(IndexRange("extra_head", index=q, lower=1, upper=2**p - 1),),
     derivation=lambda: (
         Derivation(_extra_statement.lhs)

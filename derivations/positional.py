@@ -193,8 +193,6 @@ shift_matrix_eq_rotation_neg = register(
         kind="theorem",
         hypotheses=(Assumption("x_real", text="x is a real angle"),),
         derivation=_shift_matrix_derivation,
-        instances=Instances(lambda n: Statement(_seed_matrix(n * sp.pi / 6), rotation(-n * sp.pi / 6)),
-                            tuple(range(0, 8)), label="n (x = n pi/6)"),
         numeric=_shift_matrix_numeric,
         plain=(
             r"The matrix in the seed's shift identity, $\begin{pmatrix} \cos x & \sin x \\ -\sin x & \cos x "

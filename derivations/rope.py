@@ -106,12 +106,6 @@ def _rotation_compose_derivation() -> Derivation:
     )
 
 
-def _rotation_compose_instance(n: int) -> Statement:
-    # alpha = n pi / 4, beta = (2n + 1) pi / 6: exact algebraic cosines and sines
-    a, b_ = n * sp.pi / 4, (2 * n + 1) * sp.pi / 6
-    return Statement(rotation(a).T * rotation(b_), rotation(b_ - a))
-
-
 def _np_rotation(t: float) -> np.ndarray:
     return np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
 
@@ -139,8 +133,6 @@ rotation_compose = register(
         hypotheses=(Assumption("angles_real", condition=sp.Q.real(alpha) & sp.Q.real(beta),
                                text="alpha, beta are real angles"),),
         derivation=_rotation_compose_derivation,
-        instances=Instances(_rotation_compose_instance, tuple(range(0, 8)),
-                            label="n (alpha = n pi/4, beta = (2n+1) pi/6)"),
         numeric=_rotation_compose_numeric,
         plain=(
             "Rotating the plane back by an angle a and then forward by b is the same as rotating by b - a. "
@@ -451,7 +443,7 @@ def _rope_permutation_numeric(seed: int) -> NumericResult:
 rope_convention_permutation = register(
     Theorem(
         id="rope_convention_permutation",
-        claim=r"For every real position $p$, the rotate_half RoPE matrix is $\Pi R_p \Pi^\top$ for the fixed "
+        claim=r"For every real position $p$, the `rotate_half` RoPE matrix is $\Pi R_p \Pi^\top$ for the fixed "
               r"permutation $\Pi$ of the pairs.",
         title=r"The `rotate_half` layout is the interleaved one up to a permutation: $R^{\mathrm{half}}_p = \Pi R_p "
               r"\Pi^\top$",

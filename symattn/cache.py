@@ -666,8 +666,9 @@ def _cacheable(outcome, checker, lemmas) -> bool:
 
     if outcome.verdict is Verdict.UNDECIDED:
         return False
-    if any(lv.status is Level.UNDECIDED for lv in outcome.levels.values()):
-        return False
+    if any(lv.status is Level.UNDECIDED and not (lv.data.get("kernel_inconclusive") and not lv.data.get("timed_out"))
+           for lv in outcome.levels.values()):
+        return False  # (the kernel's own instances, inconclusive without a time limit, are deterministic)
     used = set(lemmas) | set(outcome.levels.get("symbolic").data.get("used", ()) if "symbolic" in outcome.levels
                              else ())
     for lemma in used:

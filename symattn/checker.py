@@ -337,7 +337,7 @@ class Checker:
                 syms, mappings, skipped = sizes_inside(thm.statement, thm.hypotheses, dims, seconds=seconds / 2)
         except TimeLimitExceeded:
             return LevelResult(Level.UNDECIDED, "time limit while choosing the sizes inside the hypotheses",
-                               {"derived": True})
+                               {"derived": True, "timed_out": True})
         if not syms:
             return None
         if not mappings:
@@ -355,7 +355,7 @@ class Checker:
                     st = _moments_at(st, hyps)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit deriving the instance at {where}",
-                                   {"derived": True, "sizes": checked})
+                                   {"derived": True, "sizes": checked, "timed_out": True})
             except Exception as exc:
                 return LevelResult(Level.UNDECIDED, f"deriving the instance at {where} raised "
                                    f"{type(exc).__name__}: {exc}", {"derived": True, "sizes": checked})
@@ -369,7 +369,8 @@ class Checker:
                                    {"counterexample": f"{where}: {cex}", "derived": True})
             reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
             return LevelResult(Level.UNDECIDED, f"instance derived at {where}: {reason}",
-                               {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
+                               {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
+                                **({"timed_out": True} if ok is None else {})})
         shown = describe_sizes(syms, checked)
         if skipped:
             shown += " (skipped, outside the hypotheses: " + "; ".join(

@@ -35,7 +35,9 @@ TEX_SPECIALS = {
     "\\": r"\textbackslash{}",
     "&": r"\&",
     "%": r"\%",
-    "$": r"\$",
+    # in maths: in text a dollar sign can come from the TS1 (text companion) font, which without
+    # cm-super is a bitmap font that microtype's font expansion refuses
+    "$": r"\ensuremath{\$}",
     "#": r"\#",
     "_": r"\_",
     "{": r"\{",

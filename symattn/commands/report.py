@@ -184,7 +184,9 @@ def run(args) -> int:
 
     counts = ", ".join(f"{n} {v}" for v, n in result.counts.items())
     defs = ", ".join(f"{n} {v}" for v, n in getattr(result, "definition_counts", {}).items())
-    print(f"{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s: {counts}"
+    cached = sum(bool(getattr(o, "cached", False)) for o in result.outcomes.values())
+    served = f" ({cached} outcomes from the cache)" if cached else ""
+    print(f"{len(theorems)} theorems in {time.perf_counter() - t0:.1f}s{served}: {counts}"
           + (f"; definitions (not proved, counted apart): {defs}" if defs else ""))
     slow = sorted(result.outcomes.items(), key=lambda kv: -kv[1].seconds)[:5]
     print("slowest checks: " + ", ".join(f"{i} {o.seconds:.1f}s" for i, o in slow))

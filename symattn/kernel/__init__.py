@@ -23,7 +23,8 @@ The primitives
   (limits without Gruntz: substitution at a point of continuity, quotients, decaying exponentials under
   shown rates, limits at infinity), :mod:`.schemas.probability` (linearity of expectation,
   independence, variances of independent and paired sums, moments of declared families),
-  :mod:`.schemas.trig` (the addition formulas and ``sin^2 + cos^2 = 1``).
+  :mod:`.schemas.trig` (the addition formulas and ``sin^2 + cos^2 = 1``), :mod:`.schemas.matrices`
+  (entrywise evaluation of explicit matrices, sums only by the kernel's evaluator).
 * :mod:`.ledger` -- the records of each decision (which engine decided what), moved onto the ``Thm``
   a primitive returns; the checker reports them per step.
 * :mod:`.definitions` -- ``define`` (refuses a head deriving from one of SymPy's classes and a second,
@@ -84,7 +85,7 @@ What is trusted, exactly
 
 Size
 ----
-About 9700 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+About 10000 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """

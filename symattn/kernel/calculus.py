@@ -5,7 +5,8 @@ Trusted here, and nothing else: SymPy's ``diff`` on the heads listed in :data:`S
 products, powers, ``exp``, ``log``, trigonometric and hyperbolic functions, finite sums, applied
 undefined functions), the core's sign test (:mod:`.sign`), zero test (:mod:`.zero`) and term layer.
 SymPy's calculus is asked for a derivative only once the expression has been checked, head by head
-on every path to the variable, to be differentiable there:
+on every path to the variable, to be differentiable there (the second engine cannot express a
+derivative or a continuity fact: :func:`one_engine` records each as checked by one engine):
 
 * a head that is not differentiable everywhere (``Piecewise``, ``floor``, ``ceiling``, ``frac``,
   ``Heaviside``, ``DiracDelta``, ``sign``, ``Max``, ``Min``, ``Mod``, ``re``/``im``/``arg``/``conjugate``,
@@ -35,7 +36,8 @@ reversed: nonnegative; nonempty and summand positive: positive), where a Kroneck
 summand is split into its two values 0 and 1 (every case must have the sign); ``max_{l=a}^{b} F(l)``
 written as ``F(j) + d`` and ``min`` as ``F(j) - d`` with ``d >= 0`` for an index ``j`` shown to lie in
 ``a..b`` (the defining property of the maximum and minimum), and otherwise signed by ``F`` on the
-range when the range is nonempty.
+range when the range is nonempty; ``sin``, ``cos`` (in ``[-1, 1]``) and ``tanh`` (in ``(-1, 1)``) of a
+real argument written ``-1 + p`` or ``1 - q`` with ``p, q >= 0`` (``> 0`` for ``tanh``).
 """
 
 from __future__ import annotations
@@ -213,6 +215,17 @@ def check_smooth(e: Any, v: Any, at: Any = None, ranges: tuple = (), undefined_o
 def check_continuous(e: Any, v: Any, at: Any, ranges: tuple = ()) -> None:
     """Raise :class:`KernelError` unless ``e`` is continuous in ``v`` at the point ``at``."""
     _check(canonical(e), v, at, tuple(ranges), True, False)
+    one_engine(f"{sp.sstr(e)} continuous in {sp.sstr(v)} at {sp.sstr(at)}"[:200], "continuity read head by head")
+
+
+def one_engine(fact: str, what: str) -> None:
+    """Record that ``fact`` rests on the first engine alone: SymPy's calculus (``diff``) or the core's
+    head-by-head continuity and differentiability reading, which the second engine (flint, Z3) cannot
+    express. The step is then shown as checked by one engine, never as re-checked."""
+    from symattn.kernel import second
+
+    second.record(second.Check("calculus", second.INEXPRESSIBLE, f"{what}: not expressible by the second engine",
+                               fact, what), kind="calculus")
 
 
 def _definition_classes() -> tuple:
@@ -234,6 +247,8 @@ def derivative(f: Any, v: Any, count: int = 1, undefined_ok: bool = True, ranges
     for _ in range(count):
         check_smooth(out, v, ranges=ranges, undefined_ok=undefined_ok)
         out = sp.diff(out, v)
+    one_engine(f"d/d{sp.sstr(v)} {sp.sstr(f)}"[:200],
+               "SymPy's derivative of an expression the core shows differentiable")
     for e in sp.preorder_traversal(out):
         if isinstance(e, sp.Derivative) and isinstance(e.expr, (sp.Symbol, sp.IndexedBase)) and e.expr not in (
                 w for w, _ in e.variable_count):
@@ -271,6 +286,25 @@ def real_on(e: Any, v: Any, ranges: tuple) -> bool:
     if isinstance(e, sp.Sum):
         inner = tuple(ranges) + tuple((k, lo, hi) for (k, lo, hi) in e.limits)
         return all(len(lim) == 3 for lim in e.limits) and real_on(e.function, v, inner)
+    return False
+
+
+def real_where_defined(e: Any) -> bool:
+    """Whether ``e`` is real at every point where it is defined (``1/x`` for real ``x``: real, or
+    undefined at 0), read structurally from the leaves' assumptions."""
+    if not isinstance(e, sp.Basic):
+        return False
+    if e.is_extended_real or (e.is_number and e.is_real):
+        return True
+    if isinstance(e, (sp.Symbol, sp.Indexed)) or not e.args:
+        return bool(e.is_extended_real)
+    if isinstance(e, (sp.Add, sp.Mul)):
+        return all(real_where_defined(a) for a in e.args)
+    if isinstance(e, sp.Pow):
+        b, x = e.args
+        return real_where_defined(b) and (bool(x.is_integer) or (real_where_defined(x) and sign_of(b) == _POSITIVE))
+    if isinstance(e, _REAL_HEADS + (sp.tan, sp.cot, sp.sec, sp.csc, sp.coth, sp.csch)):
+        return all(real_where_defined(a) for a in e.args)
     return False
 
 
@@ -422,6 +456,25 @@ def _extremum_variants(e: Any, ranges: tuple) -> list:
     return out
 
 
+#: heads bounded on the reals: sin, cos in [-1, 1]; tanh in (-1, 1) (strictly)
+_BOUNDED = {sp.sin: False, sp.cos: False, sp.tanh: True}
+
+
+def bounded_variants(e: Any, limit: int = 2) -> list:
+    """``e`` with each bounded atom ``b`` (``sin``, ``cos``, ``tanh`` of a real argument; at most
+    ``limit`` of them) written ``-1 + p`` or ``1 - q`` with ``p, q >= 0`` (``> 0`` for ``tanh``): a sign
+    shown for every such ``p`` (or ``q``) holds at ``b``, which is one of them."""
+    if not isinstance(e, sp.Basic):
+        return []
+    atoms = sorted((a for a in e.atoms(*_BOUNDED) if real_where_defined(a.args[0])), key=sp.default_sort_key)
+    choices = []
+    for a in atoms[:limit]:
+        strict = _BOUNDED[type(a)]
+        kw = {"positive": True} if strict else {"nonnegative": True}
+        choices.append([(a, -1 + fresh("p", **kw)), (a, 1 - fresh("q", **kw))])
+    return [e.xreplace(dict(combo)) for combo in itertools.product(*choices)] if choices else []
+
+
 def _delta_cases(e: Any) -> list:
     deltas = sorted(e.atoms(sp.KroneckerDelta), key=sp.default_sort_key)
     if len(deltas) > 4:
@@ -478,8 +531,8 @@ def _sign(e: Any, ranges: tuple, depth: int):
         return sign_of(e, ranges) if depth <= 12 else None
     if e.is_number:
         return sign_of(e, ranges)
-    if not e.has(sp.KroneckerDelta, ExprWithLimits) and not (set(map(type, sp.preorder_traversal(e)))
-                                                             & set(_definition_classes())):
+    if not e.has(sp.KroneckerDelta, ExprWithLimits, *_BOUNDED) and not (set(map(type, sp.preorder_traversal(e)))
+                                                                        & set(_definition_classes())):
         return sign_of(e, ranges)  # nothing the extension adds: the core's test as it is
     if isinstance(e, sp.KroneckerDelta):
         return _NONNEG  # 0 or 1
@@ -504,7 +557,7 @@ def _sign(e: Any, ranges: tuple, depth: int):
         if sp.count_ops(u) < 80:
             forms.append(sp.expand(u))
     for form in forms:
-        for var in [form] + _extremum_variants(form, ranges):
+        for var in [form] + _extremum_variants(form, ranges) + bounded_variants(form):
             if var is not e and var != e:
                 s_ = _structural(var, ranges, depth) if var.has(ExprWithLimits) else sign(var, ranges, depth + 1)
                 got = _stronger(got, s_)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
+from sympy.core.assumptions import _assume_defined
 from sympy.core.function import Application
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
@@ -72,6 +73,7 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
                 "heads can be defined (SymPy evaluates its own classes and lends them assumptions, so a "
                 "'definition' could contradict it)"
             )
+    _refuse_claims(name, cls)
     existing = DEFINITIONS.get(name)
     if existing is not None and not (_same_class(existing.cls, cls) and _same_function(existing.expand, expand)):
         raise ValueError(f"definition {name!r} is already registered (for {existing.cls.__name__}); a second, "
@@ -83,6 +85,34 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
     DEFINITIONS[name] = d
     register_unfolding(cls, expand)
     return d
+
+
+#: SymPy's assumption names: a head that declares any of them says what its definition must show
+_FACTS = frozenset(_assume_defined) - {"commutative"}
+
+
+def _own(cls: type) -> bool:
+    return cls.__module__.startswith(("symattn.", "derivations.")) or cls.__module__.split(".")[0] == "sympy"
+
+
+def _refuse_claims(name: str, cls: type) -> None:
+    """A user's head may not evaluate itself (``eval``) nor declare assumptions (``is_positive = True``,
+    ``_eval_is_positive``): SymPy would act on those when the head is built or asked, before and
+    regardless of the definition, so a definition ``Liar(y) = -1 - y**2`` with ``is_positive = True``, or an
+    ``eval`` that disagrees with the expansion, would let a false statement be built and proved. symattn's
+    own heads (reviewed with the library) may."""
+    for base in cls.__mro__:
+        if _own(base) or base is object:
+            continue
+        own = vars(base)
+        if "eval" in own:
+            raise ValueError(f"definition {name!r}: {base.__name__} defines eval, so SymPy would evaluate it "
+                             "before the definition is unfolded; a defined head must stay unevaluated")
+        claims = sorted(k for k in own if (k.startswith("is_") and k[3:] in _FACTS)
+                        or (k.startswith("_eval_is_") and k[9:] in _FACTS))
+        if claims:
+            raise ValueError(f"definition {name!r}: {base.__name__} declares {claims}; what a defined head is "
+                             "must follow from its definition, not be declared")
 
 
 def _sympy_mixin(base: type) -> bool:

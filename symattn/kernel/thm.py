@@ -18,8 +18,8 @@ The primitives, each deciding by the core's own tests and nothing else:
 * :func:`rewrite` replaces occurrences of an equation's left side by its right side inside a term
   (congruence; refused under a binder whose variable the equation mentions);
 * :func:`hypothesis` an ``Equation`` or ``Assumption`` of the theorem, as stated;
-* :func:`lemma` an instance of a registered theorem's statement (the checker caps the verdict by the
-  lemma's own, and checks its hypotheses' instances as obligations);
+* an instance of a registered theorem comes from :func:`symattn.kernel.lemmas.instance` (looked up in the
+  step's registry, its hypotheses discharged; the checker caps the verdict by the lemma's own);
 * :func:`axiom` an instance of a schema from the one table :data:`symattn.kernel.axioms.SCHEMAS`, with
   its side conditions discharged by the core.
 
@@ -36,7 +36,7 @@ import sympy as sp
 
 from symattn.kernel.terms import KernelError, alpha_equal, canonical, free_symbols, is_matrix
 
-__all__ = ["Thm", "refl", "sym", "trans", "by_zero", "by_sign", "rewrite", "hypothesis", "lemma", "accept",
+__all__ = ["Thm", "refl", "sym", "trans", "by_zero", "by_sign", "rewrite", "hypothesis", "accept",
            "RELATIONS", "within"]
 
 _TOKEN = object()
@@ -237,7 +237,8 @@ def hypothesis(h: Any) -> Thm:
     _member(h)
     if isinstance(h, Equation):
         if h.forall:
-            raise KernelError(f"hypothesis {h.name!r} holds for all {h.forall}: instantiate it with lemma()")
+            raise KernelError(f"hypothesis {h.name!r} holds for all {h.forall}: use it through "
+                              "symattn.kernel.hypotheses.rewrite_with")
         return _make(h.lhs, h.rhs, "=", f"hypothesis {h.name}")
     if isinstance(h, Assumption) and isinstance(h.condition, sp.core.relational.Relational):
         c = h.condition
@@ -246,13 +247,6 @@ def hypothesis(h: Any) -> Thm:
             raise KernelError(f"hypothesis {h.name!r} is not an equation or an inequality")
         return _make(c.lhs, c.rhs, rel, f"hypothesis {h.name}")
     raise KernelError(f"hypothesis {getattr(h, 'name', h)!r} states no relation")
-
-
-def lemma(lhs: Any, rhs: Any, relation: str, theorem_id: str) -> Thm:
-    """The instance ``lhs relation rhs`` of a registered theorem's statement. Only
-    :mod:`symattn.rules.theorems` reaches this, after matching the statement and discharging the
-    lemma's hypotheses; the checker caps the verdict by the lemma's own (``ctx.used``)."""
-    return _make(lhs, rhs, relation, f"theorem {theorem_id}")
 
 
 # ------------------------------------------------------------------------------------ acceptance

@@ -192,6 +192,20 @@ def draw_figures(names: Iterable[str], *, timings: bool, progress: Callable | No
     return drawn, errors
 
 
+def _graph_figure(graph_out, g, lay, title: str) -> dict:
+    """One topic's dependency figure: the layout, its SVG, where its PDF goes, and a caption
+    (``title``: the topic's title in the prose convention)."""
+    members = sum(1 for n in g.nodes if n.topic == lay.topic)
+    inside = sum(1 for p in lay.nodes.values() if p.node.kind != "external")
+    left = members - inside
+    caption = (f"{title}: {len(lay.edges)} use{'s' if len(lay.edges) != 1 else ''} among {inside} of its results"
+               + (" (dashed: a result of another topic)" if len(lay.nodes) > inside else "")
+               + (f"; the other {left} stand{'s' if left == 1 else ''} alone" if left else "") + ".")
+    return {"topic": lay.topic, "layout": lay, "caption": caption,
+            "svg": graph_out.to_svg(lay, prefix=f"depgraph-{lay.topic}"),
+            "pdf_name": f"figures/dependencies-{lay.topic}.pdf"}
+
+
 # ---------------------------------------------------------------------------------------------- building
 def build_report(
     options: ReportOptions | None = None,
@@ -265,10 +279,12 @@ def build_report(
         from symattn.report import graph as graph_out
 
         g = graph_out.dependency_graph(groups)
-        lay = graph_out.layout(g)
-        graph = {"svg": graph_out.to_svg(lay), "pdf": None, "tex": None, "layout": lay,
-                 "caption": f"The {len(g.nodes)} results of this report and the {len(g.edges)} uses of one by "
-                            "another: an arrow points from a result to the results whose derivations apply it."}
+        # the section is there even when no result uses another: it says so
+        titles = {topic: title for topic, title, _ in groups}
+        drawn = [_graph_figure(graph_out, g, lay, titles[lay.topic]) for lay in graph_out.topic_layouts(g)]
+        shown = {d["topic"] for d in drawn}
+        graph = {"figures": drawn, "legend_svg": graph_out.legend_svg(),
+                 "quiet": [title for topic, title, _ in groups if topic not in shown]}
     audit_counts: dict[str, int] = {}
     for v in audit_verdicts:
         if v:
@@ -312,7 +328,8 @@ def build_report(
             css = env.loader.get_source(env, "report.css")[0]
             page = env.get_template("index.html.j2").render(
                 **{**context, "figures": {k: {**v, "svg": Markup(v["svg"])} for k, v in figures.items()},
-                   "graph": {**graph, "svg": Markup(graph["svg"])} if graph else None},
+                   "graph": {**graph, "legend_svg": Markup(graph["legend_svg"]),
+                          "figures": [{**f, "svg": Markup(f["svg"])} for f in graph["figures"]]} if graph else None},
                 css=Markup(css))
             _write(stage / "index.html", page, written, stage)
             result.mathml_fallbacks = list(mathml.fallbacks)
@@ -335,8 +352,11 @@ def build_report(
             if graph:
                 from symattn.report import graph as graph_out
 
-                _write(stage / "figures" / "dependencies.pdf", graph_out.to_pdf(graph["layout"]), written, stage)
-                _write(stage / "tex" / "graph.tex", graph_out.to_tex(graph["layout"]), written, stage)
+                _write(stage / "figures" / "dependencies-legend.pdf", graph_out.legend_pdf(), written, stage)
+                for f in graph["figures"]:
+                    _write(stage / f["pdf_name"], graph_out.to_pdf(f["layout"]), written, stage)
+                    _write(stage / "tex" / f"graph-{f['topic']}.tex", graph_out.to_tex(f["layout"], f["pdf_name"]),
+                           written, stage)
             _write(stage / "symattn.tex", env.get_template("symattn.tex.j2").render(**context), written, stage)
         if "html" in options.formats and figures:
             (stage / "figures").mkdir(exist_ok=True)

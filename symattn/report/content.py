@@ -30,6 +30,15 @@ from typing import Any
 import sympy as sp
 
 from symattn.printing import latex as _latex
+from symattn.report.typeset import (
+    LINE_EM,
+    bound_names,
+    display_lines,
+    plain_with_names,
+    restore_names,
+    rich,
+    tex_width,
+)
 from symattn.timelimit import TimeLimitExceeded, time_limit
 from symattn.verdict import LEVELS, Level, Outcome, Verdict, meaning_for, wording
 
@@ -136,6 +145,8 @@ class ArgEntry:
     name: str
     kind: str
     value: Any
+    #: a long formula (``kind`` math) as display lines, else empty
+    lines: list = field(default_factory=list)
 
 
 @dataclass
@@ -150,6 +161,7 @@ class DerivationEntry:
     steps: list
     note: str = ""
     assumes: list = field(default_factory=list)
+    start_lines: list = field(default_factory=list)
 
 
 @dataclass
@@ -169,6 +181,15 @@ class StepEntry:
     mapping: list = field(default_factory=list)
     side_conditions: list = field(default_factory=list)  # [(name, LaTeX or None, words)]
     nested: list = field(default_factory=list)  # [DerivationEntry]
+    #: the expression as display lines (a long sum broken before a top-level sign)
+    expr_lines: list = field(default_factory=list)
+    #: the reason as parts (:func:`symattn.report.typeset.rich`): words, typeset maths, program output
+    reason_parts: list = field(default_factory=list)
+    #: what is left of a step that did not pass (``before - after``, or an inequality's gap), as parts
+    residual: list = field(default_factory=list)
+    #: which engines checked a step that passed ("re-checked by the second engine" / "checked by one
+    #: engine"), from the outcome's record
+    engines: str = ""
 
 
 @dataclass
@@ -177,6 +198,8 @@ class LevelEntry:
     status: str
     detail: str
     data: list  # [(key, formatted value)]
+    #: ``detail`` as parts (:func:`symattn.report.typeset.rich`)
+    detail_parts: list = field(default_factory=list)
 
 
 @dataclass
@@ -210,7 +233,13 @@ class TheoremEntry:
     #: those of the report that apply this one (filled in by :func:`link_uses`)
     uses: list = field(default_factory=list)
     used_by: list = field(default_factory=list)
-    #: the one-sentence claim (what a reader would quote), shown next to the formal statement
+    #: the statement and the derivation's start as display lines
+    statement_lines: list = field(default_factory=list)
+    start_lines: list = field(default_factory=list)
+    #: ``how`` and the counterexample as parts (:func:`symattn.report.typeset.rich`)
+    how_parts: list = field(default_factory=list)
+    counterexample_parts: list = field(default_factory=list)
+    #: the claim in one sentence (``Theorem.claim``, when the theorem has one), beside the statement
     claim: str = ""
 
     @property
@@ -250,14 +279,24 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
     for h in thm.hypotheses:
         check_text(_hyp_words(h), f"{where}, hypothesis {h.name}")
     uses: list = []
+    names = bound_names(getattr(thm.statement, "lhs", None), getattr(thm.statement, "rhs", None))
+    start_lines: list = []
     if d is not None:
         start, dnote = tex_of(d.start), check_text(d.note, f"{where}, derivation note")
+        start_lines = _lines(d.start)
         results = list(outcome.steps) if outcome is not None else []
+        engines = _rechecked(outcome)
         for k, (prev, step) in enumerate(d.pairs()):
             res = results[k] if k < len(results) else None
             status = res.status.value if res is not None else "unchecked"
-            steps.append(_step_entry(prev, step, str(k + 1), status, res.reason if res is not None else "",
-                                     f"{where}, step {k + 1}", uses))
+            entry = _step_entry(prev, step, str(k + 1), status, res.reason if res is not None else "",
+                                f"{where}, step {k + 1}", uses, result=res, outer=names)
+            if k < len(engines) and status == "pass":
+                entry.engines = engines[k]
+            steps.append(entry)
+        for prev, step in d.pairs():
+            for level, v in bound_names(prev, step.expr).items():
+                names.setdefault(level, v)
     if outcome is not None:
         sym = outcome.levels.get("symbolic")
         for u in (getattr(sym, "data", None) or {}).get("used", ()) if sym is not None else ():
@@ -269,10 +308,10 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
             lv = outcome.levels.get(name)
             if lv is None:
                 continue
-            data = [(k, _format_value(v)) for k, v in lv.data.items()]
+            data = [(k, rich(_format_value(v), names)) for k, v in lv.data.items()]
             from symattn.checker import shown_status  # "not-counted" for a pass that does not count
 
-            levels.append(LevelEntry(name, shown_status(lv), lv.detail, data))
+            levels.append(LevelEntry(name, shown_status(lv), lv.detail, data, detail_parts=rich(lv.detail, names)))
     return TheoremEntry(
         id=thm.id,
         title=thm.title,
@@ -300,6 +339,10 @@ def theorem_entry(thm, outcome: Outcome | None) -> TheoremEntry:
         below_target=outcome is not None and not outcome.reaches(thm.target),
         box=KIND_BOXES.get(thm.kind),
         uses=uses,
+        statement_lines=_statement_lines(thm.statement),
+        start_lines=start_lines,
+        how_parts=rich(outcome.how, names) if outcome is not None else [],
+        counterexample_parts=rich(outcome.counterexample, names) if outcome is not None else [],
     )
 
 
@@ -318,10 +361,76 @@ def link_uses(entries: list) -> None:
 _NESTED_LABELS = {"base": "Base case", "step": "Inductive step", "proof": "Entrywise proof"}
 
 
-def _step_entry(prev, step, number: str, status: str, reason: str, where: str, uses: list) -> StepEntry:
+def _lines(expr: Any, width: float = LINE_EM) -> list:
+    try:
+        with time_limit(PRINT_SECONDS):
+            return [sanitize_math(x) for x in display_lines(expr, width)]
+    except (Exception, TimeLimitExceeded):
+        return [tex_of(expr)]
+
+
+_LATEX_REL = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "==": "="}
+
+
+def _statement_lines(statement) -> list:
+    """The statement as display lines: one line if it fits, else the left side, then the
+    relation and the right side broken at its top-level sum."""
+    whole = sanitize_math(statement.latex())
+    lhs, rhs, rel = (getattr(statement, a, None) for a in ("lhs", "rhs", "relation"))
+    if tex_width(whole) <= LINE_EM or lhs is None or rhs is None or rel not in _LATEX_REL:
+        return [whole]
+    left = _lines(lhs)
+    right = _lines(rhs, LINE_EM - 2)
+    return left[:-1] + [left[-1] + " " + _LATEX_REL[rel]] + right if tex_width(left[-1]) < 8 and len(right) == 1 \
+        and tex_width(left[-1] + right[0]) <= LINE_EM else left + [_LATEX_REL[rel] + " " + right[0]] + right[1:]
+
+
+#: what the checker's account of a step's engines (``rechecked``) is called in the report
+_RECHECKED = {"both": "re-checked by the second engine", "one-engine": "checked by one engine",
+              "rule-decided": "decided by the rule itself, not by the kernel"}
+
+
+def _rechecked(outcome) -> list:
+    """Per step, which engines checked it, in words (empty when the outcome does not say)."""
+    if outcome is None or not getattr(outcome, "engines", None):
+        return []
+    try:
+        from symattn.checker import rechecked_json
+
+        return [_RECHECKED.get(s.get("rechecked"), "") for s in rechecked_json(outcome)["steps"]]
+    except Exception:  # noqa: BLE001 - an account this report does not know: say nothing
+        return []
+
+
+def _residual_parts(prev, step, names: dict) -> list:
+    """What is left of a step that did not pass, typeset (empty if it cannot be computed in time)."""
+    from symattn.acceptance import _residual_value
+    from symattn.kernel.message import Message
+
+    try:
+        text, value = _residual_value(prev, step.expr, step.relation, RESIDUAL_SECONDS)
+    except Exception:  # noqa: BLE001 - the residual is a help to the reader, never a failure
+        return []
+    if value is None:
+        return rich(text, names)
+    label, _, rest = text.partition(" = ")
+    want = rest[rest.rfind("(should be"):] if "(should be" in rest else ""
+    label = label.replace("before", "left side").replace("after", "right side")
+    return rich(Message(label + " = ", value, " " + want if want else ""), names)
+
+
+#: seconds for simplifying the residual of a step that did not pass
+RESIDUAL_SECONDS = 3.0
+
+
+def _step_entry(prev, step, number: str, status: str, reason: str, where: str, uses: list, result=None,
+                outer: dict | None = None) -> StepEntry:
     """A step with its rule arguments typeset and its nested derivations expanded (recursively)."""
     from symattn.derivation import Derivation
 
+    names = bound_names(prev, step.expr)
+    for level, v in (outer or {}).items():
+        names.setdefault(level, v)
     note = check_text(step.note, f"{where}, note")
     args, nested, lemma, mapping, side = [], [], None, [], []
     for key, value in step.args.items():
@@ -338,18 +447,20 @@ def _step_entry(prev, step, number: str, status: str, reason: str, where: str, u
             continue
         args.append(_arg_entry(key, value))
     if lemma is not None:
-        side = _side_conditions(lemma, step.args.get("mapping") or {})
+        side = _side_conditions(lemma, step.args.get("mapping") or {}, names)
     entry = StepEntry(
         relation=_REL[step.relation], expr=tex_of(step.expr), justification=step.justification(), note=note,
-        status=status, reason=reason, number=number, rule=step.rule, args=args, lemma=lemma, mapping=mapping,
-        side_conditions=side)
+        status=status, reason=plain_with_names(reason, names), number=number, rule=step.rule, args=args, lemma=lemma,
+        mapping=mapping, side_conditions=side, expr_lines=_lines(step.expr), reason_parts=rich(reason, names),
+        residual=_residual_parts(prev, step, names) if result is not None and status in ("fail", "undecided") else [])
     for n, (key, d) in enumerate(nested, start=1):
         sub = f"{number}.{n}"
         label = _NESTED_LABELS.get(key) or str(getattr(d, "name", "") or key.replace("_", " ").capitalize())
-        sub_steps = [_step_entry(p, st, f"{sub}.{m}", status, "", f"{where}, {label.lower()} step {m}", uses)
+        sub_steps = [_step_entry(p, st, f"{sub}.{m}", status, "",
+                                 f"{where}, {label.lower()} step {m}", uses, outer=names)
                      for m, (p, st) in enumerate(d.pairs(), start=1)]
         entry.nested.append(DerivationEntry(
-            number=sub, label=label, start=tex_of(d.start), steps=sub_steps,
+            number=sub, label=label, start=tex_of(d.start), steps=sub_steps, start_lines=_lines(d.start),
             note=check_text(d.note, f"{where}, {label.lower()} note"),
             assumes=_nested_assumptions(step, key, prev)))
     return entry
@@ -361,7 +472,9 @@ def _arg_entry(key: str, value: Any) -> ArgEntry:
     if isinstance(value, str):
         return ArgEntry(key, "code", value)
     if isinstance(value, (int, float, sp.Basic, sp.MatrixBase)):
-        return ArgEntry(key, "math", tex_of(value))
+        tex = tex_of(value)
+        lines = _lines(value, LINE_EM - 4) if tex_width(tex) > LINE_EM / 2 else []
+        return ArgEntry(key, "math", tex, lines if len(lines) > 1 or (lines and tex_width(tex) > LINE_EM - 4) else [])
     if isinstance(value, dict):
         return ArgEntry(key, "mapping", [(tex_of(a), tex_of(b)) for a, b in value.items()])
     if isinstance(value, (list, tuple)):
@@ -372,10 +485,11 @@ def _arg_entry(key: str, value: Any) -> ArgEntry:
     return ArgEntry(key, "code", str(value))
 
 
-def _side_conditions(lemma: str, mapping: dict) -> list:
+def _side_conditions(lemma: str, mapping: dict, names: dict | None = None) -> list:
     """The hypotheses of ``lemma`` at the instance ``mapping``: what the kernel checked to hold
     before it accepted the step (``[(name, LaTeX or None, words)]``); empty if the lemma is not
-    registered or cannot be instantiated (the step's reason then says why)."""
+    registered or cannot be instantiated (the step's reason then says why). The kernel states them
+    in canonical form; their bound variables get the step's names back (``names``)."""
     from symattn.theorem import registry
 
     try:
@@ -386,7 +500,22 @@ def _side_conditions(lemma: str, mapping: dict) -> list:
             _, _, hyps = instantiate(thm, dict(mapping))
     except (Exception, TimeLimitExceeded):
         return []
-    return [(h.name, _hyp_latex(h), _hyp_words(h)) for h in hyps]
+    return [(h.name, _hyp_latex(_with_names(h, names or {})), _hyp_words(h)) for h in hyps]
+
+
+def _with_names(h, names: dict):
+    """A hypothesis (a dataclass) with the canonical dummies in its SymPy fields renamed; itself
+    if it is not a dataclass or cannot be rebuilt."""
+    import dataclasses
+
+    if not dataclasses.is_dataclass(h):
+        return h
+    try:
+        changes = {f.name: restore_names(getattr(h, f.name), names) for f in dataclasses.fields(h)
+                   if isinstance(getattr(h, f.name, None), (sp.Basic, sp.MatrixBase))}
+        return dataclasses.replace(h, **changes) if changes else h
+    except Exception:  # noqa: BLE001 - the canonical names are still correct, only less familiar
+        return h
 
 
 def _nested_assumptions(step, key: str, prev) -> list:
@@ -762,12 +891,21 @@ def _display_claim(entry) -> str:
     return claim
 
 
+@dataclass
+class Rich:
+    """Program output as parts (:func:`symattn.report.typeset.rich`): words, typeset maths."""
+
+    parts: list
+    kind: str = "rich"
+
+
 def _computed_cell(value) -> object:
-    """What the audit computed: program output (SymPy's and numpy's notation) is shown as code;
-    a value already written in the prose convention (with ``$...$``) as prose."""
+    """What the audit computed: program output, its expressions (SymPy's notation) typeset; a value
+    already written in the prose convention (with ``$...$``) as prose."""
     cell = _cell(value)
     if isinstance(cell, str) and cell and "$" not in cell and "`" not in cell:
-        return f"`{cell}`"
+        # program output: its words stay in typewriter type, its expressions are typeset
+        return Rich([("code" if kind == "text" else kind, part) for kind, part in rich(value)])
     return cell
 
 

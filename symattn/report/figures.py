@@ -20,7 +20,8 @@ Figures
 ``flops_crossover``
     Attention-score and MLP FLOPs against :math:`n` at fixed :math:`d`, with the crossover.
 ``tiled_memory``
-    Peak extra memory of the tiled kernel and of the naive formula against :math:`n`.
+    Working memory of the tiled kernel and of the naive formula against :math:`n`, counted from
+    array sizes (measured peaks only with ``timings``).
 
 >>> sorted(FIGURES)[:2]
 ['dot_product_spread', 'flops_crossover']
@@ -164,14 +165,16 @@ def _dot_product_spread(fig, options: DrawOptions) -> str:
         raw.append(dot.std(ddof=1))
         scaled.append((dot / np.sqrt(d)).std(ddof=1))
     raw, scaled = np.array(raw), np.array(scaled)
+    # the legend writes d_k^{1/2}, not \sqrt{d_k}: an SVG with text as text (svg.fonttype none) draws
+    # a radical's bar as a line and its sign in the browser's font, which do not meet
     # a sample std of n draws has relative standard error about sqrt((kurtosis - 1) / (4 n));
     # <q,k> has kurtosis 3 + 6/d_k, so 1.96 * sqrt((2 + 6/d) / (4 n)) is a 95% band
     rel = 1.96 * np.sqrt((2 + 6 / dims) / (4 * samples))
     ax = fig.add_subplot()
     ax.errorbar(dims, raw, yerr=rel * raw, fmt="o-", color="C3", capsize=2, label=r"std of $\langle q,k\rangle$")
     ax.errorbar(dims, scaled, yerr=rel * scaled, fmt="s-", color="C0", capsize=2,
-                label=r"std of $\langle q,k\rangle/\sqrt{d_k}$")
-    ax.plot(dims, np.sqrt(dims), "--", color="0.3", label=r"$\sqrt{d_k}$")
+                label=r"std of $\langle q,k\rangle\, d_k^{-1/2}$")
+    ax.plot(dims, np.sqrt(dims), "--", color="0.3", label=r"$d_k^{1/2}$")
     ax.plot(dims, np.ones_like(dims, dtype=float), ":", color="0.3", label="1")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
@@ -384,41 +387,50 @@ def _measure_memory(sizes) -> tuple[list[dict], str]:
 
 @figure(
     "tiled_memory",
-    "Tiled (FlashAttention-style) against naive attention: peak memory",
-    "Peak extra memory of one forward pass (float32, $d = 64$), measured with `tracemalloc`, against $n$. "
-    r"The naive formula materialises the $n \times n$ score matrix (grows as $n^2$); the tiled kernel "
-    "keeps $O(n d)$ state.",
+    "Tiled (FlashAttention-style) against naive attention: working memory",
+    "The memory each computation needs beyond its inputs and output (float32, $d = 64$), against $n$, counted "
+    r"from the sizes of the arrays it holds at once: the naive formula materialises the $n \times n$ score "
+    r"matrix (grows as $n^2$); the tiled kernel holds one tile of scores per worker thread and two numbers "
+    r"per query row (drawn for one worker: grows as $n$ once $n$ exceeds the tile). Counted, not measured, "
+    "so that the report is the same byte for byte on every run; `symattn bench` measures the peaks, and "
+    "`--timings` adds them here.",
 )
 def _tiled_memory(fig, options: DrawOptions) -> str:
-    sizes = (128, 256, 512, 1024, 2048)
-    rows, how = _memory_rows(sizes)
-    n = np.array([r["n"] for r in rows], dtype=float)
-    tiled = np.array([r["tiled_peak_bytes"] for r in rows], dtype=float) / 2**20
-    naive = np.array([r["naive_peak_bytes"] for r in rows], dtype=float) / 2**20
+    from numeric.tiled import DEFAULT_BLOCK_K, DEFAULT_BLOCK_Q
+
+    sizes = (128, 256, 512, 1024, 2048, 4096)
+    n = np.array(sizes, dtype=float)
+    item = 4  # bytes of a float32
+    naive = n * n * item / 2**20  # the (n, n) scores
+    # one (block_q, block_k) tile of scores, and the running max and sum of every query row
+    tiled = (np.minimum(n, DEFAULT_BLOCK_Q) * np.minimum(n, DEFAULT_BLOCK_K) + 2 * n) * item / 2**20
     axes = fig.subplots(1, 2) if options.timings else [fig.add_subplot()]
     ax = axes[0]
-    ax.plot(n, naive, "o-", color="C3", label="naive (materialises n x n)")
-    ax.plot(n, tiled, "s-", color="C0", label="tiled (online softmax)")
-    ax.plot(n, naive[-1] * (n / n[-1]) ** 2, ":", color="0.4", label=r"$\propto n^2$")
+    ax.plot(n, naive, "o-", color="C3", label=r"naive: the $n \times n$ scores")
+    ax.plot(n, tiled, "s-", color="C0", label="tiled: one tile and 2 numbers per row")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.set_xlabel("sequence length n")
-    ax.set_ylabel("peak extra memory (MiB)")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_ylabel("working memory (MiB)")
+    how = (f"array sizes at n = {', '.join(map(str, sizes))} with tiles of {DEFAULT_BLOCK_Q} x {DEFAULT_BLOCK_K} "
+           f"(numeric.tiled.DEFAULT_BLOCK_Q, DEFAULT_BLOCK_K)")
     if options.timings:
-        t_naive = np.array([r["naive_s"] for r in rows])
-        t_tiled = np.array([r["tiled_s"] for r in rows])
-        axes[1].plot(n, t_naive * 1e3, "o-", color="C3", label="naive")
-        axes[1].plot(n, t_tiled * 1e3, "s-", color="C0", label="tiled")
+        rows, measured_how = _memory_rows(sizes[:-1])
+        m = np.array([r["n"] for r in rows], dtype=float)
+        ax.plot(m, np.array([r["naive_peak_bytes"] for r in rows]) / 2**20, "o:", color="C3", alpha=0.6,
+                label="naive, measured peak")
+        ax.plot(m, np.array([r["tiled_peak_bytes"] for r in rows]) / 2**20, "s:", color="C0", alpha=0.6,
+                label="tiled, measured peak")
+        axes[1].plot(m, np.array([r["naive_s"] for r in rows]) * 1e3, "o-", color="C3", label="naive")
+        axes[1].plot(m, np.array([r["tiled_s"] for r in rows]) * 1e3, "s-", color="C0", label="tiled")
         axes[1].set_xscale("log", base=2)
         axes[1].set_yscale("log")
         axes[1].set_xlabel("sequence length n")
         axes[1].set_ylabel("time of one call (ms)")
         axes[1].legend(fontsize=8)
-        timing = " Times are one wall-clock measurement each (this run only)."
-    else:
-        timing = " Times are left out so that the report is reproducible byte for byte (--timings adds them)."
-    return f"Measured with {how} at n = {', '.join(map(str, sizes))}.{timing}"
+        how += f"; measured peaks and times with {measured_how}, one measurement each (this run only)"
+    ax.legend(loc="upper left", fontsize=8)
+    return f"Counted from {how}."
 
 
 # ------------------------------------------------------------------ Beyond the texts (issue 14)
@@ -438,6 +450,6 @@ def _rope_decay(fig, options: DrawOptions) -> str:
     ax = fig.add_subplot()
     ax.plot(dist, bound, color="C0")
     ax.set_xlabel("relative distance m - n")
-    ax.set_ylabel("relative upper bound (1/(d/2)) sum_j |S_j|")
+    ax.set_ylabel(r"relative upper bound $\frac{2}{d} \sum_j |S_j|$")
     return (f"d = {d}; the average is {bound[0]:.1f} at distance 0 ((d/2 + 1)/2: S_j = j), {bound[50]:.1f} at 50, "
             f"{bound[250]:.1f} at 250 (exact partial sums, numpy complex128).")

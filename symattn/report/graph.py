@@ -1,25 +1,27 @@
-"""The dependency graph of the results, drawn as a blueprint.
+"""The dependency graph of the results, drawn as a blueprint: one figure per topic.
 
 One node per theorem, an arrow from a result to every result whose derivation applies it
-(``apply_theorem``, nested derivations included); node shape by kind, colour by verdict, nodes
-grouped in one box per topic. As in leanblueprint and Verso's blueprint, every node links to the
-theorem's section: in the HTML through an ``<a href>`` in the inline SVG, in the PDF through
-``\\hyperref`` boxes laid over the picture.
+(``apply_theorem``, nested derivations included); node shape by kind, colour by verdict. As in
+leanblueprint and Verso's blueprint, every node links to the theorem's section: in the HTML through
+an ``<a href>`` in the inline SVG, in the PDF through ``\\hyperref`` boxes laid over the picture.
 
 Layout
 ------
-The layout is our own and deterministic (:func:`layout`), not Graphviz's: the graph is sparse
-(most results stand alone, the uses are short chains inside a topic), and ``dot`` puts all the
-topic clusters of such a graph side by side, several pages wide. Here the topic boxes fill a grid
-of :data:`COLUMNS` columns in the report's topic order; inside a box the nodes are stacked in
-layers by dependency depth (a result below what it uses), at most :data:`PER_ROW` to a row, in
-registration order. Edges are cubic curves from the bottom of the used result to the top of the
-user. Only integer arithmetic on fixed sizes is involved, so the same results give the same bytes
-on every machine, with no external program (the quickstart ``pip install . && symattn report``
-needs nothing else).
+The layout is our own and deterministic (:func:`topic_layouts`), not Graphviz's, and it is drawn
+at its natural size, so that the labels are 9 pt on paper as on screen: one figure per topic, no
+wider than the text (:data:`MAX_WIDTH`). A result a topic uses from another topic appears in that
+topic's figure as a white, dashed node (a link to it). The nodes sit on a grid of :data:`MAX_WIDTH`
+wide rows, in layers by dependency depth (a result below what it uses), in registration order;
+results that neither use nor are used by another are not drawn (the caption says how many). Edges run only in the
+empty space: down from the used result into the gap below its row, along the gap to the vertical
+gutter beside the user's column, down the gutter to the gap above the user's row, along it and
+down into the user. No edge passes under a node (a test checks every segment against every box).
+Only integer arithmetic on fixed sizes is involved, so the same results give the same bytes on
+every machine, with no external program.
 
 Shapes: theorem, a rounded box; definition, a square box; heuristic, a hexagon; empirical
-observation, a parallelogram (a legend is drawn beneath).
+observation, a parallelogram; a result of another topic, a dashed white box. The legend is a
+figure of its own (:func:`legend_svg`).
 """
 
 from __future__ import annotations
@@ -28,25 +30,25 @@ import io
 from dataclasses import dataclass, field
 from html import escape as _esc
 
-__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "layout", "to_svg", "to_pdf",
-           "to_tex",
-           "KIND_SHAPES", "VERDICT_COLOURS"]
+__all__ = ["label_lines", "Graph", "Node", "Placed", "Layout", "dependency_graph", "topic_layouts", "to_svg",
+           "to_pdf", "to_tex", "legend_svg", "legend_pdf", "KIND_SHAPES", "VERDICT_COLOURS", "MAX_WIDTH"]
 
-#: topic boxes per row of the grid, and nodes per row inside a box
-COLUMNS = 3
-PER_ROW = 2
-#: a label longer than this is split at the underscore nearest its middle, over two lines
-SPLIT_AT = 18
+#: the widest figure, in points: the text width of the PDF (A4, 2.2 cm margins) less a little
+MAX_WIDTH = 460
+#: a label longer than this is split at underscores, over as many lines as needed
+SPLIT_AT = 19
 
-# sizes in points (1/72 inch); the label font is monospace, CHAR wide per character
-CHAR = 5.4
-NODE_H = 26
+# sizes in points (1/72 inch); the label font is monospace, CHAR wide per character at 9 pt
+CHAR = 5.5
 LINE_H = 10
-PAD_X, GAP_X, GAP_Y = 10, 10, 16
-TITLE_H = 16
-BOX_GAP = 14
+NODE_PAD = 6
+PAD_X = 6
+GUTTER = 18  # between columns: where edges run down
+GAP_Y = 22  # between rows: where edges run across
+LANE = 3  # spacing of parallel edges in a gap or a gutter
 
-KIND_SHAPES = {"theorem": "rounded box", "definition": "box", "heuristic": "hexagon", "empirical": "parallelogram"}
+KIND_SHAPES = {"theorem": "rounded box", "definition": "box", "heuristic": "hexagon", "empirical": "parallelogram",
+               "external": "dashed box"}
 
 #: fill colours by verdict (the badges' colours)
 VERDICT_COLOURS = {
@@ -88,11 +90,14 @@ class Placed:
 
 @dataclass
 class Layout:
+    """One topic's figure: nodes placed, edges as polylines (points, y grows downwards)."""
+
+    topic: str
+    title: str
     width: int
     height: int
     nodes: dict = field(default_factory=dict)  # id -> Placed
-    boxes: list = field(default_factory=list)  # [(topic title, x, y, w, h)]
-    edges: list = field(default_factory=list)  # [(used, user, ((x0, y0), (x1, y1), (x2, y2), (x3, y3)))]
+    edges: list = field(default_factory=list)  # [(used, user, [(x, y), ...])]
 
 
 def dependency_graph(groups: list) -> Graph:
@@ -113,21 +118,31 @@ def dependency_graph(groups: list) -> Graph:
     return Graph(nodes, edges, topics)
 
 
-def label_lines(label: str) -> list:
-    """The label on one line, or two (split after the underscore nearest the middle).
+def label_lines(label: str, limit: int = SPLIT_AT) -> list:
+    """The label on one line, or several, each broken after an underscore and at most ``limit``
+    characters where the underscores allow.
 
     >>> label_lines("softmax_add_const"), label_lines("attention_output_convex_combination")
     (['softmax_add_const'], ['attention_output_', 'convex_combination'])
     """
-    if len(label) <= SPLIT_AT or "_" not in label:
+    if len(label) <= limit or "_" not in label:
         return [label]
-    cuts = [k + 1 for k, ch in enumerate(label) if ch == "_"]
-    k = min(cuts, key=lambda c: (abs(len(label) / 2 - c), c))
-    return [label[:k], label[k:]]
+    words = [w + "_" for w in label.split("_")]
+    words[-1] = words[-1][:-1]
+    lines, cur = [], ""
+    for w in words:
+        if cur and len(cur) + len(w) > limit:
+            lines.append(cur)
+            cur = w
+        else:
+            cur += w
+    lines.append(cur)
+    return lines
 
 
-def _width(label: str) -> int:
-    return int(max(len(x) for x in label_lines(label)) * CHAR) + 2 * PAD_X
+def _size(label: str) -> tuple[int, int]:
+    lines = label_lines(label)
+    return int(max(len(x) for x in lines) * CHAR) + 2 * NODE_PAD, len(lines) * LINE_H + 2 * NODE_PAD
 
 
 def _depths(ids: list, edges: list) -> dict:
@@ -150,92 +165,122 @@ def _depths(ids: list, edges: list) -> dict:
     return depth
 
 
-def layout(graph: Graph, columns: int = COLUMNS, per_row: int = PER_ROW) -> Layout:
-    """Place the topic boxes in ``columns`` columns (each box, in topic order, goes to the column
-    that is shortest so far: a masonry, so that one long topic does not stretch a whole row) and
-    the nodes in layers inside them, at most ``per_row`` to a row (see the module notes)."""
-    by_topic: dict = {}
-    for n in graph.nodes:
-        by_topic.setdefault(n.topic, []).append(n)
-    col_w = max((_width(n.label) for n in graph.nodes), default=80)
-    box_w = per_row * col_w + (per_row - 1) * GAP_X + 2 * PAD_X
-    out = Layout(width=columns * box_w + (columns - 1) * BOX_GAP, height=0)
-    tops = [0] * columns
+def topic_layouts(graph: Graph, max_width: int = MAX_WIDTH) -> list:
+    """One :class:`Layout` per topic that has a use in it (see the module notes); topics whose
+    results neither use nor are used by another are left out, and so are such results."""
+    by_id = {n.id: n for n in graph.nodes}
+    out = []
     for topic, title in graph.topics:
-        members = by_topic.get(topic, [])
-        if not members:
+        members = [n for n in graph.nodes if n.topic == topic]
+        inside = {n.id for n in members}
+        edges = [(a, b) for a, b in graph.edges if b in inside]
+        if not edges:
             continue
-        depth = _depths([n.id for n in members], graph.edges)
-        rows: list = []
-        for d in sorted(set(depth.values())):
-            layer = [n for n in members if depth[n.id] == d]
-            rows += [layer[i:i + per_row] for i in range(0, len(layer), per_row)]
-        h = TITLE_H + PAD_X + len(rows) * NODE_H + (len(rows) - 1) * GAP_Y + PAD_X
-        c = min(range(columns), key=lambda k: (tops[k], k))
-        x_box, y_box = c * (box_w + BOX_GAP), tops[c]
-        for r, row in enumerate(rows):
-            y = y_box + TITLE_H + PAD_X + r * (NODE_H + GAP_Y)
-            for k, n in enumerate(row):
-                w = _width(n.label)
-                x = x_box + PAD_X + k * (col_w + GAP_X) + (col_w - w) // 2
-                out.nodes[n.id] = Placed(n, x, y, w, NODE_H)
-        out.boxes.append((title, x_box, y_box, box_w, h))
-        tops[c] = y_box + h + BOX_GAP
-    out.height = max(max(tops) - BOX_GAP, 0)
-    for a, b in graph.edges:
-        pa, pb = out.nodes[a], out.nodes[b]
-        x0, y0 = pa.x + pa.w // 2, pa.y + pa.h
-        x3, y3 = pb.x + pb.w // 2, pb.y
-        if y3 <= y0:  # the user sits above or beside the used result (another box): leave from the top
-            y0 = pa.y
-            y3 = pb.y + pb.h if pb.y + pb.h <= pa.y else pb.y
-        bend = max(abs(y3 - y0) // 2, 12)
-        s = 1 if y3 >= y0 else -1
-        out.edges.append((a, b, ((x0, y0), (x0, y0 + s * bend), (x3, y3 - s * bend), (x3, y3))))
+        external = []
+        for a, _b in edges:
+            if a not in inside and a not in [n.id for n in external]:
+                u = by_id[a]
+                external.append(Node(u.id, u.id, u.title, "external", u.verdict, u.topic))
+        out.append(_layout_one(topic, title, external + members, edges, max_width))
+    return out
+
+
+def _layout_one(topic: str, title: str, nodes: list, edges: list, max_width: int) -> Layout:
+    linked = {x for e in edges for x in e}
+    nodes = [n for n in nodes if n.id in linked]
+    ids = [n.id for n in nodes]
+    depth = _depths(ids, edges)
+    col_w = max(_size(n.label)[0] for n in nodes)
+    cols = max(1, (max_width - PAD_X) // (col_w + GUTTER))
+    # rows: the layers, each wrapped at `cols`; column c has its gutter (where edges run down) on its left
+    rows: list = []
+    for d in sorted(set(depth.values())):
+        layer = [n for n in nodes if depth[n.id] == d]
+        rows += [layer[i:i + cols] for i in range(0, len(layer), cols)]
+    used_cols = max(len(r) for r in rows)
+    width = used_cols * (col_w + GUTTER) + PAD_X
+    lay = Layout(topic, title, width, 0)
+    row_of, col_of, row_top, row_h = {}, {}, [], []
+    y = PAD_X
+    for r, row in enumerate(rows):
+        h = max(_size(n.label)[1] for n in row)
+        row_top.append(y)
+        row_h.append(h)
+        for c, n in enumerate(row):
+            w, nh = _size(n.label)
+            x = GUTTER + c * (col_w + GUTTER) + (col_w - w) // 2
+            lay.nodes[n.id] = Placed(n, x, y + (h - nh) // 2, w, nh)
+            row_of[n.id], col_of[n.id] = r, c
+        y += h + GAP_Y
+    lay.height = y - GAP_Y + PAD_X
+    # lanes: each edge its own offset in every gap and gutter it uses
+    gap_lanes: dict = {}
+    gutter_lanes: dict = {}
+
+    def lane(table, key, span):
+        k = table.get(key, 0)
+        table[key] = k + 1
+        return (k % max(1, span // LANE)) * LANE
+
+    for a, b in edges:
+        pa, pb = lay.nodes[a], lay.nodes[b]
+        ra, rb = row_of[a], row_of[b]
+        xa, xb = pa.x + pa.w // 2, pb.x + pb.w // 2
+        ya = row_top[ra] + row_h[ra] + 5 + lane(gap_lanes, ra, GAP_Y - 10)
+        if rb == ra + 1:
+            pts = [(xa, pa.y + pa.h), (xa, ya), (xb, ya), (xb, pb.y)]
+        else:  # across the gap below the used result, down the gutter left of the user's column
+            gx = col_of[b] * (col_w + GUTTER) + 5 + lane(gutter_lanes, col_of[b], GUTTER - 10)
+            yb = row_top[rb] - GAP_Y + 5 + lane(gap_lanes, rb - 1, GAP_Y - 10)
+            pts = [(xa, pa.y + pa.h), (xa, ya), (gx, ya), (gx, yb), (xb, yb), (xb, pb.y)]
+        lay.edges.append((a, b, _simplify(pts)))
+    return lay
+
+
+def _simplify(pts: list) -> list:
+    out = []
+    for p in pts:
+        if out and p == out[-1]:
+            continue
+        out.append(p)
     return out
 
 
 def _shape_points(p: Placed) -> list | None:
     """Polygon corners for the kinds drawn as polygons (None: a rectangle, rounded or not)."""
     x, y, w, h = p.x, p.y, p.w, p.h
+    t = min(h // 2, 12)
     if p.node.kind == "heuristic":
-        t = h // 2
-        return [(x, y + t), (x + t, y), (x + w - t, y), (x + w, y + t), (x + w - t, y + h), (x + t, y + h)]
+        return [(x, y + h // 2), (x + t, y), (x + w - t, y), (x + w, y + h // 2), (x + w - t, y + h), (x + t, y + h)]
     if p.node.kind == "empirical":
-        t = h // 2
         return [(x + t, y), (x + w, y), (x + w - t, y + h), (x, y + h)]
     return None
 
 
-LEGEND_H = 30
+def _fill(p: Placed) -> str:
+    return "#ffffff" if p.node.kind == "external" else VERDICT_COLOURS.get(p.node.verdict, VERDICT_COLOURS[None])
 
 
-def _legend_items() -> list:
-    kinds = [("theorem", "theorem"), ("definition", "definition"), ("heuristic", "heuristic"),
-             ("empirical", "empirical")]
-    verdicts = [v for v in VERDICT_COLOURS if v is not None]
-    return kinds, verdicts
+def _ink(p: Placed) -> str:
+    return "#1b1f24" if p.node.kind == "external" else "#ffffff"
 
 
 # ---------------------------------------------------------------------------------------------- SVG
-def to_svg(lay: Layout) -> str:
-    """The layout as an inline SVG: every node a link to ``#thm-<id>`` with the title as tooltip."""
-    W, H = lay.width + 2, lay.height + LEGEND_H + 2
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="depgraph" viewBox="-1 -1 {W} {H}" '
-           f'width="{W}" height="{H}" role="img" aria-label="Dependency graph of the results">',
-           '<defs><marker id="depgraph-arrow" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" '
+def to_svg(lay: Layout, prefix: str = "") -> str:
+    """One topic's figure as an inline SVG: every node a link to ``#thm-<id>`` with the title as
+    tooltip; the arrowhead's id starts with ``prefix`` (unique in the page)."""
+    W, H = lay.width, lay.height
+    marker = f"{prefix or 'depgraph-' + lay.topic}-arrow"
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="depgraph" viewBox="0 0 {W} {H}" '
+           f'width="{W}" height="{H}" role="img" aria-label="{_esc(lay.title)}: how the results depend on each other">',
+           f'<defs><marker id="{marker}" viewBox="0 0 8 8" refX="7" refY="4" markerWidth="7" '
            'markerHeight="7" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#57606a"/></marker></defs>']
-    for title, x, y, w, h in lay.boxes:
-        out.append(f'<g class="topic"><rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" fill="#f6f8fa" '
-                   f'stroke="#d0d7de"/><text x="{x + PAD_X}" y="{y + 12}" font-size="10" '
-                   f'font-family="DejaVu Sans, Arial, sans-serif" fill="#57606a">{_esc(title)}</text></g>')
     for a, b, pts in lay.edges:
-        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts
-        out.append(f'<path class="edge" d="M{x0},{y0} C{x1},{y1} {x2},{y2} {x3},{y3}" fill="none" stroke="#57606a" '
-                   f'stroke-width="1" marker-end="url(#depgraph-arrow)"><title>{_esc(b)} uses {_esc(a)}</title></path>')
+        d = "M" + " L".join(f"{x},{y}" for x, y in pts)
+        out.append(f'<path class="edge" d="{d}" fill="none" stroke="#57606a" stroke-width="1" '
+                   f'marker-end="url(#{marker})"><title>{_esc(b)} uses {_esc(a)}</title></path>')
     for p in lay.nodes.values():
         out.append(_svg_node(p))
-    out.append(_svg_legend(lay.height + 8))
     out.append("</svg>")
     return "\n".join(out)
 
@@ -245,116 +290,159 @@ def _svg_shape(p: Placed, fill: str, extra: str = "") -> str:
     if pts is not None:
         return (f'<polygon points="{" ".join(f"{x},{y}" for x, y in pts)}" fill="{fill}" stroke="#1b1f24" '
                 f'stroke-width="0.6"{extra}/>')
-    rx = p.h // 2 if p.node.kind == "theorem" else 0
+    rx = min(p.h // 2, 12) if p.node.kind == "theorem" else 0
+    dash = ' stroke-dasharray="3 2"' if p.node.kind == "external" else ""
     return (f'<rect x="{p.x}" y="{p.y}" width="{p.w}" height="{p.h}" rx="{rx}" fill="{fill}" stroke="#1b1f24" '
-            f'stroke-width="0.6"{extra}/>')
+            f'stroke-width="0.6"{dash}{extra}/>')
+
+
+def _label_y(p: Placed) -> int:
+    lines = label_lines(p.node.label)
+    return p.y + (p.h - len(lines) * LINE_H) // 2 + LINE_H - 2
 
 
 def _svg_node(p: Placed) -> str:
-    fill = VERDICT_COLOURS.get(p.node.verdict, VERDICT_COLOURS[None])
-    tip = f"{p.node.title} ({p.node.kind}, {p.node.verdict or 'not checked'})"
+    where = f", in {p.node.topic}" if p.node.kind == "external" else ""
+    tip = f"{p.node.title} ({p.node.kind}, {p.node.verdict or 'not checked'}{where})"
     lines = label_lines(p.node.label)
-    y0 = p.y + p.h // 2 + 3 - (len(lines) - 1) * LINE_H // 2
+    y0 = _label_y(p)
     spans = "".join(f'<tspan x="{p.x + p.w // 2}" y="{y0 + k * LINE_H}">{_esc(t)}</tspan>' for k, t in enumerate(lines))
-    return (f'<a href="#thm-{p.node.id}"><title>{_esc(tip)}</title>{_svg_shape(p, fill)}'
+    return (f'<a href="#thm-{p.node.id}"><title>{_esc(tip)}</title>{_svg_shape(p, _fill(p))}'
             f'<text text-anchor="middle" font-size="9" font-family="DejaVu Sans Mono, Menlo, monospace" '
-            f'fill="#ffffff">{spans}</text></a>')
+            f'fill="{_ink(p)}">{spans}</text></a>')
 
 
-def _svg_legend(y: int) -> str:
-    kinds, verdicts = _legend_items()
-    out, x = ['<g class="legend" font-family="DejaVu Sans, Arial, sans-serif" font-size="9" fill="#1b1f24">'], 0
-    for kind, label in kinds:
-        p = Placed(Node("", "", "", kind, None, ""), x, y, 26, 12)
-        out.append(_svg_shape(p, "#ffffff"))
-        out.append(f'<text x="{x + 30}" y="{y + 9}">{label}</text>')
-        x += 30 + int(len(label) * 5.5) + 12
-    x += 10
-    for v in verdicts:
-        out.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{VERDICT_COLOURS[v]}"/>'
-                   f'<text x="{x + 16}" y="{y + 9}">{v}</text>')
-        x += 16 + int(len(v) * 5.2) + 12
-    out.append("</g>")
-    return "".join(out)
+def _legend_rows() -> list:
+    """The legend as rows of (kind or None, colour or None, label, width)."""
+    kinds = [(k, None, k if k != "external" else "result of another topic") for k in KIND_SHAPES]
+    verdicts = [(None, VERDICT_COLOURS[v], v) for v in VERDICT_COLOURS if v is not None]
+    verdicts.append((None, VERDICT_COLOURS[None], "not checked"))
+    rows, row, x = [], [], 0
+    for item in kinds + [None] + verdicts:
+        if item is None:
+            rows.append(row)
+            row, x = [], 0
+            continue
+        w = (30 if item[0] else 16) + int(len(item[2]) * 5.2) + 12
+        if x + w > MAX_WIDTH:
+            rows.append(row)
+            row, x = [], 0
+        row.append((*item, x))
+        x += w
+    rows.append(row)
+    return rows
+
+
+LEGEND_ROW = 18
+
+
+def legend_svg() -> str:
+    """Shapes (kinds) and colours (verdicts), as a small SVG of its own (never cut off)."""
+    rows = _legend_rows()
+    H = len(rows) * LEGEND_ROW
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="depgraph-legend" viewBox="0 0 {MAX_WIDTH} {H}" '
+           f'width="{MAX_WIDTH}" height="{H}" role="img" aria-label="Legend of the dependency graphs">',
+           '<g font-family="DejaVu Sans, Arial, sans-serif" font-size="9" fill="#1b1f24">']
+    for r, row in enumerate(rows):
+        y = r * LEGEND_ROW + 3
+        for kind, colour, label, x in row:
+            if kind:
+                out.append(_svg_shape(Placed(Node("", "", "", kind, None, ""), x, y, 26, 12), "#ffffff"))
+                out.append(f'<text x="{x + 30}" y="{y + 9}">{_esc(label)}</text>')
+            else:
+                out.append(f'<rect x="{x}" y="{y}" width="12" height="12" fill="{colour}"/>'
+                           f'<text x="{x + 16}" y="{y + 9}">{_esc(label)}</text>')
+    out += ["</g>", "</svg>"]
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------------------------------------- PDF
-def to_pdf(lay: Layout) -> bytes:
-    """The same drawing as a PDF (matplotlib, no dates in the file), without the links: those
-    are laid over it in TeX by :func:`to_tex`."""
+def _pdf(width: int, height: int, draw) -> bytes:
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-    from matplotlib.patches import FancyBboxPatch, PathPatch, Polygon, Rectangle
-    from matplotlib.path import Path
 
-    W, H = lay.width + 2, lay.height + LEGEND_H + 2
     with matplotlib.rc_context({"pdf.fonttype": 42, "font.family": "DejaVu Sans", "path.simplify": False}):
-        fig = Figure(figsize=(W / 72, H / 72))
+        fig = Figure(figsize=(width / 72, height / 72))
         FigureCanvasAgg(fig)
         ax = fig.add_axes((0, 0, 1, 1))
-        ax.set_xlim(-1, W - 1)
-        ax.set_ylim(H - 1, -1)
+        ax.set_xlim(0, width)
+        ax.set_ylim(height, 0)
         ax.axis("off")
-        for title, x, y, w, h in lay.boxes:
-            ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0,rounding_size=6", fc="#f6f8fa",
-                                        ec="#d0d7de", lw=0.8))
-            ax.text(x + PAD_X, y + 12, title, fontsize=10, color="#57606a", va="baseline")
-        for _a, _b, pts in lay.edges:
-            path = Path(pts, [Path.MOVETO, Path.CURVE4, Path.CURVE4, Path.CURVE4])
-            ax.add_patch(PathPatch(path, fc="none", ec="#57606a", lw=0.7))
-            (_, _), (_, _), (x2, y2), (x3, y3) = pts
-            s = 1 if y3 >= y2 else -1
-            ax.add_patch(Polygon([(x3, y3), (x3 - 3, y3 - 6 * s), (x3 + 3, y3 - 6 * s)], closed=True, fc="#57606a",
-                                 ec="none"))
-
-        def shape(p, fill):
-            pts = _shape_points(p)
-            if pts is not None:
-                return Polygon(pts, closed=True, fc=fill, ec="#1b1f24", lw=0.5)
-            if p.node.kind == "theorem":
-                return FancyBboxPatch((p.x, p.y), p.w, p.h, boxstyle=f"round,pad=0,rounding_size={p.h / 2}",
-                                      fc=fill, ec="#1b1f24", lw=0.5)
-            return Rectangle((p.x, p.y), p.w, p.h, fc=fill, ec="#1b1f24", lw=0.5)
-
-        for p in lay.nodes.values():
-            ax.add_patch(shape(p, VERDICT_COLOURS.get(p.node.verdict, VERDICT_COLOURS[None])))
-            lines = label_lines(p.node.label)
-            y0 = p.y + p.h // 2 + 3 - (len(lines) - 1) * LINE_H // 2
-            for k, t in enumerate(lines):
-                ax.text(p.x + p.w / 2, y0 + k * LINE_H, t, fontsize=9, family="DejaVu Sans Mono", color="#ffffff",
-                        ha="center", va="baseline")
-        kinds, verdicts = _legend_items()
-        x, y = 0, lay.height + 8
-        for kind, label in kinds:
-            ax.add_patch(shape(Placed(Node("", "", "", kind, None, ""), x, y, 26, 12), "#ffffff"))
-            ax.text(x + 30, y + 9, label, fontsize=9, va="baseline")
-            x += 30 + int(len(label) * 5.5) + 12
-        x += 10
-        for v in verdicts:
-            ax.add_patch(Rectangle((x, y), 12, 12, fc=VERDICT_COLOURS[v], ec="none"))
-            ax.text(x + 16, y + 9, v, fontsize=9, va="baseline")
-            x += 16 + int(len(v) * 5.2) + 12
+        draw(ax)
         buf = io.BytesIO()
         fig.savefig(buf, format="pdf", metadata={"CreationDate": None, "ModDate": None, "Producer": None})
     return buf.getvalue()
 
 
-def to_tex(lay: Layout, pdf_name: str = "figures/dependencies.pdf") -> str:
-    """A ``picture`` that shows the PDF drawing at the text width with a ``\\hyperref`` box over
+def _mpl_shape(p: Placed, fill: str):
+    from matplotlib.patches import FancyBboxPatch, Polygon, Rectangle
+
+    pts = _shape_points(p)
+    if pts is not None:
+        return Polygon(pts, closed=True, fc=fill, ec="#1b1f24", lw=0.5)
+    if p.node.kind == "theorem":
+        return FancyBboxPatch((p.x, p.y), p.w, p.h, boxstyle=f"round,pad=0,rounding_size={min(p.h / 2, 12)}",
+                              fc=fill, ec="#1b1f24", lw=0.5)
+    return Rectangle((p.x, p.y), p.w, p.h, fc=fill, ec="#1b1f24", lw=0.5,
+                     linestyle=(0, (3, 2)) if p.node.kind == "external" else "solid")
+
+
+def to_pdf(lay: Layout) -> bytes:
+    """The same drawing as a PDF (matplotlib, no dates in the file), without the links: those
+    are laid over it in TeX by :func:`to_tex`."""
+    from matplotlib.patches import Polygon
+
+    def draw(ax):
+        for _a, _b, pts in lay.edges:
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, color="#57606a", lw=0.7, solid_joinstyle="miter")
+            (_x2, y2), (x3, y3) = pts[-2], pts[-1]
+            s = 1 if y3 >= y2 else -1
+            ax.add_patch(Polygon([(x3, y3), (x3 - 3, y3 - 6 * s), (x3 + 3, y3 - 6 * s)], closed=True, fc="#57606a",
+                                 ec="none"))
+        for p in lay.nodes.values():
+            ax.add_patch(_mpl_shape(p, _fill(p)))
+            y0 = _label_y(p)
+            for k, t in enumerate(label_lines(p.node.label)):
+                ax.text(p.x + p.w / 2, y0 + k * LINE_H, t, fontsize=9, family="DejaVu Sans Mono", color=_ink(p),
+                        ha="center", va="baseline")
+
+    return _pdf(lay.width, lay.height, draw)
+
+
+def legend_pdf() -> bytes:
+    """The legend (:func:`legend_svg`) as a PDF."""
+    from matplotlib.patches import Rectangle
+
+    rows = _legend_rows()
+
+    def draw(ax):
+        for r, row in enumerate(rows):
+            y = r * LEGEND_ROW + 3
+            for kind, colour, label, x in row:
+                if kind:
+                    ax.add_patch(_mpl_shape(Placed(Node("", "", "", kind, None, ""), x, y, 26, 12), "#ffffff"))
+                    ax.text(x + 30, y + 9, label, fontsize=9, va="baseline")
+                else:
+                    ax.add_patch(Rectangle((x, y), 12, 12, fc=colour, ec="none"))
+                    ax.text(x + 16, y + 9, label, fontsize=9, va="baseline")
+
+    return _pdf(MAX_WIDTH, len(rows) * LEGEND_ROW, draw)
+
+
+def to_tex(lay: Layout, pdf_name: str) -> str:
+    """A ``picture`` that shows the PDF drawing at its natural size (labels 9 pt; the figure is at
+    most :data:`MAX_WIDTH` points wide, narrower than the text) with a ``\\hyperref`` box over
     every node, so that the nodes link to their sections in the PDF as in the HTML."""
-    W, H = lay.width + 2, lay.height + LEGEND_H + 2
-    lines = [r"% the dependency graph (generated): the drawing, and a link over every node",
-             # the unit: the drawing fills the line, unless it would then be taller than the page
-             r"\begingroup\setlength{\unitlength}{\dimexpr\linewidth/%d\relax}%%" % W,
-             r"\ifdim\dimexpr%d\unitlength\relax>\dimexpr\textheight-5\baselineskip\relax"
-             r"\setlength{\unitlength}{\dimexpr(\textheight-5\baselineskip)/%d\relax}\fi%%" % (H, H),
-             r"\typeout{symattn graph: linewidth \the\linewidth, textheight \the\textheight, unit \the\unitlength}%",
+    W, H = lay.width, lay.height
+    lines = [r"% a dependency graph (generated): the drawing at its natural size, and a link over every node",
+             r"\begingroup\setlength{\unitlength}{1bp}%",
              r"\begin{picture}(%d,%d)" % (W, H),
              r"\put(0,0){\includegraphics[width=%d\unitlength]{%s}}" % (W, pdf_name)]
     for p in lay.nodes.values():
         # picture coordinates grow upwards; the layout's grow downwards
-        lines.append(r"\put(%d,%d){\hyperref[thm:%s]{\makebox(%d,%d){}}}" % (p.x + 1, H - 1 - (p.y + p.h), p.node.id,
-                                                                           p.w, p.h))
+        lines.append(r"\put(%d,%d){\hyperref[thm:%s]{\makebox(%d,%d){}}}" % (p.x, H - (p.y + p.h), p.node.id,
+                                                                            p.w, p.h))
     lines += [r"\end{picture}\endgroup", ""]
     return "\n".join(lines)

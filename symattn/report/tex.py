@@ -9,7 +9,7 @@ nothing. Every piece of text goes through :func:`tex_escape`; mathematics comes 
 :func:`symattn.printing.latex` and is passed through unchanged.
 
 >>> print(tex_escape("50% of {a_b} & ~x^2 costs $3 # \\ ≈ ⟨q,k⟩ ≤ σ"))
-50\% of \{a\_b\} \& \textasciitilde{}x\textasciicircum{}2 costs \$3 \# \textbackslash{} $\approx$ $\langle$q,k$\rangle$ $\le$ $\sigma$
+50\% of \{a\_b\} \& \textasciitilde{}x\textasciicircum{}2 costs \ensuremath{\$}3 \# \textbackslash{} $\approx$ $\langle$q,k$\rangle$ $\le$ $\sigma$
 """  # noqa: E501 -- a doctest output line (must match exactly)
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 import jinja2
 
 from symattn.printing import TEX_SPECIALS
-from symattn.report.content import Links, Math, Paragraph, Table, parse_text, pdf_text
+from symattn.report.content import Links, Math, Paragraph, Rich, Table, parse_text, pdf_text
 from symattn.verdict import Verdict
 
 __all__ = ["tex_escape", "tex_text", "environment", "compile_pdf", "PdfResult", "INSTALL_HINT"]
@@ -81,20 +81,55 @@ def tex_escape(text: object) -> str:
     return "".join(out)
 
 
-def tex_text(text: object, refs=(), breakable: bool = False) -> str:
+def tex_text(text: object, refs=(), breakable: bool = False, cell: bool | None = None) -> str:
     """Prose (:func:`~symattn.report.content.parse_text`) as TeX: the text escaped, ``$...$`` kept
     as maths, ```...``` in typewriter type, theorem ids of ``refs`` as ``\\hyperref`` links."""
     out = []
     for kind, s in parse_text(str(text or ""), refs=refs):
         if kind == "math":
-            out.append(f"${s}$")
+            out.append(tex_inline_math(s, cell=breakable if cell is None else cell))
         elif kind == "code":
-            out.append(tex_verb(s))
+            out.append(tex_verb(s, hyphenate=breakable if cell is None else cell))
         elif kind == "ref":
             out.append(r"\hyperref[thm:%s]{%s}" % (s, tex_verb(s)))
         else:
             out.append(tex_breakable(s) if breakable else tex_escape(s))
     return "".join(out)
+
+
+def tex_rich(parts, cell: bool = False) -> str:
+    r"""Parts from :func:`symattn.report.typeset.rich` as TeX: words in the running font, maths
+    inline (TeX breaks it at top-level relations and signs), program output in typewriter type with
+    breaks allowed after punctuation. Use inside ragged-right text: typewriter spaces do not stretch.
+
+    >>> print(tex_rich([("text", "gap "), ("math", "x^{2}"), ("text", " is 50% off"), ("code", "a_b")]))
+    gap $x^{2}$ is 50\% off\texttt{a\_\allowbreak{}b}
+    """
+    out = []
+    for kind, s in parts or ():
+        if kind == "math":
+            out.append(tex_inline_math(s, cell))
+        elif kind == "code":
+            out.append(tex_verb(s, hyphenate=cell))
+        else:
+            out.append(tex_breakable(s))
+    return "".join(out)
+
+
+#: an inline formula wider than this (em, estimated) goes on a line of its own
+WIDE_INLINE_EM = 22.0
+
+
+def tex_inline_math(latex: str, cell: bool = False) -> str:
+    """Inline maths: in a table cell scaled to the column if wider; in running text a formula too
+    long to share a line goes on its own line (TeX cannot break inside ``\\left( \\right)``)."""
+    from symattn.report.typeset import tex_width
+
+    if cell:
+        return r"\symattnfitin{%s}" % latex
+    if tex_width(latex) > WIDE_INLINE_EM:
+        return r"\symattnwide{%s}" % latex
+    return f"${latex}$"
 
 
 def tex_cell(text: object, refs=()) -> str:
@@ -116,18 +151,21 @@ def tex_heading(text: object, refs=()) -> str:
     return r"\texorpdfstring{%s}{%s}" % (plain, bookmark)
 
 
-def tex_verb(text: object) -> str:
+def tex_verb(text: object, hyphenate: bool = False) -> str:
     """Machine text (justifications, reasons) in typewriter type. Long identifiers have no
     spaces to break at, so a break is allowed after ``_ , ( = / . :``.
 
     >>> print(tex_verb("apply_theorem(x=1)"))
     \\texttt{apply\\_\\allowbreak{}theorem(\\allowbreak{}x=\\allowbreak{}1)}
     """
-    out = []
+    out, run = [], 0
     for ch in str(text):
         out.append(tex_escape(ch))
+        run = run + 1 if ch.isalpha() else 0
         if ch in "_,(=/.:":
             out.append(r"\allowbreak{}")
+        elif hyphenate and run % 7 == 0 and run:  # a narrow column: a long word may break, hyphenated
+            out.append(r"\-")
     return r"\texttt{" + "".join(out) + "}"
 
 
@@ -178,11 +216,17 @@ def environment(user_dir: Path | None = None, refs=()) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     refs = set(refs)
-    env.filters.update(e=tex_escape, text=lambda t: tex_text(t, refs), verb=tex_verb, brk=tex_breakable,
+    from symattn.report.typeset import tex_width
+
+    env.filters.update(rich=tex_rich, cellrich=lambda p: tex_rich(p, cell=True), texwidth=tex_width, e=tex_escape,
+                       text=lambda t: tex_text(t, refs),
+                       verb=tex_verb, brk=tex_breakable,
                        cell=lambda t: tex_cell(t, refs), fit=_fit, badgekey=badge_key,
+                       source=lambda t: tex_text(t, refs, breakable=True, cell=False),
                        heading=lambda t: tex_heading(t, refs))
     env.tests.update(math=lambda x: isinstance(x, Math), paragraph=lambda x: isinstance(x, Paragraph),
-                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links))
+                     table=lambda x: isinstance(x, Table), links=lambda x: isinstance(x, Links),
+                     rich=lambda x: isinstance(x, Rich))
     return env
 
 

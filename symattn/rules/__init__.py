@@ -17,6 +17,7 @@ Families of rules live in one module each (:mod:`.algebra`, :mod:`.definitions`,
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -132,9 +133,7 @@ RULES: dict[str, Rule] = {}
 #: such (:data:`LEGACY`); a theorem with such a step is never graded above what they can promise.
 #: This set only shrinks (a test pins its content); every rule outside it must hand the kernel's Thm.
 UNCONVERTED: frozenset = frozenset({
-    "matrix_associativity", "transpose_product", "matrix_distributivity",
-    "matrix_entrywise", "block_matrix_product", "peel_last_block", "factor_out_of_blocks", "induction",
-    "rank_of_product_le", "permutation_matrix_orthogonal", "sum_reindex_bijection", "evaluate_explicit",
+    "matrix_entrywise", "induction",
     "block_diagonal_product",
 })
 
@@ -163,6 +162,28 @@ def rule(name: str, summary: str, params: tuple = ()):
     return register
 
 
+#: the kernel's private names: a rule that uses one forges what only the primitives may make
+_PRIVATE = frozenset({"_make", "_TOKEN", "_Body", "HYPOTHESES", "REGISTRY", "_RECORDS"})
+
+
+@functools.cache
+def _forging(module: str) -> str:
+    """The kernel-private names the source of a rule's module uses ('' when none, or no source)."""
+    import ast
+    import inspect
+    import sys
+
+    mod = sys.modules.get(module)
+    try:
+        tree = ast.parse(inspect.getsource(mod))
+    except (OSError, TypeError, SyntaxError):
+        return ""
+    used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    used |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    return ", ".join(sorted(used & _PRIVATE))
+
+
 def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ctx: ProofContext) -> RuleResult:
     """Check one step with its rule, under the context's time limit."""
     _load_rule_modules()
@@ -173,6 +194,10 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
         close = difflib.get_close_matches(str(rule_name), list(RULES), n=3, cutoff=0.6)
         hint = f"did you mean {' or '.join(map(repr, close))}?" if close else f"known rules: {sorted(RULES)}"
         return failed(f"unknown rule {rule_name!r}; {hint}")
+    module = getattr(r.check, "__module__", "") or ""
+    if not module.startswith("symattn.kernel.") and (bad := _forging(module)):
+        return failed(f"rule {rule_name!r} (module {module}) uses the kernel's private {bad}: a rule may only "
+                      "call the kernel's primitives, never make a theorem itself")
     if r.params:
         unknown = set(args) - set(r.params)
         if unknown:

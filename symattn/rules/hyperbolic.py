@@ -18,7 +18,9 @@ r"""The hyperbolic tangent and limits: ``tanh_bound``, ``hyperbolic_as_exp``, ``
   the rule divides by the dominant exponential, the kernel needs the order of the rates shown: by
   the symbols' signs, or by an order hypothesis ``a > b`` the theorem states); at ``oo`` through
   ``u = 1/z`` (``limit_at_infinity``) followed by substitution or a quotient ``N/D`` with
-  ``N(0) = D(0) = 0`` (``limit_quotient``: ``N'(0)/D'(0)``).
+  ``N(0) = D(0) = 0`` (``limit_quotient``: ``N'(0)/D'(0)``); with ``lower=`` and ``upper=``, a squeeze
+  (``limit_squeeze``: the bounds shown by the kernel's sign test for every point of the approach, their
+  limits closed by the lemmas above).
 
 >>> import sympy as sp
 >>> from symattn.rules import ProofContext, check_step
@@ -83,7 +85,8 @@ def check_tanh_bound(lhs, rhs, relation, ctx):
                 tried.append(f"{_show(occ)}: {exc}")
                 break
             try:
-                thm = bound if alpha_equal(lhs, occ) else axiom("monotone", expr=lhs, at=occ, bound=bound)
+                thm = bound if alpha_equal(lhs, occ) else axiom("monotone", expr=lhs, at=occ, bound=bound,
+                                                                   strict=relation in ("<", ">"))
             except KernelError as exc:
                 tried.append(f"{_show(occ)} -> {end}: {exc}")
                 continue
@@ -224,15 +227,52 @@ def _limits_closed(x: Any, reasons: list):
     return out
 
 
+def _squeezed(lhs: Any, lower: Any, upper: Any, reasons: list):
+    """The kernel's theorem ``lhs = L`` for ``lhs`` a Limit squeezed between ``lower`` and ``upper``."""
+    from symattn.rules.summation import index_argument
+
+    if not isinstance(lhs, sp.Limit):
+        reasons.append("squeeze: the left side must be the limit itself")
+        return None
+    body, z, z0, direction = lhs.args
+    g, h = index_argument((_scalar(lower), _scalar(upper)), z, lhs)
+    try:
+        below = axiom("gap_sign", lhs=g, rhs=body, relation="<=")
+        above = axiom("gap_sign", lhs=body, rhs=h, relation="<=")
+    except KernelError as exc:
+        reasons.append(f"squeeze: {exc}")
+        return None
+    gl, hl = _close_limit(sp.Limit(g, z, z0, str(direction)), reasons), \
+        _close_limit(sp.Limit(h, z, z0, str(direction)), reasons)
+    if gl is None or hl is None:
+        return None
+    try:
+        return axiom("limit_squeeze", limit=lhs, below=below, above=above, below_limit=gl, above_limit=hl)
+    except KernelError as exc:
+        reasons.append(f"limit_squeeze: {exc}")
+        return None
+
+
 @rule("limit_evaluate", "close each Limit by the kernel's limit lemmas (continuity at a finite point, decaying "
-      "exponentials under the order of the rates, u = 1/z, N'(z0)/D'(z0) for 0/0); never sympy.limit")
-def check_limit_evaluate(lhs, rhs, relation, ctx):
+      "exponentials under the order of the rates, u = 1/z, N'(z0)/D'(z0) for 0/0, squeeze between lower= and "
+      "upper=); never sympy.limit", params=("lower", "upper"))
+def check_limit_evaluate(lhs, rhs, relation, ctx, lower=None, upper=None):
     if relation != "=":
         raise RuleError("limit_evaluate justifies equalities only")
     lhs, rhs = _scalar(lhs), _scalar(rhs)
     if not any(isinstance(x, sp.Basic) and x.has(sp.Limit) for x in (lhs, rhs)):
         return failed("no limit on either side")
     reasons: list = []
+    if lower is not None or upper is not None:
+        if lower is None or upper is None:
+            raise RuleError("a squeeze needs both lower= and upper=")
+        a = _squeezed(lhs, lower, upper, reasons)
+        if a is None:
+            return failed("no kernel lemma closes the limit: " + "; ".join(reasons))
+        try:
+            return proved(trans(a, by_zero(a.rhs, rhs)), "squeezed between the bounds")
+        except KernelError as exc:
+            return failed(f"the limits evaluate to {_show(a.rhs)} and {_show(rhs)} ({exc})")
     a, b = _limits_closed(lhs, reasons), _limits_closed(rhs, reasons)
     if a is None or b is None:
         return failed("no kernel lemma closes the limit: " + "; ".join(reasons))

@@ -182,7 +182,7 @@ def check_monotone_step(lhs, rhs, relation, ctx, at=None, proof=None):
         bound = _nested(proof, at, ctx)
     if bound.relation == "=":
         return failed("the nested proof is an equality: use it as an equality step instead")
-    thm = axiom("monotone", expr=lhs, at=at, bound=bound)
+    thm = axiom("monotone", expr=lhs, at=at, bound=bound, strict=relation in ("<", ">"))
     forward = alpha_equal(thm.lhs, lhs)
     other = thm.rhs if forward else thm.lhs
     if not alpha_equal(other, rhs):

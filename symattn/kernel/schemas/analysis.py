@@ -85,7 +85,7 @@ def _derivatives(expr):
 
 
 # ------------------------------------------------------------------------------ monotonicity
-def monotone_instance(expr: Any, at: Any, bound, fn: Any = None) -> tuple:
+def monotone_instance(expr: Any, at: Any, bound, fn: Any = None, strict: bool = True) -> tuple:
     """From ``A REL B`` (``bound``) and ``F(x) = expr[at := x]`` (or ``F = fn``, a ``Lambda``)
     differentiable and real on the segment between ``A`` and ``B`` with ``F'`` of a sign the core shows
     there: ``F(A) REL' F(B)``."""
@@ -126,7 +126,9 @@ def monotone_instance(expr: Any, at: Any, bound, fn: Any = None) -> tuple:
     if not calculus.real_on(F, x, ranges):
         raise KernelError(f"{_show(F)} is not shown real on the segment")
     dF = sp.diff(F, x)
-    up, down = _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges)
+    calculus.one_engine(f"d/dx {_show(F)} on the segment", "SymPy's derivative of an expression the core shows "
+                        "differentiable on the segment")
+    up, down = _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges, want_strict=strict and rel in ("<", ">"))
     strict_bound = rel in ("<", ">")
     if up is not None:
         increasing, strict = True, up == _POS
@@ -143,7 +145,7 @@ def monotone_instance(expr: Any, at: Any, bound, fn: Any = None) -> tuple:
     return fb, fa, out
 
 
-def _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges):
+def _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges, want_strict=True):
     """The signs of ``dF`` and ``-dF`` for ``x`` on the segment ``lo..hi``: first with ``x`` a symbol
     of the sign both ends are shown to have (the segment lies in it), then with ``x`` written from an
     end of the segment; ``dF`` also read in its ``together``/``factor`` forms (equal where defined)."""
@@ -162,29 +164,50 @@ def _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges):
     elif None not in ends:
         tries.append((calculus.fresh("x", nonnegative=True), ()))
     tries.append((x, ranges))
+    # the ends with their bounded atoms (tanh in (-1, 1), sin and cos in [-1, 1]) written from a bound:
+    # each written end is the end itself for some p (q) >= 0, so the segment is still covered
+    (_, alo, ahi) = ranges[0]
+    for vlo in [alo] + calculus.bounded_variants(alo)[:2]:
+        for vhi in [ahi] + calculus.bounded_variants(ahi)[:2]:
+            if vlo is not alo or vhi is not ahi:
+                tries.append((x, ((x, vlo, vhi),) + tuple(ranges[1:])))
+    found = (None, None)
     for var, rng in tries:
         for form in forms:
             g = form.xreplace({x: var})
             r = rng if rng else hyp_ranges
-            up = calculus.sign(g, r)
-            if up is not None:
-                return up, None
-            down = calculus.sign(-g, r)
-            if down is not None:
-                return None, down
-    return None, None
+            if found[1] is None:
+                up = calculus.sign(g, r)
+                if up == _POS:
+                    return up, None
+                if up is not None:
+                    found = (up, None)
+                    if not want_strict:
+                        return found
+                    continue
+            if found[0] is None:
+                down = calculus.sign(-g, r)
+                if down == _POS:
+                    return None, down
+                if down is not None:
+                    found = (None, down)
+                    if not want_strict:
+                        return found
+    return found
 
 
 @schema("monotone", "from A <= B (A < B) and F differentiable and real on [A, B] with F' >= 0 there (> 0): "
         "F(A) <= F(B) (F(A) < F(B)); F' <= 0 reverses; the sign of F' is shown by the core's sign test on the segment")
-def _monotone(bound, expr=None, at=None, fn=None):
-    return monotone_instance(expr, at, bound, fn)
+def _monotone(bound, expr=None, at=None, fn=None, strict=True):
+    """``strict=False``: the caller needs only the non-strict conclusion (the search for a strictly
+    signed derivative stops at the first sign)."""
+    return monotone_instance(expr, at, bound, fn, strict)
 
 
 # ------------------------------------------------------------------------------ tanh
 def _real_arg(arg: Any) -> Any:
     arg = canonical(sp.sympify(arg, strict=True))
-    if arg.is_extended_real is not True or arg.is_finite is False:
+    if arg.is_real is not True:  # real: finite too (tanh(oo) = 1 is no counterexample to look for)
         raise KernelError(f"the argument {_show(arg)} of tanh is not known to be real (tanh of a complex number "
                           "is unbounded)")
     return arg

@@ -11,7 +11,9 @@ only: ``lim e^{ax}/(e^{ax} + e^{bx})`` is 1 or 0 as ``a > b`` or ``a < b``).
 * ``limit_decaying``: ``lim_{z -> oo} F(e^{c_1 z}, ..., e^{c_m z}) = F(0, ..., 0)`` when every ``c_i < 0``
   -- shown by the sign test, or as a positive multiple of ``q - p`` for an order hypothesis ``p > q`` the
   theorem states (so the ordering a limit depends on is a hypothesis the user must write) -- and ``F``
-  is continuous at ``0`` in each slot; the body must be shown equal to the form by the zero test.
+  is continuous at ``0`` in each slot; the body must be shown equal to the form by the zero test;
+* ``limit_squeeze``: ``lim f = L`` from theorems ``g(z) <= f(z) <= h(z)`` for every ``z`` the limit
+  variable ranges over (it carries only what the approach implies) and ``lim g = L = lim h``.
 """
 
 from __future__ import annotations
@@ -52,8 +54,8 @@ def _open(limit: Any) -> tuple:
 
 
 def _finite_point(z0: Any) -> None:
-    if z0.has(*_INFINITE) or z0.is_finite is False:
-        raise KernelError(f"the point {_show(z0)} is not finite")
+    if z0.has(*_INFINITE) or z0.is_finite is not True:
+        raise KernelError(f"the point {_show(z0)} is not known to be finite")
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -147,3 +149,26 @@ def _limit_decaying(limit, form):
         # functions continuous at the point is jointly continuous there
         calculus.check_continuous(F.xreplace({w: 0 for w in ys if w is not y}), y, sp.S.Zero, ranges)
     return lim, canonical(F.xreplace({y: 0 for y in ys})), "="
+
+
+@schema("limit_squeeze", "lim_{z -> z0} f(z) = L from g(z) <= f(z) <= h(z) for every z of the approach and "
+        "lim_{z -> z0} g(z) = L = lim_{z -> z0} h(z) (all theorems of the kernel)")
+def _limit_squeeze(limit, below, above, below_limit, above_limit):
+    from symattn.kernel.schemas.analysis import _thm
+    from symattn.kernel.terms import alpha_equal
+
+    lim, body, z, z0, direction = _open(limit)
+    lo, hi = _thm(below, "the lower bound"), _thm(above, "the upper bound")
+    ll, hl = _thm(below_limit, "the lower bound's limit"), _thm(above_limit, "the upper bound's limit")
+    for t, what in ((lo, "lower bound"), (hi, "upper bound")):
+        if t.relation not in ("<", "<="):
+            raise KernelError(f"the {what} {t!r} is not a <= bound")
+    if not alpha_equal(lo.rhs, body) or not alpha_equal(hi.lhs, body):
+        raise KernelError(f"the bounds {lo!r} and {hi!r} do not enclose the body {_show(body)}")
+    for t, inner, what in ((ll, lo.lhs, "lower"), (hl, hi.rhs, "upper")):
+        want = canonical(sp.Limit(inner, z, z0, direction))
+        if t.relation != "=" or not alpha_equal(t.lhs, want):
+            raise KernelError(f"{t!r} is not the limit of the {what} bound {_show(want)}")
+    if not alpha_equal(ll.rhs, hl.rhs):
+        raise KernelError(f"the bounds tend to different values {_show(ll.rhs)} and {_show(hl.rhs)}")
+    return lim, ll.rhs, "="

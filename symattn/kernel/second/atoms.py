@@ -87,6 +87,14 @@ def _power_sum(p: int) -> tuple:
     return tuple(sums[p])
 
 
+def _shown_positive(e: Any) -> bool:
+    """Whether Z3 (the second engine's sign test, :mod:`.z3_sign`) shows ``e > 0``."""
+    from symattn.kernel.second import AGREE
+    from symattn.kernel.second.z3_sign import recheck_sign
+
+    return recheck_sign(e, "positive").verdict == AGREE
+
+
 def _count(expr: Any) -> int:
     n = 0
     for _ in sp.preorder_traversal(expr):
@@ -544,10 +552,21 @@ class RationalForm:
         return out
 
     def _real_rat(self, r: tuple) -> bool:
-        """Whether a rational form is real by its atoms: symbols declared real (or integer)."""
-        return all(a.kind == "symbol" and (a.expr.is_real or a.expr.is_integer) for p in r for a in self.atoms_of(p))
+        """Whether a rational form is real by its atoms: symbols declared real (or integer), entries of
+        an IndexedBase declared real."""
+        def real(a):
+            if a.kind == "symbol":
+                return bool(a.expr.is_real or a.expr.is_integer)
+            if a.kind == "indexed":
+                return bool(a.expr.base.assumptions0.get("real") or a.expr.base.assumptions0.get("integer"))
+            return False
+
+        return all(real(a) for p in r for a in self.atoms_of(p))
 
     def _log_of_atom(self, a: Atom) -> tuple | None:
+        if a.kind in ("sum", "function", "indexed", "constant") and _shown_positive(a.expr):
+            key = ("log", self.key(self.var(a)))  # log(S) of a factor Z3 shows positive: one atom
+            return self.var(self._atom(key, sp.log(a.expr, evaluate=False), "log", False, a.deps, parts=(a.expr,)))
         if a.kind == "symbol" and a.expr.is_positive:
             key = ("log", self.key(self.var(a)))
             return self.var(self._atom(key, sp.log(a.expr), "log", False, a.deps, parts=(a.expr,)))

@@ -320,6 +320,10 @@ class _Translation:
             if body is not e and not body.has(type(e)):
                 return self.term(body)
         args = e.args
+        if type(e).__name__ == "TileEnd" and type(e).__module__ == "symattn.online_softmax":
+            w, t = args  # w_1 + ... + w_t (its docstring's definition; ``doit`` at a concrete t)
+            k = sp.Dummy("k", integer=True)
+            return self.term(sp.Sum(w[k], (k, 1, t)))
         if isinstance(e, sp.tanh):
             u = _real(self.term(args[0]))
             t = self.atom("tanh", e)
@@ -385,6 +389,8 @@ class _Translation:
             if bounds is not None:
                 return (_real(bounds[1]) - _real(bounds[0]) + 1) * c
         t = self.atom("sum", e)
+        if self._integer_summand(body, k):  # a sum of integers is an integer
+            t = self.fresh("isum", integer=True)
         bounds = self._bounds(lo, hi)
         if bounds is None or self.depth >= _MAX_DEPTH:
             return t
@@ -409,6 +415,20 @@ class _Translation:
         if "negative" in rev:
             self.facts.append(z3.Implies(b < a - 1, t > 0))
         return t
+
+    def _integer_summand(self, body: Any, k: Any) -> bool:
+        """Whether the summand is an integer for integer ``k`` (its Z3 term has integer sort); the
+        translation's facts and guards are left as they were."""
+        facts, guards, atoms, vars_ = len(self.facts), len(self.guards), len(self.atoms), dict(self._vars)
+        self.bound = self.bound | {k}
+        try:
+            return z3.is_int(self.term(body))
+        except (Inexpressible, z3.Z3Exception):
+            return False
+        finally:
+            self.bound = self.bound - {k}
+            del self.facts[facts:], self.guards[guards:], self.atoms[atoms:]
+            self._vars = vars_
 
     def _product(self, e: sp.Product):
         body, (k, lo, hi) = self._nested(e)

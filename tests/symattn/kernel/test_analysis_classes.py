@@ -65,6 +65,9 @@ SIGN_FALSE = [
     claim("abs_kink_inside_range", sp.Abs(T - sp.Rational(1, 2)), sp.Rational(1, 2), "tanh_bound", "<",
           why="real and nonzero"),
     claim("slope_of_unknown_sign", y * T, y, "tanh_bound", "<", why="sign of the derivative"),
+    # an extended real may be oo, where tanh is 1
+    claim("tanh_of_an_extended_real", sp.tanh(sp.Symbol("e", extended_real=True)), 1, "tanh_bound", "<",
+          why="not known to be real"),
     # a delta term makes the summand negative at j = m; a possibly reversed range is a negative sum
     claim("delta_makes_a_term_negative", sp.S.Zero, sp.Sum(w[k] * (1 - 2 * KD(k, j)), (k, 1, n)),
           "nonnegative_terms", "<=", M_IN, why="not shown nonnegative"),
@@ -110,6 +113,7 @@ MONOTONE_FALSE = [
 
 MONOTONE_TRUE = [
     mono("mono_exp_capped", sp.exp(c * T), sp.exp(c), "<", T, TANH_LT_1, CAP),
+    mono("mono_cube_shifted", (T + 2) ** 3, 27, "<", T, TANH_LT_1),
     mono("mono_decreasing", 1 / (1 + sp.exp(T)), 1 / (1 + sp.E), ">", T, TANH_LT_1),
     mono("mono_cube_nonstrict", T**3, 1, "<=", T, TANH_LT_1),
     mono("mono_abs_away_from_kink", sp.Abs(T - 2), 1, ">", T, TANH_LT_1),
@@ -163,6 +167,12 @@ LIMIT_FALSE = [
     claim("softcap_limit_doubled", sp.Limit(c * sp.tanh(s / c), c, sp.oo), 2 * s, "limit_evaluate",
           why="evaluate to"),
     claim("sin_at_infinity", sp.Limit(sp.sin(x), x, sp.oo), 0, "limit_evaluate", why="no kernel lemma"),
+    claim("squeeze_with_a_wrong_bound", sp.Limit(x**2 * sp.sin(1 / x), x, 0, "+"), 0, "limit_evaluate",
+          why="not shown nonnegative", lower=-(x**2), upper=x**3),
+    claim("squeeze_bounds_apart", sp.Limit(x**2 * sp.sin(1 / x), x, 0, "+"), 0, "limit_evaluate",
+          why="different values", lower=-(x**2), upper=1 + x**2),
+    claim("squeeze_to_the_wrong_value", sp.Limit(sp.exp(-x) * sp.cos(x), x, sp.oo), 1, "limit_evaluate",
+          why="evaluate to", lower=-sp.exp(-x), upper=sp.exp(-x)),
     claim("log_quotient_at_1_wrong", sp.Limit(sp.log(x) / (x - 1), x, 1), 2, "limit_evaluate", why="evaluate to"),
     claim("sqrt_quotient_at_0", sp.Limit(sp.sqrt(x) / x, x, 0, "+"), 1, "limit_evaluate", why="not shown at the point"),
 ]
@@ -174,6 +184,10 @@ LIMIT_TRUE = [
     claim("sinc_at_0_is_1", sp.Limit(sp.sin(x) / x, x, 0), 1, "limit_evaluate"),
     claim("removable_quotient", sp.Limit((x**2 - 1) / (x - 1), x, 1), 2, "limit_evaluate"),
     claim("log_quotient_at_1", sp.Limit(sp.log(x) / (x - 1), x, 1), 1, "limit_evaluate"),
+    claim("squeeze_oscillation_at_0", sp.Limit(x**2 * sp.sin(1 / x), x, 0, "+"), 0, "limit_evaluate",
+          lower=-(x**2), upper=x**2),
+    claim("squeeze_damped_cosine", sp.Limit(sp.exp(-x) * sp.cos(x), x, sp.oo), 0, "limit_evaluate",
+          lower=-sp.exp(-x), upper=sp.exp(-x)),
     claim("polynomial_at_2", sp.Limit(x**2 + 1, x, 2), 5, "limit_evaluate"),
     claim("abs_continuous_at_0", sp.Limit(sp.Abs(x), x, 0), 0, "limit_evaluate"),
     claim("softcap_limit", sp.Limit(c * sp.tanh(s / c), c, sp.oo), s, "limit_evaluate"),

@@ -4,9 +4,8 @@ Each mutant removes one check of the core (the lower bound of a range, the integ
 delta's solution, the definedness conditions, the renaming of bound variables, the range-only
 assumptions of a bound variable); for each, some false claim of the tables must stop being
 rejected. A mutant no table notices would mean the check it removes is untested. The second
-engine is off here: it is meant to catch what a weakened kernel lets through (with it on, the
-mutant that stops renaming bound variables is still caught on every binder claim), which would
-hide an untested kernel check.
+engine is off here: it is meant to catch what a weakened kernel lets through, which could hide an
+untested kernel check.
 """
 
 from __future__ import annotations

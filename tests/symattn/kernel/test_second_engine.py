@@ -19,6 +19,7 @@ X = sp.IndexedBase("X")
 f = sp.Function("f")
 S = sp.Sum(X[k], (k, 1, n))
 M_ = sp.Symbol("M_", integer=True)
+R = sp.IndexedBase("R", real=True)
 
 # claims lhs == rhs that are identities: SymPy (the kernel) reduces them to 0 and flint agrees
 TRUE_ZERO = [
@@ -79,6 +80,7 @@ def test_false_zero_claims_both_engines_refuse(lhs, rhs):
     (sp.tanh(x), (sp.exp(2 * x) - 1) / (sp.exp(2 * x) + 1)),  # through w = exp(x)
     (sp.log(2**n) / sp.log(2), n),  # log of a real power of a positive base
     (sp.log(8 * p), 3 * sp.log(2) + sp.log(p)),
+    (sp.log(sp.exp(-R[n]) * sp.Sum(sp.exp(R[k]), (k, 1, n))), sp.log(sp.Sum(sp.exp(R[k]), (k, 1, n))) - R[n]),
     (sp.Abs(x - y), sp.Abs(y - x)),
     (sp.Abs(2 * x - 2), 2 * sp.Abs(x - 1)),
     (sp.Abs(x * y), sp.Abs(x) * sp.Abs(y)),  # |.| over flint's irreducible factors
@@ -99,6 +101,9 @@ def test_flint_alone_knows_sums_by_karrs_convention(lhs, rhs):
     sp.log(x * y) - sp.log(x) - sp.log(y),  # x, y only real
     sp.Abs(x) - x,
     sp.exp(x) ** sp.Rational(1, 2) - sp.exp(x / 2) + sp.Abs(x),
+    # the sum may be empty (m <= 0): its log is not split off
+    sp.log(sp.exp(-R[n]) * sp.Sum(sp.exp(R[k]), (k, 1, M_))) + R[n] - sp.log(sp.Sum(sp.exp(R[k]), (k, 1, M_))),
+    sp.log(sp.exp(X[n])) - X[n],  # X is not declared real
 ])
 def test_identities_that_need_a_sign_are_never_agreed(expr):
     assert recheck_zero(expr).verdict != second.AGREE
@@ -176,7 +181,6 @@ from symattn.kernel.sign import nonzero, sign_of  # noqa: E402
 m = sp.Symbol("m", integer=True)
 j = sp.Symbol("j", integer=True)
 P = sp.IndexedBase("P", positive=True)
-R = sp.IndexedBase("R", real=True)
 AGREE, DISAGREE, INEXPRESSIBLE = second.AGREE, second.DISAGREE, second.INEXPRESSIBLE
 
 # (expr, relation, ranges, what Z3 must say)
@@ -215,6 +219,8 @@ SIGNS = [
     (sp.Sum(y**2, (k, 1, m)), "nonnegative", ((m, 0, n),), AGREE),
     (sp.Sum(sp.Sum(P[j], (j, 1, k)), (k, 1, n)), "positive", (), AGREE),  # nested: inner range from k
     (sp.Sum(P[k], (k, sp.Max(1, n - m), n)), "positive", ((m, 0, n),), AGREE),  # an integer Max as a bound
+    (lambda: _tile_end(), "nonnegative", (), AGREE),  # TileEnd(w, T) is w_1 + ... + w_T
+    (lambda: sp.Sum(P[k], (k, 1, _tile_end())), "positive", (), INEXPRESSIBLE),  # the tiles may be empty
     (sp.Product(P[k], (k, 1, m)), "positive", (), AGREE),  # reversed too: 1/prod of positives
     (sp.KroneckerDelta(m, j) - 1, "nonpositive", (), AGREE),
     ((-1) ** m, "nonzero", (), AGREE),
@@ -231,8 +237,15 @@ SIGNS = [
 ]
 
 
+def _tile_end():
+    from symattn.online_softmax import TileEnd
+
+    return TileEnd(sp.IndexedBase("w", integer=True, nonnegative=True), n)
+
+
 @pytest.mark.parametrize("expr,relation,ranges,expected", SIGNS)
 def test_z3_sign_table(expr, relation, ranges, expected):
+    expr = expr() if callable(expr) else expr
     check = recheck_sign(expr, relation, ranges=ranges)
     assert check.verdict == expected, check.reason
     assert check.engine == "z3"
@@ -249,6 +262,8 @@ INTEGRAL = [
     (m + sp.Rational(1, 2), True, AGREE),
     (m / 2, True, DISAGREE),  # m = 0
     (x, False, DISAGREE),
+    (sp.Sum(k**2, (k, 1, n)), False, AGREE),  # a sum of integers
+    (sp.Sum(k / 2, (k, 1, n)), False, INEXPRESSIBLE),
 ]
 
 

@@ -72,7 +72,8 @@ def test_the_html_links_the_lemma_and_numbers_nested_steps():
     page = environment(m).get_template("theorem.html.j2").render(entry=entry, figures={}, figure_errors={},
                                                                 known_ids=m.refs)
     assert 'href="#thm-online_softmax_merge"' in page
-    assert 'id="step-1.2.1"' in page and "Inductive step" in page and "induction_hypothesis" in page
+    assert 'id="thm-online_softmax_any_tiling-step-1.2.1"' in page  # steps are numbered per theorem
+    assert "Inductive step" in page and "induction_hypothesis" in page
     assert m.fallbacks == []
 
 

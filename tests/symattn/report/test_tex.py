@@ -11,7 +11,7 @@ ESCAPES = [
     ("plain words", "plain words"),
     ("a & b", r"a \& b"),
     ("50%", r"50\%"),
-    ("$5", r"\$5"),
+    ("$5", r"\ensuremath{\$}5"),  # in maths: a text dollar would come from a bitmap font
     ("#1", r"\#1"),
     ("snake_case", r"snake\_case"),
     ("{x}", r"\{x\}"),
@@ -39,7 +39,7 @@ def test_tex_escape_maps_specials_and_unicode(text, expected):
 def test_inline_maths_is_kept_and_text_around_it_escaped():
     assert tex_text("variance $d_k \\sigma^4$ for 100% of_it") == r"variance $d_k \sigma^4$ for 100\% of\_it"
     # a literal dollar is written \$; a lone $ is an error, not silently text
-    assert tex_text(r"costs \$5 & up") == r"costs \$5 \& up"
+    assert tex_text(r"costs \$5 & up") == r"costs \ensuremath{\$}5 \& up"
     with pytest.raises(TextError, match="unbalanced"):
         tex_text("costs $5 & up")
 

@@ -98,8 +98,9 @@ def tex_prose(tex: str) -> str:
     escapes turned back into the characters they stand for."""
     tex = re.sub(r"(?<!\\)%.*", "", tex)
     tex = re.sub(r"\\begin\{(align\*|equation\*|picture)\}.*?\\end\{\1\}", " ", tex, flags=re.S)
-    for command in ("texttt", "label", "ref", "input", "includegraphics", "symattnfit", "symattnstatus",
-                    "symattnbadge", "hypersetup", "definecolor", "color", "textcolor"):
+    for command in ("texttt", "label", "ref", "input", "includegraphics", "symattnfit", "symattnfitin", "symattnwide",
+                    "symattnstatus", "symattnbadge", "symattnminibadge", "hypersetup", "definecolor", "color",
+                    "textcolor"):
         tex = _strip_group(tex, command)
     tex = re.sub(r"\\hyperref\[[^\]]*\]", "", tex)
     tex = _drop_bookmarks(tex)
