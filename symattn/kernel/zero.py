@@ -188,8 +188,37 @@ def _linearised(expr: Any) -> Any:
         return expr
 
 
+def _foreign(e: Any) -> bool:
+    """An application of a head class of a user's (neither SymPy's nor symattn's): its SymPy hooks
+    (``_eval_expand_mul``, ``_eval_simplify``, ...) are the user's code, so the zero test never lets
+    SymPy's rewriting call them."""
+    mod = type(e).__module__ or ""
+    return (isinstance(e, sp.Expr) and not isinstance(e, (sp.Symbol, sp.Indexed, sp.Number)) and bool(e.args)
+            and not mod.startswith(("sympy.", "symattn.", "derivations.")))
+
+
+def opaque_foreign(expr: Any) -> Any:
+    """``expr`` with every application of a user's head class replaced by an opaque symbol (the same
+    symbol for the same application)."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    table: dict = {}
+
+    def walk(e):
+        if _foreign(e):
+            if e not in table:
+                table[e] = sp.Dummy(f"F{len(table)}", commutative=e.is_commutative)
+            return table[e]
+        if not e.args:
+            return e
+        args = [walk(a) for a in e.args]
+        return e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
+
+    return walk(expr)
+
+
 def _reduces_to_zero(expr: Any) -> bool:
-    base = _contracted(canonical(sp.sympify(expr, strict=True)))
+    base = opaque_foreign(_contracted(canonical(sp.sympify(expr, strict=True))))
     forms = [opaque_sums(base)]
     if isinstance(base, sp.Basic) and base.has(sp.Sum):
         linear = opaque_sums(_linearised(base))
