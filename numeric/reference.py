@@ -263,6 +263,28 @@ def attention_scores(q, k, *, mask=None, causal=False, scale=None, window=None, 
     return args.user(_scores(args, args.q, args.k), 2)
 
 
+def _physical_memory() -> int | None:
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _require_score_memory(args, ct, what: str, matrices: int) -> None:
+    """Refuse, with a pointer to the tiled kernel, a score matrix that cannot fit in memory."""
+    batch = int(np.prod(args.batch, dtype=np.int64)) if args.batch else 1
+    need = batch * args.n_q * args.n_k * np.dtype(ct).itemsize * matrices
+    have = _physical_memory()
+    if have is not None and need > have:
+        gib = 2.0**30
+        raise MemoryError(
+            f"{what} forms {matrices} score matrices of {batch} x {args.n_q} x {args.n_k} ({need / gib:.1f} GiB), "
+            f"more than this machine's {have / gib:.1f} GiB of memory; numeric.tiled_attention computes the same "
+            "result tile by tile without forming them (numeric.tiled_attention_backward for the gradients)")
+
+
 def attention(q, k, v, *, mask=None, causal=False, scale=None, window=None, softcap=None,
               alibi_slopes=None, key_lengths=None, align=None) -> np.ndarray:  # fmt: skip
     r"""Scaled dot-product attention, :math:`\operatorname{softmax}(S)\,V` with the variants above.
@@ -294,9 +316,14 @@ def attention(q, k, v, *, mask=None, causal=False, scale=None, window=None, soft
     ct = compute_dtype(args.q.dtype)
     if args.n_q == 0 or args.n_k == 0:  # no query, or nothing to attend to: zeros
         return np.zeros((*args.user_batch, args.n_q, args.d_v), args.q.dtype)
+    _require_score_memory(args, ct, "attention", 2)
     k, v = zero_ignored_keys(args)
-    s = _scores(args, args.q, k)  # (*b, n_q, n_k)
-    p = softmax(s, axis=-1)  # (*b, n_q, n_k)
+    try:
+        s = _scores(args, args.q, k)  # (*b, n_q, n_k)
+        p = softmax(s, axis=-1)  # (*b, n_q, n_k)
+    except MemoryError:
+        raise MemoryError(f"attention ran out of memory forming the {args.n_q} x {args.n_k} score matrix; "
+                          "numeric.tiled_attention computes the same result without forming it") from None
     out = p @ v.astype(ct, copy=False)  # (*b, n_q, d_v)
     return args.user(out, 2).astype(args.q.dtype, copy=False)
 
@@ -337,6 +364,7 @@ def attention_backward(q, k, v, d_out, *, mask=None, causal=False, scale=None, w
     if args.n_q == 0 or args.n_k == 0:
         zeros = [np.zeros(shape, ct) for shape, _ in args.shapes]
         return tuple(z.astype(args.q.dtype) for z in zeros)
+    _require_score_memory(args, ct, "attention_backward", 4)
     k0, v0 = zero_ignored_keys(args)
     q_, k_, v_ = (x.astype(ct, copy=False) for x in (args.q, k0, v0))
     do = d_out.astype(ct, copy=False).reshape(*args.batch, args.n_q, args.d_v)  # (*b, n_q, d_v)

@@ -11,50 +11,83 @@ The kernel (statements, derivations, rules, verdicts) and the symbolic helpers u
 d_k*sigma**4
 """
 
-from symattn.acceptance import VerdictError, expect_failure
-from symattn.checker import Checker, check_theorem
+# Every public name is imported on first use (PEP 562), so that ``import symattn`` -- and with it
+# ``symattn --help`` -- does not pay for SymPy, numpy and the library (issue 22: startup).
+_LAZY = {
+    "VerdictError": ("symattn.acceptance", "VerdictError"),
+    "expect_failure": ("symattn.acceptance", "expect_failure"),
+    "Checker": ("symattn.checker", "Checker"),
+    "check_theorem": ("symattn.checker", "check_theorem"),
+    "activation_memory": ("symattn.complexity", "activation_memory"),
+    "attention_mlp_ratio": ("symattn.complexity", "attention_mlp_ratio"),
+    "crossover": ("symattn.complexity", "crossover"),
+    "gqa_param_count": ("symattn.complexity", "gqa_param_count"),
+    "kv_cache_bytes": ("symattn.complexity", "kv_cache_bytes"),
+    "layer_costs": ("symattn.complexity", "layer_costs"),
+    "mha_param_count": ("symattn.complexity", "mha_param_count"),
+    "model_costs": ("symattn.complexity", "model_costs"),
+    "check_conformance": ("symattn.conformance", "check"),
+    "Derivation": ("symattn.derivation", "Derivation"),
+    "Step": ("symattn.derivation", "Step"),
+    "flash_hbm_accesses": ("symattn.flash_io", "flash_hbm_accesses"),
+    "causal_mask": ("symattn.masks", "causal_mask"),
+    "score_pairs": ("symattn.masks", "score_pairs"),
+    "window_mask": ("symattn.masks", "window_mask"),
+    "Cov": ("symattn.moments", "Cov"),
+    "E": ("symattn.moments", "E"),
+    "Var": ("symattn.moments", "Var"),
+    "correlated_vectors": ("symattn.moments", "correlated_vectors"),
+    "dot": ("symattn.moments", "dot"),
+    "gaussian_vector": ("symattn.moments", "gaussian_vector"),
+    "iid_vector": ("symattn.moments", "iid_vector"),
+    "head_blocks": ("symattn.multihead", "head_blocks"),
+    "mha_sum_form": ("symattn.multihead", "mha_sum_form"),
+    "SoftmaxState": ("symattn.online_softmax", "SoftmaxState"),
+    "online_softmax_merge": ("symattn.online_softmax", "merge"),
+    "online_softmax_state": ("symattn.online_softmax", "state"),
+    "permutation_matrix": ("symattn.permutation", "permutation_matrix"),
+    "rope_matrix": ("symattn.rope", "rope_matrix"),
+    "rope_permutation": ("symattn.rope", "rope_permutation"),
+    "rotation": ("symattn.rope", "rotation"),
+    "sinusoidal_vector": ("symattn.rope", "sinusoidal_vector"),
+    "Softmax": ("symattn.softmax", "Softmax"),
+    "softmax": ("symattn.softmax", "softmax"),
+    "softmax_jacobian": ("symattn.softmax", "softmax_jacobian"),
+    "softmax_jacobian_entry": ("symattn.softmax", "softmax_jacobian_entry"),
+    "Assumption": ("symattn.statement", "Assumption"),
+    "Equation": ("symattn.statement", "Equation"),
+    "Independent": ("symattn.statement", "Independent"),
+    "IndexRange": ("symattn.statement", "IndexRange"),
+    "RandomFamily": ("symattn.statement", "RandomFamily"),
+    "Statement": ("symattn.statement", "Statement"),
+    "Instances": ("symattn.theorem", "Instances"),
+    "NumericResult": ("symattn.theorem", "NumericResult"),
+    "Probabilistic": ("symattn.theorem", "Probabilistic"),
+    "Theorem": ("symattn.theorem", "Theorem"),
+    "load_all": ("symattn.theorem", "load_all"),
+    "register": ("symattn.theorem", "register"),
+    "registry": ("symattn.theorem", "registry"),
+    "Level": ("symattn.verdict", "Level"),
+    "Outcome": ("symattn.verdict", "Outcome"),
+    "Verdict": ("symattn.verdict", "Verdict"),
+}
 
-# beyond the texts (issue 14): GQA, KV cache, masks, FlashAttention's IO, correlated moments
-from symattn.complexity import (  # noqa: E402
-    activation_memory,
-    attention_mlp_ratio,
-    crossover,
-    gqa_param_count,
-    kv_cache_bytes,
-    layer_costs,
-    mha_param_count,
-    model_costs,
-)
-from symattn.conformance import check as check_conformance
-from symattn.derivation import Derivation, Step
-from symattn.flash_io import flash_hbm_accesses  # noqa: E402
-from symattn.masks import causal_mask, score_pairs, window_mask  # noqa: E402
-from symattn.moments import (
-    Cov,
-    E,
-    Var,
-    correlated_vectors,  # noqa: E402
-    dot,
-    gaussian_vector,
-    iid_vector,
-)
-from symattn.multihead import head_blocks, mha_sum_form
-from symattn.online_softmax import SoftmaxState
-from symattn.online_softmax import merge as online_softmax_merge
-from symattn.online_softmax import state as online_softmax_state
-from symattn.permutation import permutation_matrix
-from symattn.rope import rope_matrix, rope_permutation, rotation, sinusoidal_vector
-from symattn.softmax import Softmax, softmax, softmax_jacobian, softmax_jacobian_entry
-from symattn.statement import (
-    Assumption,
-    Equation,
-    Independent,
-    IndexRange,
-    RandomFamily,
-    Statement,
-)
-from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem, load_all, register, registry
-from symattn.verdict import Level, Outcome, Verdict
+
+def __getattr__(name: str):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'symattn' has no attribute {name!r}") from None
+    import importlib
+
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value  # later lookups are plain attribute reads
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __version__ = "0.1.0"
 

@@ -9,6 +9,10 @@ Each subcommand lives in its own module under :mod:`symattn.commands` and expose
 ``list``, ``show``, ``check`` and ``report`` also take SOURCEs: a user's ``.py`` files or dotted
 module names whose theorems they act on (:mod:`symattn.commands.sources`, :mod:`symattn.sources`).
 
+Startup is kept short (``symattn --help`` imports neither SymPy nor numpy): command modules import
+what they need inside ``run``, and :mod:`symattn` imports its public names on first use.
+Environment variables are validated first (:func:`symattn.timelimit.environment_errors`).
+
 Exit statuses: 0 success; 1 a check failed (a theorem does not pass by :mod:`symattn.acceptance`:
 refuted, below its target, or a configured level not passing), or a SOURCE registers no theorem;
 2 a usage error, or a SOURCE that cannot be loaded.
@@ -35,11 +39,32 @@ def _load(name: str):
         raise
 
 
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("symattn")
+    except metadata.PackageNotFoundError:  # run from a checkout that is not installed
+        from symattn import __version__
+
+        return __version__
+
+
+class _Version(argparse.Action):  # computed only when asked for: --help need not look it up
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print symattn's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"symattn {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="symattn",
         description="Machine-checked mathematics of transformer attention.",
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = _load(name)
@@ -52,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from symattn.timelimit import environment_errors
+
+    errors = environment_errors()
+    if errors:  # before anything imports the kernel, which reads them
+        for line in errors:
+            print(f"symattn: {line}", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):

@@ -13,7 +13,10 @@ item shows the failing step, its rule, the residual and the verdict's reason, no
 the kernel. ``-k``, ``-x`` and pytest-xdist (``-n 2``: each worker loads the sources itself and
 collects the same items) work as for any test.
 
-Without a source option the plugin does nothing. Without the installed entry point, load it with
+``--with-library`` adds every built-in theorem of :mod:`derivations` (node ids
+``symattn-library::<id>``), as ``symattn check --with-library`` does; alone, it collects the library.
+
+Without a source option (or ``--with-library``) the plugin does nothing. Without the installed entry point, load it with
 ``pytest -p symattn.pytest_plugin``.
 
 The library's own per-theorem tests (``tests/test_registry.py``) use :func:`assert_theorem` of this
@@ -26,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["TheoremFailure", "TheoremItem", "SourceFile", "assert_theorem", "judge"]
+__all__ = ["LibraryFile", "TheoremFailure", "TheoremItem", "SourceFile", "assert_theorem", "judge"]
 
 
 def judge(theorem, outcome):
@@ -64,6 +67,9 @@ def pytest_addoption(parser) -> None:
                     help="collect every theorem this .py file or dotted module registers (repeatable)")
     group.addoption("--symattn-time-limit", type=float, default=None, metavar="SECONDS", dest="symattn_time_limit",
                     help="limit for each SymPy call of a rule (default: symattn's)")
+    group.addoption("--with-library", "--symattn-with-library", action="store_true", default=False,
+                    dest="symattn_with_library",
+                    help="also collect every built-in theorem of the library (symattn-library::<id>)")
     group.addoption("--symattn-no-cache", action="store_true", default=False, dest="symattn_no_cache",
                     help="check every theorem afresh (do not use the cache of outcomes, symattn.cache)")
     group.addoption("--symattn-cache-dir", default=None, metavar="DIR", dest="symattn_cache_dir",
@@ -86,7 +92,7 @@ def _specs(config) -> list[tuple[str, str]]:
 
 
 def pytest_configure(config) -> None:
-    if _specs(config):
+    if _specs(config) or config.getoption("symattn_with_library", False):
         from symattn.sources import watch_registrations
 
         # before anything imports a source (--doctest-modules, a conftest): know which file
@@ -126,10 +132,13 @@ def _cache(config):
 @pytest.hookimpl(tryfirst=True)  # before -k / -m deselect: our items are selected like any other
 def pytest_collection_modifyitems(session, config, items) -> None:
     specs = _specs(config)
-    if not specs:
+    with_library = config.getoption("symattn_with_library", False)
+    if not specs and not with_library:
         return
-    for shown, spec in specs:
-        collector = SourceFile.for_source(session, spec, shown)
+    collectors = [SourceFile.for_source(session, spec, shown) for shown, spec in specs]
+    if with_library:
+        collectors.append(LibraryFile.for_session(session))
+    for collector in collectors:  # the library last: it is what the sources' theorems are not
         report = collector.ihook.pytest_make_collect_report(collector=collector)
         collector.ihook.pytest_collectreport(report=report)  # a failed one counts as a collection error
         if report.passed:
@@ -191,6 +200,32 @@ class SourceFile(pytest.File):
         if isinstance(excinfo.value, SourceError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
+
+
+class LibraryFile(pytest.File):
+    """The built-in theorems (``--with-library``): every registered theorem no source registered."""
+
+    @classmethod
+    def for_session(cls, session) -> LibraryFile:
+        import derivations
+
+        path = Path(derivations.__file__).resolve()
+        return cls.from_parent(session, path=path, nodeid="symattn-library")
+
+    def collect(self):
+        from symattn import sources
+        from symattn.acceptance import expected_failure
+        from symattn.theorem import all_theorems
+
+        theirs = {t.id for src in sources._LOADED.values() for t in src.theorems}
+        for t in all_theorems():
+            if t.id in theirs:
+                continue
+            item = TheoremItem.from_parent(self, name=t.id, theorem=t, origin=sources.location_of(t))
+            reason = expected_failure(t)
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True, raises=TheoremFailure))
+            yield item
 
 
 class TheoremItem(pytest.Item):

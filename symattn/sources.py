@@ -8,7 +8,9 @@ A *source* is a path to a ``.py`` file or a dotted module name. Loading it:
    (``_symattn_source_<stem>_<hash of the path>``, so two files called ``my_results.py`` do not
    meet), its directory put on ``sys.path`` as ``python my_results.py`` would; a dotted name with
    :func:`importlib.import_module`. Nothing is ever ``exec``'d from a string;
-3. records which theorems it registered, and where (``file:line`` of the ``register`` call).
+3. records which theorems it registered, and where (``file:line`` of the ``register`` call), and
+   its title: the first line of its docstring, else its module name (a second source with the
+   same title gets its path appended), which titles the report and heads its theorems' topic.
 
 Everything that can go wrong is a :class:`SourceError` with one line (or, for a source that fails
 to import, the last lines of its traceback) naming the source and the theorem:
@@ -79,7 +81,7 @@ class Source:
 
     spec: str  # as given on the command line
     name: str  # how it is shown: the path as given, or the dotted name
-    title: str  # the module name (default report title): ``my_results``
+    title: str  # the docstring's first line, else the module name (default report title and topic)
     module: ModuleType
     path: Path | None
     theorems: list = field(default_factory=list)
@@ -231,6 +233,20 @@ def _import_file(path: Path) -> ModuleType:
     return module
 
 
+def _docstring_title(module) -> str | None:
+    """The first line of the module's docstring, up to a ``": "`` and without its full stop, if any."""
+    doc = getattr(module, "__doc__", None)
+    if not isinstance(doc, str):
+        return None
+    for line in doc.strip().splitlines():
+        line = " ".join(line.split())
+        if line:
+            line = line.split(": ", 1)[0]  # "My results: three statements ..." -> "My results"
+            line = line[:-1] if line.endswith(".") and not line.endswith("..") else line
+            return line[:100] or None
+    return None
+
+
 def load_source(spec: str) -> Source:
     """Import one source and return what it registered; see the module docstring for errors."""
     from symattn.theorem import Theorem, load_all, registry
@@ -282,7 +298,10 @@ def load_source(spec: str) -> Source:
 
     if path is None and getattr(module, "__file__", None):
         path = Path(module.__file__).resolve()
-    title = path.stem if _is_path(spec) else spec
+    title = _docstring_title(module) or (path.stem if _is_path(spec) else spec)
+    taken = {src.title for src in _LOADED.values()}
+    if title in taken:  # two files called thm.py (or with one docstring title) stay apart in the report
+        title = f"{title} ({shown})"
     new = [t for t in registry if t.id not in before or before[t.id] is not t]
     if preloaded is not None:  # imported before we looked: what its file registered
         new = _registered_in(path) or [

@@ -10,8 +10,6 @@ import json
 import sys
 import textwrap
 
-from symattn.audit import AUDIT_VERDICTS, run_audit
-
 HELP = "audit every stated number and claim of the source texts: holds, to rounding, does not hold, ambiguous"
 
 
@@ -21,6 +19,8 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from symattn.audit import AUDIT_VERDICTS, run_audit
+
     entries = run_audit(args.pattern)
     if args.json:
         print(json.dumps([e.to_json() for e in entries], indent=2, ensure_ascii=False))

@@ -65,10 +65,22 @@ def add_arguments(parser) -> None:
                         help="--variant gqa: query heads per key/value head (default 4)")
     parser.add_argument("--matmul-n", type=int, default=2048, metavar="N",
                         help="size of the square float32 matmul that calibrates GFLOP/s (default 2048)")
+    parser.add_argument("--startup", action="store_true",
+                        help="time the command's own startup instead (symattn --help, check of a user file) "
+                             "as ratios against python -c pass in the same run")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def run(args) -> int:
+    if args.startup:
+        from symattn import startup
+
+        if args.repeats <= 0:
+            print(f"symattn bench: --repeats must be positive, got {args.repeats}", file=sys.stderr)
+            return 2
+        result = startup.measure(args.repeats)
+        print(json.dumps(result, indent=2) if args.json else startup.format_table(result))
+        return 0
     from numeric.bench import (  # lazy: keeps `symattn --help` fast
         format_table,
         run_bench,

@@ -15,7 +15,7 @@ from symattn.cache import add_arguments as add_cache_arguments
 from symattn.cache import from_args as cache_from_args
 from symattn.cache import using as using_cache
 from symattn.commands.sources import add_source_arguments, resolve
-from symattn.timelimit import DEFAULT_SECONDS
+from symattn.timelimit import default_seconds
 
 HELP = "check theorems at every level and grade them; exit 1 if any does not pass (see symattn.acceptance)"
 
@@ -25,8 +25,12 @@ def add_arguments(parser) -> None:
     parser.add_argument("-k", dest="pattern", metavar="PATTERN", help="only ids matching PATTERN (regex or glob)")
     parser.add_argument("--json", action="store_true", help="print the stable JSON array (see README)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N", help="check in N processes")
-    parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
-                        help=f"limit for each SymPy call of a rule (default {DEFAULT_SECONDS:g})")
+    try:
+        seconds = default_seconds()
+    except ValueError:  # reported by the CLI before parsing (symattn.cli.main)
+        seconds = 8.0
+    parser.add_argument("--time-limit", type=float, default=seconds, metavar="SECONDS",
+                        help=f"limit for each SymPy call of a rule (default {seconds:g}; SYMATTN_TIME_LIMIT)")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
     add_cache_arguments(parser)
 

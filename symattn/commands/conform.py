@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from symattn import conformance
-
 HELP = "check an attention implementation (MODULE:FUNCTION) against the properties the theorems guarantee"
 
 
@@ -17,8 +15,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--mask", nargs="?", const="bool", choices=["bool", "float"], default=False,
                         help="the function takes masks: boolean (True = may attend; the default) or float "
                              "(additive, 0 or -inf)")
-    parser.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"], default="float64",
-                        help="the precision tested (bfloat16: with --adapter torch)")
+    parser.add_argument("--dtype", choices=["float32", "float64", "float16", "bfloat16"], default=None,
+                        help="the precision tested (default float64; the adapter's: float32 for jax; "
+                             "bfloat16: with --adapter torch)")
     parser.add_argument("--examples", type=int, default=40, metavar="N", help="Hypothesis examples per property")
     parser.add_argument("--adapter", choices=["numpy", "torch", "jax"], default="numpy",
                         help="how to call the function: numpy arrays, torch tensors (mask->attn_mask, "
@@ -28,8 +27,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--device", default="cpu", help="torch device (cpu, or cuda when present)")
     parser.add_argument("--rope", metavar="MODULE:FUNCTION", help="a rope(x, positions) function to test")
     # the declared input space
-    parser.add_argument("--value-dim", choices=["any", "same"], default="any",
-                        help="'same': the function needs d_v = d")
+    parser.add_argument("--value-dim", choices=["any", "same"], default=None,
+                        help="'same': the function needs d_v = d (default any; same for --adapter jax)")
     parser.add_argument("--square", action="store_true", help="the function needs n_q = n_k")
     parser.add_argument("--max-n", type=int, default=512, metavar="N", help="longest sequence drawn (default 512)")
     parser.add_argument("--head-dims", metavar="D,D,...", help="the head dims supported, e.g. 64,128")
@@ -89,6 +88,8 @@ def _window(text: str):
 
 
 def _adapter(args):
+    from symattn import conformance
+
     layout = args.layout
     if args.adapter == "torch":
         return conformance.torch_adapter(layout or "bhnd", device=args.device,
@@ -101,6 +102,9 @@ def _adapter(args):
 
 
 def run(args) -> int:
+    from symattn import conformance
+    from symattn.conformance.hints import for_cli
+
     try:
         import hypothesis  # noqa: F401
     except ImportError:
@@ -126,7 +130,7 @@ def run(args) -> int:
             kv_heads = True if args.kv_heads == "any" else _ints(args.kv_heads, "--kv-heads")[0]
         kwargs = {
             "causal": args.causal or False, "mask": args.mask, "dtype": args.dtype, "examples": args.examples,
-            "adapter": _adapter(args), "rope": rope, "target": args.target, "value_dim": args.value_dim,
+            "adapter": _adapter(args), "rope": rope, "target": args.target, "value_dim": args.value_dim, "hints": "cli",
             "square": args.square, "max_n": args.max_n,
             "head_dims": _ints(args.head_dims, "--head-dims") if args.head_dims else None,
             "dtypes": [x.strip() for x in args.dtypes.split(",")] if args.dtypes else None,
@@ -137,7 +141,7 @@ def run(args) -> int:
         }
         result = conformance.check(fn, **kwargs)
     except (ValueError, TypeError, ImportError) as exc:
-        print(f"symattn conform: {exc}", file=sys.stderr)
+        print(f"symattn conform: {for_cli(str(exc))}", file=sys.stderr)
         return 2
     print(conformance.dumps(result) if args.json else result.table())
     return 0 if result.passed else 1

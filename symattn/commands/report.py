@@ -20,7 +20,7 @@ from symattn.cache import add_arguments as add_cache_arguments
 from symattn.cache import from_args as cache_from_args
 from symattn.cache import using as using_cache
 from symattn.commands.sources import add_source_arguments, resolve
-from symattn.timelimit import DEFAULT_SECONDS
+from symattn.timelimit import default_seconds
 
 HELP = "check the theorems and write the reports (offline HTML, LaTeX, PDF)"
 
@@ -38,8 +38,12 @@ def add_arguments(parser) -> None:
                         help="directory of templates overriding the built-in ones (same file names)")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="check in N processes (default: the number of CPUs)")
-    parser.add_argument("--time-limit", type=float, default=DEFAULT_SECONDS, metavar="SECONDS",
-                        help=f"limit for each SymPy call of a rule (default {DEFAULT_SECONDS:g})")
+    try:
+        seconds = default_seconds()
+    except ValueError:  # reported by the CLI before parsing (symattn.cli.main)
+        seconds = 8.0
+    parser.add_argument("--time-limit", type=float, default=seconds, metavar="SECONDS",
+                        help=f"limit for each SymPy call of a rule (default {seconds:g}; SYMATTN_TIME_LIMIT)")
     parser.add_argument("--no-numeric", action="store_true", help="skip the numeric level")
     add_cache_arguments(parser)
     parser.add_argument("--figures", choices=("all", "used", "none"), default=None,
@@ -56,6 +60,36 @@ def add_arguments(parser) -> None:
     parser.add_argument("--conform", action="append", default=[], metavar="MODULE:FUNCTION",
                         help="add a section checking this attention implementation against the theorems' "
                              "properties (see `symattn conform`); may be repeated")
+
+
+def output_problem(out: str) -> str | None:
+    """Why the report cannot be written to directory ``out`` (None: it can), found before any check.
+
+    The report is built in a fresh directory next to ``out`` and renamed into place, so ``out``
+    must be a directory or not exist, and its nearest existing ancestor must be a directory in
+    which a directory can be created (not ``/proc``, not read-only, not through a file)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(out).expanduser()
+    if path.exists() and not path.is_dir():
+        return f"--out {out}: exists and is not a directory"
+    parent = path.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"--out {out}: {parent} is not a directory"
+    try:
+        probe = tempfile.mkdtemp(prefix=".symattn-write-test-", dir=parent)
+    except OSError as exc:
+        return f"--out {out}: cannot create a directory in {parent} ({exc.strerror or exc})"
+    try:
+        Path(probe).rmdir()
+    except OSError:
+        pass
+    if path.is_dir() and not os.access(path, os.R_OK | os.W_OK | os.X_OK):
+        return f"--out {out}: the existing directory cannot be read and replaced"
+    return None
 
 
 class Progress:
@@ -104,6 +138,10 @@ def run(args) -> int:
                                 check=not args.no_check, title=title)
     except ValueError as exc:
         print(f"symattn report: {exc}", file=sys.stderr)
+        return 2
+    problem = output_problem(args.out)
+    if problem is not None:  # before loading, checking or drawing anything
+        print(f"symattn report: {problem}", file=sys.stderr)
         return 2
     chosen = resolve(args, "report", pattern=args.pattern)
     if chosen.status is not None:

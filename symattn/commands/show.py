@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import sympy as sp
-
-from symattn.theorem import load_all
-
 HELP = "show a theorem: statement, hypotheses and derivation"
 
 
@@ -15,9 +11,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("id", help="theorem id (see `symattn list`)")
     parser.add_argument("sources", nargs="*", metavar="SOURCE",
                         help="a .py file or dotted module name to load first (for the theorems it registers)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not check the theorem (the verdict line is then omitted)")
+    parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                        help="limit for each SymPy call of a rule (default SYMATTN_TIME_LIMIT or 8)")
 
 
-def render(t) -> str:
+def render(t, outcome=None) -> str:
+    import sympy as sp
+
     lines = [f"{t.id}: {t.title}", f"  kind: {t.kind}    target: {t.target.value}", f"  source: {t.source}", ""]
     if t.claim:
         lines += ["  claim: " + t.claim, ""]
@@ -41,10 +43,31 @@ def render(t) -> str:
         lines.append(f"  Instances: exact check for {t.instances.describe()}")
     if t.notes:
         lines += ["", "  Notes: " + t.notes]
+    if outcome is not None:
+        from symattn.verdict import wording
+
+        lines += ["", f"  Verdict: {wording(outcome.verdict, t.kind)} (target {wording(t.target, t.kind)}; "
+                      f"{outcome.seconds:.1f}s)"
+                      + (f" -- {outcome.how}" if getattr(outcome, "how", "") else "")]
     return "\n".join(lines)
 
 
+def suggestions(wanted: str, ids, n: int = 5) -> list[str]:
+    """Close ids: difflib's closest (cutoff 0.6) first, then those containing it or contained in it."""
+    import difflib
+
+    ids = list(ids)
+    close = difflib.get_close_matches(wanted, ids, n=n, cutoff=0.6)
+    close += [i for i in ids if (wanted in i or i in wanted) and i not in close]
+    return close[:n]
+
+
 def run(args) -> int:
+    from symattn.theorem import load_all
+
+    if args.time_limit is not None and not args.time_limit > 0:
+        print(f"symattn show: --time-limit must be positive, got {args.time_limit}", file=sys.stderr)
+        return 2
     reg = load_all()
     if args.sources:
         from symattn.sources import SourceError, load_sources
@@ -55,9 +78,16 @@ def run(args) -> int:
             print(f"symattn show: {exc}", file=sys.stderr)
             return 2
     if args.id not in reg:
-        close = [t.id for t in reg if args.id in t.id or t.id in args.id]
+        close = suggestions(args.id, [t.id for t in reg])
         hint = f"; did you mean: {', '.join(close)}" if close else "; see `symattn list`"
         print(f"symattn show: no theorem with id {args.id!r}{hint}", file=sys.stderr)
         return 2
-    print(render(reg.get(args.id)))
+    theorem = reg.get(args.id)
+    outcome = None
+    if not args.no_check:
+        from symattn.checker import check_theorem
+        from symattn.timelimit import default_seconds
+
+        outcome = check_theorem(theorem, time_limit=args.time_limit or default_seconds())
+    print(render(theorem, outcome))
     return 0

@@ -76,6 +76,10 @@ class Adapter:
     vjp: Callable | None = None
     dtype: str | None = None
     invoke: Callable | None = None  # invoke(fn, (q, k, v), options): how to call (default: directly)
+    fold_causal: bool = False  # causal together with a mask: pass one mask, the causal band folded in
+    # declared capabilities: the defaults of a check through this adapter (None: no constraint)
+    value_dim: str | None = None  # "same": the function needs d_v = d
+    dtypes: tuple | None = None  # the dtypes it computes in; the first is the default dtype
 
     def __post_init__(self) -> None:
         if self.layout not in ("bhnd", "bnhd"):
@@ -111,6 +115,8 @@ class Adapter:
     def native_options(self, options: dict) -> dict:
         native = {}
         options = dict(options)
+        if self.fold_causal and options.get("causal") and options.get("mask") is not None:
+            options["mask"] = fold_causal(options["mask"], options.pop("causal"))
         align = options.pop("align", None)
         if "seed" in options and self.seed is not None:
             self.seed(options.pop("seed"))
@@ -183,6 +189,24 @@ class Adapter:
 NUMPY = Adapter()
 
 
+def fold_causal(mask: np.ndarray, causal) -> np.ndarray:
+    """``mask`` (``(..., n_q, n_k)``; bool, True = may attend, or additive float) with the causal band
+    folded in: key ``j`` hidden from query ``i`` when ``j > i + offset`` (offset 0 top-left,
+    ``n_k - n_q`` bottom-right). For functions that refuse a mask together with ``is_causal``.
+
+    >>> fold_causal(np.ones((2, 3), dtype=bool), "top_left")
+    array([[ True, False, False],
+           [ True,  True, False]])
+    """
+    mask = np.asarray(mask)
+    n_q, n_k = mask.shape[-2:]
+    offset = n_k - n_q if causal == "bottom_right" else 0
+    band = np.arange(n_k)[None, :] <= np.arange(n_q)[:, None] + offset  # (n_q, n_k)
+    if mask.dtype == np.bool_:
+        return mask & band
+    return np.where(band, mask, np.asarray(-np.inf, dtype=mask.dtype)).astype(mask.dtype)
+
+
 # ---------------------------------------------------------------------------------------- torch
 def torch_adapter(layout: str = "bhnd", *, device: str = "cpu", dtype: str | None = None,
                   option_names: dict | None = None) -> Adapter:
@@ -190,7 +214,9 @@ def torch_adapter(layout: str = "bhnd", *, device: str = "cpu", dtype: str | Non
 
     numpy -> tensors on ``device`` (``"cpu"``, or ``"cuda"`` when asked and available), cast to
     ``dtype`` (e.g. ``"bfloat16"``; default: the numpy dtype), options renamed as in the module
-    docstring (``causal`` is top-left only: torch aligns its causal mask to the top-left). The
+    docstring (``causal`` is top-left only: torch aligns its causal mask to the top-left). torch
+    refuses ``attn_mask`` with ``is_causal=True``: with both, the causal band is folded into the
+    mask (:func:`fold_causal`) and ``is_causal`` is not passed. The
     dropout seed is set with ``torch.manual_seed``; ``backward="autograd"`` uses
     ``torch.autograd.grad``.
     """
@@ -246,6 +272,7 @@ def torch_adapter(layout: str = "bhnd", *, device: str = "cpu", dtype: str | Non
         seed=lambda s: torch.manual_seed(int(s)),
         vjp=vjp,
         dtype=dtype,
+        fold_causal=True,
     )
 
 
@@ -257,7 +284,10 @@ def jax_adapter(layout: str = "bnhd", *, option_names: dict | None = None) -> Ad
     module docstring (``is_causal`` and ``local_window_size`` are top-left aligned; a window
     bound ``None`` becomes a bound past every key). ``backward="autograd"`` uses ``jax.vjp``.
     float64 needs ``jax.config.update("jax_enable_x64", True)``; without it jax computes in
-    float32, and ``dtype="float64"`` is refused rather than silently downcast.
+    float32, and ``dtype="float64"`` is refused rather than silently downcast. The adapter declares
+    what the function supports, so a check through it needs no more: ``value_dim="same"``
+    (``dot_product_attention`` wants d_v = d) and dtypes float32, float16 (float64 too with x64),
+    float32 the default.
     """
     import jax
     import jax.numpy as jnp
@@ -316,18 +346,40 @@ def jax_adapter(layout: str = "bnhd", *, option_names: dict | None = None) -> Ad
     names = {"mask": "mask", "causal": "is_causal", "kv_heads": None, "window": "local_window_size",
              "key_lengths": "key_value_seq_lengths"}
     names.update(option_names or {})
+    # jax.nn.dot_product_attention needs the value head dim to equal the query's; without x64 it
+    # computes in float32 (float64 inputs would be downcast silently: refused instead)
+    dtypes = ("float64", "float32", "float16") if jax.config.jax_enable_x64 else ("float32", "float16")
     return Adapter(name="jax", layout=layout, to_native=to_native, from_native=np.asarray, option_names=names,
-                   causal_value=causal_value, window_value=window_value, vjp=vjp, invoke=invoke)
+                   causal_value=causal_value, window_value=window_value, vjp=vjp, invoke=invoke,
+                   value_dim="same", dtypes=dtypes)
 
 
 def load_callable(spec: str) -> Callable:
-    """``"package.module:function"`` -> the function (imported, never evaluated as code)."""
-    if ":" not in spec:
-        raise ValueError(f"expected MODULE:FUNCTION, got {spec!r}")
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise ValueError(f"expected MODULE:FUNCTION, got {spec!r}")
-    module = importlib.import_module(module_name)
+    """``"package.module:function"`` or ``"path/to/file.py:function"`` -> the function (imported,
+    never evaluated as code). A module is looked for in the current directory first, as
+    ``python -c "import mymodule"`` would; a file is imported by its path, its directory put on
+    ``sys.path`` (its own helper modules import)."""
+    import os
+    import sys
+
+    module_name, sep, attr = spec.rpartition(":") if isinstance(spec, str) else ("", "", "")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected MODULE:FUNCTION or FILE.py:FUNCTION, got {spec!r}")
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        module = _import_path(module_name)
+    else:
+        if not all(part.isidentifier() for part in module_name.split(".")):
+            raise ValueError(f"{module_name!r} is neither a dotted module name nor a .py file")
+        cwd = os.getcwd()
+        if cwd not in sys.path and "" not in sys.path:
+            sys.path.insert(0, cwd)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+                raise ValueError(f"no module named {module_name!r} (looked in the current directory and on "
+                                 f"sys.path; for a file, write {module_name.replace('.', '/')}.py:{attr})") from None
+            raise
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -336,3 +388,30 @@ def load_callable(spec: str) -> Callable:
     if not callable(obj):
         raise TypeError(f"{spec} is not callable")
     return obj
+
+
+def _import_path(text: str):
+    import hashlib
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(text).expanduser().resolve()
+    if not path.is_file():
+        raise ValueError(f"{text}: no such file")
+    if path.suffix != ".py":
+        raise ValueError(f"{text}: not a .py file")
+    name = f"_symattn_conform_{path.stem}_{hashlib.sha1(str(path).encode()).hexdigest()[:10]}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module

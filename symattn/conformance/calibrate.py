@@ -24,7 +24,7 @@ import numpy as np
 
 from .cases import Case, Space, interesting_lengths
 from .properties import member_errors
-from .protocol import compare, precision
+from .protocol import compare
 from .references import magnitudes, reference, reference_backward
 from .runner import prepare
 
@@ -139,13 +139,17 @@ def _ratios(runner, case: Case, extra: dict) -> dict:
 
 
 def calibrate(cases: int = 2000, *, max_n: int = 256, seed: int = 0, only: str | None = None,
-              progress: Callable[[str], None] | None = None) -> list[dict]:
-    """One row per (peer, dtype): cases run, worst ratio per result (ensemble; numeric alone), seconds."""
+              dtypes=None, progress: Callable[[str], None] | None = None) -> list[dict]:
+    """One row per (peer, dtype): cases run, worst ratio per result (ensemble; numeric alone), seconds.
+
+    ``only`` keeps the peers whose name contains it, ``dtypes`` the dtypes listed."""
     rows = []
     for peer in peers():
         if only and only not in peer.name:
             continue
         for dtype in peer.dtypes:
+            if dtypes and dtype not in dtypes:
+                continue
             rng = np.random.default_rng(seed)
             adapter = peer.adapter(dtype) if peer.adapter else None
             runners = []
@@ -166,6 +170,8 @@ def calibrate(cases: int = 2000, *, max_n: int = 256, seed: int = 0, only: str |
                     old = worst.get(name, (0.0, 0.0))
                     if pair[0] > old[0]:
                         where[name] = f"{case.describe()}; {config or 'plain'}"
+                        if progress and pair[0] > 1:
+                            progress(f"{peer.name} {dtype}: {name} {pair[0]:.2f} > 1 at {where[name]!r}")
                     worst[name] = (max(old[0], pair[0]), max(old[1], pair[1]))
                 if progress and (i + 1) % 100 == 0:
                     progress(f"{peer.name} {dtype}: {i + 1}/{cases} cases, worst {_short(worst)}")
@@ -193,6 +199,3 @@ def dumps(rows: list[dict]) -> str:
     return json.dumps(rows, indent=2)
 
 
-def check_precision_names(dtypes) -> None:  # pragma: no cover - validation helper for the CLI
-    for d in dtypes:
-        precision(d)

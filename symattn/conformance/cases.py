@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-__all__ = ["HEAD_DIMS", "Case", "Space", "cases", "find", "interesting_lengths"]
+__all__ = ["HEAD_DIMS", "Case", "Domain", "Space", "cases", "find", "interesting_lengths", "shrink"]
 
 # Primes that sit next to the tile sizes kernels use (16 ... 256), and FlashAttention's 113, 147, 203.
 _PRIMES = (11, 13, 17, 31, 37, 61, 67, 97, 113, 127, 131, 193, 251, 257, 383, 509, 1021)
@@ -105,10 +105,17 @@ class Case:
         return rng.standard_normal((self.b, self.h, self.n_q, self.d_v)).astype(dtype)
 
     def describe(self) -> str:
+        """Three lines: the shapes, the seed and the order of the draws, the code that redraws it."""
+        scaled = f", then q scaled by {self.scale:g}" if self.scale != 1 else ""
+        code = (f"Case(b={self.b}, h={self.h}, n_q={self.n_q}, n_k={self.n_k}, d={self.d}, d_v={self.d_v}, "
+                f"seed={self.seed}" + (f", scale={self.scale:g}" if self.scale != 1 else "")
+                + (f", h_kv={self.h_kv}" if self.h_kv else "") + ")")
         return (
             f"shapes q {(self.b, self.h, self.n_q, self.d)}, k {(self.b, self.kv, self.n_k, self.d)}, "
-            f"v {(self.b, self.kv, self.n_k, self.d_v)}; entries N(0,1) from "
-            f"numpy.random.default_rng({self.seed})" + (f", q scaled by {self.scale:g}" if self.scale != 1 else "")
+            f"v {(self.b, self.kv, self.n_k, self.d_v)}\n"
+            f"seed {self.seed}: numpy.random.default_rng({self.seed}) draws q, then k, then v, N(0,1){scaled}; "
+            f"d_out from default_rng({self.seed + 101}); a mask from default_rng({self.seed + 1})\n"
+            f"reproduce: from symattn.conformance import Case; q, k, v = {code}.arrays()"
         )
 
 
@@ -136,6 +143,10 @@ def cases(space: Space, *, square: bool | None = None, min_n_k: int = 1, min_d: 
     dims = [x for x in space.dims if x >= min_d] or [max(space.dims)]
     d_strategy = st.sampled_from(dims)
 
+    domain = Domain(lengths=lengths, n_k_lengths=tuple(n_k_lengths), dims=tuple(dims), dv_dims=space.dims,
+                    square=square, same_dv=space.value_dim == "same", kv_heads=space.kv_heads,
+                    max_batch=space.max_batch, max_heads=space.max_heads)
+
     @st.composite
     def build(draw):
         n_k = draw(n_k_strategy)
@@ -157,11 +168,78 @@ def cases(space: Space, *, square: bool | None = None, min_n_k: int = 1, min_d: 
         return Case(b=b, h=h, n_q=n_q, n_k=n_k, d=d, d_v=d_v, seed=draw(st.integers(0, 2**16)),
                     scale=draw(st.sampled_from([1.0, 3.0])), h_kv=h_kv)
 
-    return build()
+    strategy = build()
+    strategy.symattn_domain = domain  # what find's own shrinking may move a case to
+    return strategy
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values a case of one strategy may take, smallest first (for :func:`shrink`)."""
+
+    lengths: tuple
+    n_k_lengths: tuple
+    dims: tuple
+    dv_dims: tuple
+    square: bool
+    same_dv: bool
+    kv_heads: object
+    max_batch: int
+    max_heads: int
+
+    def smaller(self, c: Case):
+        """Cases one field smaller than ``c`` (in the order tried), all inside the domain."""
+        for b in range(1, c.b):
+            yield replace(c, b=b)
+        if self.kv_heads is None:
+            for h in range(1, c.h):
+                yield replace(c, h=h)
+        elif self.kv_heads is True:
+            for h in (1, 2, 3, 4, 6):
+                for h_kv in (x for x in range(1, h + 1) if h % x == 0):
+                    if (h, h_kv) < (c.h, c.kv) and h <= c.h and h_kv <= c.kv:
+                        yield replace(c, h=h, h_kv=h_kv)
+        else:
+            for h_kv in range(1, c.kv):
+                yield replace(c, h=self.kv_heads * h_kv, h_kv=h_kv)
+        for n in (x for x in self.n_k_lengths if x < c.n_k):
+            yield replace(c, n_k=n, n_q=n) if self.square else replace(c, n_k=n)
+        if not self.square:
+            for n in (x for x in self.lengths if x < c.n_q):
+                yield replace(c, n_q=n)
+        for d in (x for x in self.dims if x < c.d):
+            yield replace(c, d=d, d_v=d) if self.same_dv else replace(c, d=d)
+        if not self.same_dv:
+            for d_v in (x for x in self.dv_dims if x < c.d_v):
+                yield replace(c, d_v=d_v)
+        if c.scale != 1.0:
+            yield replace(c, scale=1.0)
+
+
+def shrink(case: Case, fails, domain: Domain, budget: int = 80) -> Case:
+    """Greedy shrinking after Hypothesis's: move to the first smaller case (one field at a time,
+    smallest values first) that still fails, until none does or ``budget`` calls are spent.
+
+    Hypothesis stops shrinking when its own budget runs out (a slow implementation, a large first
+    failure), which can leave ``q (1, 1, 95, 224)``; this pass guarantees a counterexample from
+    which no single field can be made smaller."""
+    calls = 0
+    improved = True
+    while improved and calls < budget:
+        improved = False
+        for smaller in domain.smaller(case):
+            calls += 1
+            if fails(smaller):
+                case, improved = smaller, True
+                break
+            if calls >= budget:
+                break
+    return case
 
 
 def find(strategy, fails, examples: int):
-    """The minimal input for which ``fails`` holds, or None (deterministic search and shrinking)."""
+    """The minimal input for which ``fails`` holds, or None (deterministic search and shrinking:
+    Hypothesis's, then :func:`shrink` for a :class:`Case`)."""
     from hypothesis import HealthCheck, Phase, settings
     from hypothesis import find as hypothesis_find
     from hypothesis.errors import NoSuchExample
@@ -175,6 +253,10 @@ def find(strategy, fails, examples: int):
         phases=[Phase.generate, Phase.shrink],
     )
     try:
-        return hypothesis_find(strategy, fails, settings=s)
+        found = hypothesis_find(strategy, fails, settings=s)
     except NoSuchExample:
         return None
+    domain = getattr(strategy, "symattn_domain", None)
+    if domain is not None and isinstance(found, Case):
+        found = shrink(found, fails, domain)
+    return found

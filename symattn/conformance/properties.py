@@ -552,7 +552,7 @@ def deterministic(runner) -> PropertyResult:
 # ------------------------------------------------------------------------------------ rope
 def rope_relative(runner, rope: Callable | None) -> PropertyResult:
     if rope is None:
-        return skipped("rope_relative", "rope_relative_logit", "run with --rope MODULE:FUNCTION")
+        return skipped("rope_relative", "rope_relative_logit", "run with rope=<a rope(x, positions) function>")
     from hypothesis import strategies as st
 
     @st.composite

@@ -171,17 +171,23 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 #   exp2         exp2((s - m) log2 e) in the compute precision (FlashAttention's exponential)
 #   tiled_64     scale folded into Q, online softmax over tiles of 64 keys, normalised after the
 #                product (FlashAttention-2's order; torch's flash CPU backend)
+#   exp_u20      the exponential of vectorised kernels, accurate to ~20 ulp rather than 1 (a
+#                degree-5 polynomial after the reduction x = n ln 2 + r; torch's flash CPU
+#                forward uses its exp_u20), normalised after the product
 #
 # and for the gradients: numeric's explicit formulas, the same through sqrt(scale) Q and K (what
 # autograd through torch's math backend computes), the tiled backward over tiles of 64 from its own
-# saved lse, and FlashAttention-2's formulas (P = exp(S - lse), D = rowsum(dO * O)) with the scores
-# recomputed in another order than the forward that saved lse and O (scale folded into Q, or
-# sqrt(scale) on Q and K, in the forward; scale after Q K^T in the backward): P is then off by
-# eps |S| relative, which is what separate forward and backward kernels (torch's flash CPU
-# backend) give. In float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the
-# dtype before the matmuls that take them ("p_rounded", "recompute_rounded").
-ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64")
-ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_q", "recompute_sqrt")
+# saved lse, and FlashAttention-2's formulas (P = exp(S - lse), D = rowsum(dO * O)) from the out
+# and lse a forward saved, with the scores recomputed in another way than that forward's:
+# "recompute_sqrt" (forward through sqrt(scale) Q and K, backward scale after Q K^T) and
+# "recompute_seq" (the backward's Q K^T summed by a plain loop over the head dim, as a separate
+# backward kernel may: P is then off by the dot product's rounding, relative; torch's flash CPU
+# backend is such a pair of kernels), and "recompute_u20" (the forward's exponential to ~20 ulp,
+# the backward's to 1 and its scores summed by the loop: torch's flash CPU pair of kernels). In
+# float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the dtype before the
+# matmuls that take them ("p_rounded", "recompute_rounded").
+ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64", "exp_u20")
+ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_sqrt", "recompute_seq", "recompute_u20")
 _LOG2E = 1.4426950408889634
 
 
@@ -212,6 +218,9 @@ def ensemble(q, k, v, opts: dict, prec: Precision) -> dict:
     e = np.exp2((s - m) * ct(_LOG2E))
     z = np.sum(e, axis=-1, keepdims=True)
     outs["exp2"] = (e / np.where(z == 0, 1, z)) @ v
+    e20 = exp_u20(s - m) if ct == np.float32 else e
+    z20 = np.sum(e20, axis=-1, keepdims=True)
+    outs["exp_u20"] = (e20 @ v) / np.where(z20 == 0, 1, z20)
     if prec.storage != ct or prec.name == "bfloat16":  # P rounded to the dtype, normalised after P V
         outs["p_rounded"] = (prec.cast(e) @ v) / np.where(z == 0, 1, z)
     n_q, n_k = q.shape[-2], k.shape[-2]
@@ -238,7 +247,17 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
         out, lse = numeric.tiled_attention(q, k_e, v_e, **tiles, **kw)
         out, lse = prec.cast(out).astype(ct), lse.astype(ct)  # saved as the dtype stores them
         grads["tiled_64"] = numeric.tiled_attention_backward(q, k_e, v_e, out, lse, do, **tiles, **kw)
-        grads["recompute_q"] = _recompute(q, k_e, v_e, do, out, lse, kw)
+        grads["recompute_seq"] = _recompute(q, k_e, v_e, do, out, lse, kw, scores=_sequential_scores)
+        if ct == np.float32:  # the forward's exponential to ~20 ulp, the backward's to 1 (torch's flash CPU)
+            sc = numeric.attention_scores(q, k_e, **kw)
+            m = np.max(sc, axis=-1, keepdims=True, initial=-np.inf)
+            m = np.where(m == -np.inf, 0, m).astype(ct)
+            e = exp_u20(sc - m)
+            z = np.sum(e, axis=-1, keepdims=True)
+            out20 = prec.cast((e @ v_e) / np.where(z == 0, 1, z)).astype(ct)
+            with np.errstate(divide="ignore"):
+                lse20 = (m + np.log(z))[..., 0].astype(ct)
+            grads["recompute_u20"] = _recompute(q, k_e, v_e, do, out20, lse20, kw, scores=_sequential_scores)
         out, lse = numeric.tiled_attention(q * a, k_e * a, v_e, scale=1.0, **tiles, **kw)
         grads["recompute_sqrt"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw)
         if prec.storage != ct or prec.name == "bfloat16":
@@ -249,15 +268,55 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
             for name, (dq, dk, dv) in grads.items()}
 
 
-def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None):
-    """FlashAttention-2's backward from a saved ``out`` and ``lse``, the scores recomputed as
-    ``(Q K^T) scale`` (then soft-capped, biased, masked as in :func:`numeric.attention_scores`);
-    ``rounded`` (optional) rounds P and dS before the matmuls that take them."""
+def exp_u20(x) -> np.ndarray:
+    """``exp`` in float32 as vectorised kernels compute it, to ~20 ulp: ``x = n ln 2 + r`` (ln 2 in
+    two parts), ``e^r`` by its degree-5 Taylor polynomial (Horner), times ``2^n``; ``exp(-inf) = 0``.
+
+    >>> float(exp_u20(np.float32(0.0))), float(exp_u20(np.float32(-np.inf)))
+    (1.0, 0.0)
+    """
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        n = np.rint(x * np.float32(_LOG2E))
+        n = np.where(np.isfinite(n), n, 0).astype(np.float32)
+        r = (x - n * np.float32(0.693145751953125)) - n * np.float32(1.428606765330187e-06)
+        p = np.float32(1 / 120)
+        for c in (1 / 24, 1 / 6, 1 / 2, 1.0, 1.0):
+            p = p * r + np.float32(c)
+        out = np.ldexp(p, n.astype(np.int32)).astype(np.float32)
+    return np.where(x == -np.inf, np.float32(0), out)
+
+
+def _sequential_scores(q, k, kw: dict) -> np.ndarray:
+    """:func:`numeric.attention_scores` with ``Q K^T`` summed by a plain loop over the head dim
+    (left to right, one rounding per term) instead of BLAS's blocked order."""
     import numeric
 
     ct = q.dtype.type
     scale = ct(_scale_of(q))
-    s = numeric.attention_scores(q, k, **kw)  # (b, h, n_q, n_k), -inf where masked
+    blas = numeric.attention_scores(q, k, **kw)  # masked, capped, biased: the reference's
+    raw_blas = (q @ k.swapaxes(-1, -2)) * scale
+    raw = np.zeros(raw_blas.shape, q.dtype)
+    for t in range(q.shape[-1]):
+        raw = raw + q[..., :, t, None] * k[..., None, :, t]
+    raw = raw * scale
+    if kw.get("softcap") is not None:
+        c = ct(kw["softcap"])
+        raw, raw_blas = c * np.tanh(raw / c), c * np.tanh(raw_blas / c)
+    with np.errstate(invalid="ignore"):
+        return np.where(blas == -np.inf, blas, blas + (raw - raw_blas))  # the same mask and bias
+
+
+def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None):
+    """FlashAttention-2's backward from a saved ``out`` and ``lse``, the scores recomputed as
+    ``(Q K^T) scale`` (then soft-capped, biased, masked as in :func:`numeric.attention_scores`);
+    ``rounded`` (optional) rounds P and dS before the matmuls that take them; ``scores(q, k, kw)``
+    (optional) recomputes the scores another way."""
+    import numeric
+
+    ct = q.dtype.type
+    scale = ct(_scale_of(q))
+    s = (scores or (lambda q, k, kw: numeric.attention_scores(q, k, **kw)))(q, k, kw)  # -inf where masked
     lse = np.where(lse == -np.inf, 0, lse)[..., None]  # empty rows: P = 0 (s is -inf there)
     p = np.exp(s - lse)
     rounded = rounded or (lambda x: x)

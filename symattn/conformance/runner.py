@@ -11,6 +11,7 @@ from . import properties as props
 from . import variants
 from .adapters import NUMPY, Adapter
 from .cases import Case, Space
+from .hints import for_cli
 from .protocol import precision
 from .references import explicit_mask
 from .result import ConformanceResult, PropertyResult
@@ -112,10 +113,10 @@ def prepare(
     *,
     causal: bool | str = False,
     mask: bool | str = False,
-    dtype: str = "float64",
+    dtype: str | None = None,
     examples: int = 40,
     adapter: Adapter | None = None,
-    value_dim: str = "any",
+    value_dim: str | None = None,
     square: bool = False,
     max_n: int = 512,
     head_dims=None,
@@ -133,6 +134,13 @@ def prepare(
 ) -> tuple[Runner, variants.Spec]:
     """:func:`check`'s validation and set-up: the :class:`Runner` and the variants declared, or a
     clear error naming what is wrong before any input is drawn (the calibration uses it too)."""
+    adapter = adapter or NUMPY
+    dtype = dtype if dtype is not None else (adapter.dtypes[0] if adapter.dtypes else "float64")
+    if value_dim is None:
+        value_dim = adapter.value_dim or "any"
+    elif adapter.value_dim == "same" and value_dim != "same":
+        raise ValueError(f"the {adapter.name} adapter's function needs d_v = d: value_dim={value_dim!r} would "
+                         "draw inputs it refuses; drop it (value_dim='same' is the adapter's default)")
     if causal is True:
         causal = "top_left"
     if causal not in (False, "top_left", "bottom_right"):
@@ -142,12 +150,15 @@ def prepare(
         raise ValueError(f"examples must be a positive integer, got {examples!r}")
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
-    adapter = adapter or NUMPY
     if dtype == "bfloat16" and adapter.dtype != "bfloat16":
         raise ValueError("dtype='bfloat16' needs an adapter that casts to bfloat16, e.g. "
                          "torch_adapter(dtype='bfloat16')")
+    if adapter.dtypes and dtype not in adapter.dtypes and not adapter.dtype:
+        why = " (float64 needs jax.config.update('jax_enable_x64', True))" if adapter.name == "jax" else ""
+        raise ValueError(f"the {adapter.name} adapter computes in {list(adapter.dtypes)}, not {dtype!r}{why}: "
+                         f"test with dtype={adapter.dtypes[0]!r}")
     if dtypes is None:
-        dtypes = (dtype,) if adapter.dtype else ("float64", "float32", "float16")
+        dtypes = (dtype,) if adapter.dtype else (adapter.dtypes or ("float64", "float32", "float16"))
     dtypes = tuple(dtypes)
     for d in dtypes:
         precision(d)
@@ -183,12 +194,13 @@ def check(
     *,
     causal: bool | str = False,
     mask: bool | str = False,
-    dtype: str = "float64",
+    dtype: str | None = None,
     examples: int = 40,
     adapter: Adapter | None = None,
     rope: Callable | None = None,
     target: str | None = None,
-    value_dim: str = "any",
+    hints: str = "python",
+    value_dim: str | None = None,
     square: bool = False,
     max_n: int = 512,
     head_dims=None,
@@ -214,12 +226,14 @@ def check(
         (j <= i + n_k - n_q).
     mask : the function takes masks: True or "bool" passes random boolean ones (True = may
         attend), "float" additive ones (0 or -inf).
-    dtype : the precision tested: "float64", "float32", "float16" or "bfloat16" (the last through
-        ``torch_adapter(dtype="bfloat16")``).
+    dtype : the precision tested: "float64" (default; the adapter's first dtype when it declares
+        some: float32 for JAX), "float32", "float16" or "bfloat16" (the last through
+        ``torch_adapter(dtype='bfloat16')``).
     examples : Hypothesis examples per property (the search is deterministic).
     adapter : how to call ``fn`` (default: numpy in, numpy out, (batch, heads, n, d) layout).
     rope : optional ``rope(x, positions)`` to test that logits depend only on position offsets.
-    value_dim, square, max_n, head_dims : the declared input space: ``value_dim="same"`` only
+    value_dim, square, max_n, head_dims : the declared input space (``value_dim`` defaults to the
+        adapter's: "same" for JAX, else "any"): ``value_dim="same"`` only
         draws d_v = d, ``square`` only n_q = n_k, lengths up to ``max_n``, head dims from
         ``head_dims`` (default: 1 ... 256, odd ones included). Nothing outside is drawn; an
         exception on a declared input is a failure with its counterexample.
@@ -231,10 +245,14 @@ def check(
     returns_lse : the function returns ``(out, lse)``.
     kv_heads, window, align, softcap, alibi, key_lengths, dropout : the variants, each its own
         property (see :mod:`symattn.conformance.variants`).
+    hints : "python" (default) or "cli": whether the hints of skipped properties name the arguments
+        of this function (``returns_lse=True``) or the flags of ``symattn conform`` (``--returns-lse``).
     masked_values_safe : the function promises that NaN/inf in masked or padded keys and values
         never reaches its results; ``masked_values_do_not_leak`` is then graded (without it, it is
         reported: NaN x 0 is NaN in any matmul, so every BLAS-based kernel lets it through).
     """
+    if hints not in ("python", "cli"):
+        raise ValueError(f"hints must be 'python' or 'cli', got {hints!r}")
     runner, spec = prepare(fn, causal=causal, mask=mask, dtype=dtype, examples=examples, adapter=adapter,
                            value_dim=value_dim, square=square, max_n=max_n, head_dims=head_dims, dtypes=dtypes,
                            backward=backward, returns_lse=returns_lse, kv_heads=kv_heads, window=window,
@@ -259,8 +277,9 @@ def check(
         props.rope_relative(runner, rope),
         *variants.properties(runner, spec),
     ]
-    options = {"dtype": dtype, "causal": runner.causal or "off", "mask": runner.mask or False, "examples": examples,
-               "adapter": runner.adapter.name, "layout": runner.adapter.layout, "max_n": max_n, "value_dim": value_dim,
+    options = {"dtype": runner.prec.name, "causal": runner.causal or "off", "mask": runner.mask or False,
+               "examples": examples, "adapter": runner.adapter.name, "layout": runner.adapter.layout, "max_n": max_n,
+               "value_dim": runner.space.value_dim,
                "square": square}
     if head_dims is not None:
         options["head_dims"] = ",".join(str(x) for x in runner.space.dims)
@@ -271,5 +290,8 @@ def check(
     if masked_values_safe:
         options["masked_values_safe"] = True
     options.update(spec.describe())
+    if hints == "cli":
+        for r in results:
+            r.detail = for_cli(r.detail)
     name = target or f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', repr(fn))}"
     return ConformanceResult(name, options, results, time.perf_counter() - t0)

@@ -127,7 +127,23 @@ def expand(expr: Any, d: Definition) -> Any:
         return expr.applyfunc(lambda e: expand(e, d))
     if not isinstance(expr, sp.Basic):
         return expr
-    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: _expand_without_capture(d, e))
+    unfold_one = _expand_without_capture if _own(d.cls) else _expand_abstract
+    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: unfold_one(d, e))
+
+
+def _expand_abstract(d: Definition, e: Any) -> Any:
+    """A user's head unfolded as a lambda abstraction: its expansion computed once at fresh arguments
+    that carry no assumption, then the actual arguments substituted. So the expansion is a function of
+    the arguments' values (an ``expand`` that reads their syntax or their assumptions would otherwise
+    unfold ``G(x)`` and ``G(z + 1)`` differently for ``x = z + 1``), and a definition that mentions its
+    own head (``R(t) := R(t) + 1``) is refused."""
+    if not all(isinstance(a, sp.Expr) and not isinstance(a, MatrixExpr) for a in e.args):
+        raise KernelError(f"{d.name}: a user's head is unfolded at scalar arguments only")
+    fresh = [sp.Dummy(f"arg{n}") for n in range(len(e.args))]
+    body = d.expand(d.cls(*fresh))
+    if isinstance(body, sp.Basic) and body.has(d.cls):
+        raise KernelError(f"definition {d.name!r} mentions its own head: a circular definition defines nothing")
+    return substitute(body, dict(zip(fresh, e.args)))
 
 
 def _expand_without_capture(d: Definition, e: Any) -> Any:

@@ -188,27 +188,77 @@ def _linearised(expr: Any) -> Any:
         return expr
 
 
+def _foreign(e: Any) -> bool:
+    """An application of a head class of a user's (neither SymPy's nor symattn's): its SymPy hooks
+    (``_eval_expand_mul``, ``_eval_simplify``, ...) are the user's code, so the zero test never lets
+    SymPy's rewriting call them."""
+    mod = type(e).__module__ or ""
+    return (isinstance(e, sp.Expr) and not isinstance(e, (sp.Symbol, sp.Indexed, sp.Number)) and bool(e.args)
+            and not mod.startswith(("sympy.", "symattn.", "derivations.")))
+
+
+def opaque_foreign(expr: Any) -> Any:
+    """``expr`` with every application of a user's head class replaced by an opaque symbol (the same
+    symbol for the same application)."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    table: dict = {}
+
+    def walk(e):
+        if _foreign(e):
+            if e not in table:
+                table[e] = sp.Dummy(f"F{len(table)}", commutative=e.is_commutative)
+            return table[e]
+        if not e.args:
+            return e
+        args = [walk(a) for a in e.args]
+        return e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
+
+    return walk(expr)
+
+
 def _reduces_to_zero(expr: Any) -> bool:
-    base = _contracted(canonical(sp.sympify(expr, strict=True)))
+    base = opaque_foreign(_contracted(canonical(sp.sympify(expr, strict=True))))
     forms = [opaque_sums(base)]
     if isinstance(base, sp.Basic) and base.has(sp.Sum):
-        forms.append(opaque_sums(_linearised(base)))
-    return any(_opaque_reduces(e) for e in forms)
+        linear = opaque_sums(_linearised(base))
+        if linear != forms[0]:
+            forms.append(linear)
+    for e in forms:
+        if e == 0:
+            return True
+        if e.is_number and e.is_zero is False:
+            return False
+    # the cheap transforms on every form before the expensive ones on any (a failing simplify or
+    # trigsimp is slow; the linear normal form usually needs only expand)
+    for transform in _TRANSFORMS:
+        for e in forms:
+            try:
+                if transform(e) == 0:
+                    return True
+            except (StopIteration, sp.PolynomialError):
+                continue
+    return False
 
 
 def _opaque_reduces(expr: Any) -> bool:
-    if expr == 0:
-        return True
-    if expr.is_number and expr.is_zero is False:
+    return _reduces_to_zero(expr)
+
+
+def plausibly_equal(lhs: Any, rhs: Any) -> bool:
+    """A cheap hint for the rules that search (never a decision): ``lhs - rhs`` vanishes by ``expand`` on
+    the opaque or linearised forms. A rule tries such candidates first and asks :func:`equal` (through
+    the kernel's ``by_zero``) only then."""
+    try:
+        base = _contracted(canonical(sp.sympify(residual(lhs, rhs), strict=True)))
+        if is_matrix(base):
+            return False
+        forms = [opaque_sums(base)]
+        if base.has(sp.Sum):
+            forms.append(opaque_sums(_linearised(base)))
+        return any(e == 0 or sp.expand(e) == 0 for e in forms)
+    except (KernelError, TypeError, ValueError, sp.PolynomialError):
         return False
-    for transform in _TRANSFORMS:
-        try:
-            e = transform(expr)
-        except (StopIteration, sp.PolynomialError):
-            continue
-        if e == 0:
-            return True
-    return False
 
 
 def _matrix_reduces(expr: Any) -> bool:

@@ -657,6 +657,8 @@ TOPIC_TITLES = {
 def topic_title(topic: str) -> str:
     """A heading for a topic: ``rope`` -> ``Rotary embeddings (RoPE)``; unknown topics
     ``kernel_smoother`` -> ``Kernel smoother``."""
+    if topic not in TOPIC_TITLES and " " in topic:  # a user source's title (its docstring): as written
+        return topic
     return TOPIC_TITLES.get(topic) or topic.replace("_", " ").capitalize()
 
 

@@ -189,7 +189,11 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
     _load_rule_modules()
     r = RULES.get(rule_name)
     if r is None:
-        return failed(f"unknown rule {rule_name!r}; known rules: {sorted(RULES)}")
+        import difflib
+
+        close = difflib.get_close_matches(str(rule_name), list(RULES), n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(map(repr, close))}?" if close else f"known rules: {sorted(RULES)}"
+        return failed(f"unknown rule {rule_name!r}; {hint}")
     module = getattr(r.check, "__module__", "") or ""
     if not module.startswith("symattn.kernel.") and (bad := _forging(module)):
         return failed(f"rule {rule_name!r} (module {module}) uses the kernel's private {bad}: a rule may only "

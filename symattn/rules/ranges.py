@@ -49,10 +49,11 @@ import sympy as sp
 from symattn.kernel.axioms import axiom
 from symattn.kernel.schemas.ranges import _structural_sign, provably_le, provably_lt, range_sign, ranges_of
 from symattn.kernel.terms import KernelError
-from symattn.kernel.thm import by_zero, refl, rewrite, trans
+from symattn.kernel.thm import rewrite
 from symattn.rules import RuleError, _require_equality, failed, proved, rule
 from symattn.rules.algebra import equal
-from symattn.rules.sums import meet, single_terms
+from symattn.rules.sums import closing as _closing
+from symattn.rules.sums import meet
 
 __all__ = ["provably_le", "provably_lt", "range_sign", "ranges_of", "_structural_sign"]
 
@@ -115,13 +116,9 @@ def _split_check(lhs, rhs, at):
             t = rewrite(lhs, axiom("range_split", s=x, at=point))
         except KernelError:
             continue
-        if equal(t.rhs, rhs):
-            return trans(t, by_zero(t.rhs, rhs)), ""
-        left = single_terms(t)
-        for right in (single_terms(refl(rhs)), single_terms(axiom("sum_linearity", expr=rhs))):
-            if not equal(left.rhs, right.rhs):
-                continue
-            return meet(left, right), ""
+        found = _closing(t, rhs)
+        if found is not None:
+            return found, ""
     return None, (f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in "
                   "a - 1..b")
 

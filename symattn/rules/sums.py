@@ -19,6 +19,7 @@ from symattn.kernel.sign import provably_le
 from symattn.kernel.sums import check_finite, contract, index_in_range
 from symattn.kernel.terms import KernelError
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
+from symattn.kernel.zero import plausibly_equal
 from symattn.rules import RuleError, failed, proved, rule
 from symattn.rules.algebra import equal
 
@@ -86,6 +87,18 @@ def _has_delta_sum(e: Any) -> bool:
     return isinstance(e, sp.Basic) and any(s.function.has(sp.KroneckerDelta) for s in e.atoms(sp.Sum))
 
 
+def closing(t, rhs):
+    """``t`` (``lhs = x``) continued to ``rhs``, with the sums of one term evaluated on either side: the
+    candidates a cheap hint finds equal are tried first, then the others by the zero test."""
+    left = single_terms(t)
+    pairs = [(t, refl(rhs)), (left, single_terms(refl(rhs))), (left, single_terms(axiom("sum_linearity", expr=rhs)))]
+    ordered = [p for p in pairs if plausibly_equal(p[0].rhs, p[1].rhs)] + pairs
+    for a, b in ordered:
+        if equal(a.rhs, b.rhs):
+            return meet(a, b)
+    return None
+
+
 def single_terms(t):
     """``t`` continued by the kernel's ``single_term`` for each sum of one term on its right side."""
     for s in sorted(t.rhs.atoms(sp.Sum) if isinstance(t.rhs, sp.Basic) else (), key=sp.default_sort_key):
@@ -114,13 +127,9 @@ def check_sum_split(lhs, rhs, relation, ctx, at=None):
         except KernelError as exc:
             reasons.append(str(exc))
             continue
-        if equal(t.rhs, rhs):
-            return proved(trans(t, by_zero(t.rhs, rhs)), f"split sum at {m}")
-        left = single_terms(t)
-        for right in (single_terms(refl(rhs)), single_terms(axiom("sum_linearity", expr=rhs))):
-            if not equal(left.rhs, right.rhs):
-                continue
-            return proved(meet(left, right), f"split sum at {m}")
+        found = closing(t, rhs)
+        if found is not None:
+            return proved(found, f"split sum at {m}")
     why = f" ({'; '.join(reasons)})" if reasons else ""
     return failed(f"splitting at {m} does not give the right side (check the bounds: pieces must be a..m and "
                   f"m+1..b){why}")

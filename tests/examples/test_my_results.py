@@ -38,15 +38,15 @@ def test_check_proves_two_refutes_the_slip_as_expected_and_exits_0():
     assert "1 failed as expected: logit_over_d_k_variance" in r.stdout
 
 
-def test_report_writes_html_latex_and_pdf_titled_by_the_module(tmp_path):
+def test_report_writes_html_latex_and_pdf_titled_by_the_module_docstring(tmp_path):
     out = tmp_path / "my_report"
     r = run("-m", "symattn", "report", str(SOURCE), "--out", str(out), "--jobs", "1")
     assert r.returncode == 0, r.stdout + r.stderr
     html = (out / "index.html").read_text()
-    assert "<title>my_results</title>" in html
+    assert "<title>My results</title>" in html  # the docstring's "My results: three statements ..."
     for tid in ("query_norm_sq_mean", "scaled_logit_variance", "logit_over_d_k_variance", "dot_product_variance"):
         assert tid in html
-    assert r"\title{my\_results}" in (out / "symattn.tex").read_text()
+    assert r"\title{My results}" in (out / "symattn.tex").read_text()
     if shutil.which("pdflatex"):
         assert (out / "symattn.pdf").read_bytes().startswith(b"%PDF")
     else:

@@ -232,3 +232,147 @@ def test_no_verdict_of_a_definition_is_worded_as_proved(verdict):
     assert "proved" not in wording(verdict, "definition")
     assert meaning_for(verdict, "definition").startswith("a definition, not a result")
     assert wording(verdict, "theorem") == verdict
+
+
+# ------------------------------------------------------------------------------------ issue 22
+def test_version_prints_the_package_version(capsys):
+    import symattn
+
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() in (f"symattn {symattn.__version__}",)
+
+
+def test_show_prints_the_verdict(capsys):
+    assert main(["show", "softmax_add_const"]) == 0
+    assert "Verdict: proved (target proved;" in capsys.readouterr().out
+    assert main(["show", "softmax_add_const", "--no-check"]) == 0
+    assert "Verdict:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("typed, suggested", [("softmax_add_cnst", "softmax_add_const"),
+                                              ("sofmax_add_const", "softmax_add_const"),
+                                              ("add_const", "softmax_add_const")])
+def test_an_unknown_theorem_id_suggests_close_ones(typed, suggested, capsys):
+    assert main(["show", typed]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean:" in err and suggested in err.split("did you mean:")[1]
+
+
+@pytest.mark.parametrize("value, ok", [("abc", False), ("", False), ("-1", False), ("0", False), ("nan", False),
+                                       ("inf", False), ("8", True), ("0.5", True), ("1e1", True)])
+def test_environment_variables_are_validated_in_one_line(value, ok):
+    from symattn.timelimit import environment_errors
+
+    errors = environment_errors({"SYMATTN_TIME_LIMIT": value})
+    assert (errors == []) is ok
+    if not ok:
+        assert errors == [f"SYMATTN_TIME_LIMIT must be a positive number of seconds (e.g. 8 or 0.5), got {value!r}"]
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("SYMATTN_SECOND_ENGINE_SECONDS", "ten", "must be a positive number of seconds"),
+    ("SYMATTN_Z3_TIMEOUT_MS", "2.5", "must be a positive integer"),
+    ("SYMATTN_SECOND_ENGINE", "off", "must be one of '0', '1'"),
+    ("SYMATTN_REQUIRE_RECHECK", "yes", "must be one of '0', '1'"),
+    ("SYMATTN_NO_CACHE", "maybe", "must be one of"),
+])
+def test_every_environment_variable_symattn_reads_is_validated(name, value, message):
+    from symattn.timelimit import environment_errors
+
+    (line,) = environment_errors({name: value})
+    assert line.startswith(f"{name} {message}") and line.endswith(f"got {value!r}")
+
+
+def test_a_bad_environment_variable_is_a_one_line_usage_error_before_any_import():
+    env = {k: v for k, v in __import__("os").environ.items() if k != "SYMATTN_TIME_LIMIT"}
+    out = subprocess.run([sys.executable, "-m", "symattn", "list"], capture_output=True, text=True,
+                         env={**env, "SYMATTN_TIME_LIMIT": "abc"}, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [
+        "symattn: SYMATTN_TIME_LIMIT must be a positive number of seconds (e.g. 8 or 0.5), got 'abc'"]
+
+
+def test_help_imports_neither_sympy_nor_numpy():
+    code = ("import sys; from symattn.cli import build_parser; import symattn; build_parser().format_help(); "
+            "print(sorted(m for m in ('sympy', 'numpy', 'symattn.kernel', 'symattn.theorem') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def no_checks(monkeypatch):
+    """Fail the test if the report command gets as far as loading theorems."""
+    import symattn.commands.report as report
+
+    def boom(*a, **k):
+        raise AssertionError("the output location must be checked before any work")
+
+    monkeypatch.setattr(report, "resolve", boom)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d / "file", "exists and is not a directory"),
+    (lambda d: d / "file" / "sub", "is not a directory"),
+    (lambda d: "/proc/symattn_report", "cannot create a directory in /proc"),
+])
+def test_report_to_an_unwritable_place_is_a_usage_error_before_any_check(make, message, tmp_path, no_checks,
+                                                                         capsys):
+    (tmp_path / "file").write_text("x")
+    out = str(make(tmp_path))
+    assert main(["report", "--out", out, "-k", "softmax_add_const"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"symattn report: --out {out}: ") and message in err and len(err.splitlines()) == 1
+
+
+def test_startup_is_measured_as_ratios_against_python_in_one_run(monkeypatch):
+    from symattn import startup
+
+    monkeypatch.setattr(startup, "commands", lambda user: {"python -c pass": [sys.executable, "-c", "pass"],
+                                                           "symattn --help": [sys.executable, "-m", "symattn",
+                                                                              "--help"]})
+    result = startup.measure(1)
+    rows = result["commands"]
+    assert rows["python -c pass"]["wall_ratio"] == 1.0 and rows["symattn --help"]["wall"] > 0
+    table = startup.format_table(result).splitlines()
+    assert table[2].split() == ["command", "wall", "s", "x", "pass", "cpu", "s", "x", "pass"]
+    assert table[4].startswith("symattn --help")
+
+
+def _theorem_file(path, tid, doc=None):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = f'"""{doc}"""\n' if doc is not None else ""
+    path.write_text(head + "import sympy as sp\nfrom symattn import Derivation, Statement, Theorem, register\n"
+                    "x = sp.Symbol('x')\n"
+                    f"register(Theorem(id={tid!r}, title='t', source='extension', statement=Statement(x, x), "
+                    "derivation=Derivation(x).eq(x, 'algebra')))\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("doc, expected", [
+    ("Mean of a wrong identity.\n\nMore text.", "Mean of a wrong identity"),
+    ("My results: three statements about queries.", "My results"),
+    ("\n   Two   spaces  kept apart   \n", "Two spaces kept apart"),
+    (None, "thm_mean_wrong"),
+    ("", "thm_mean_wrong"),
+])
+def test_a_user_file_is_titled_and_grouped_by_its_docstring(doc, expected, tmp_path):
+    from symattn import sources
+    from symattn.report.content import topic_title
+
+    with sources.isolated():
+        src = sources.load_source(_theorem_file(tmp_path / "thm_mean_wrong.py", "zz_doc_title", doc))
+        assert src.title == expected and [t.topic for t in src.theorems] == [expected]
+        assert topic_title(expected) == (expected if " " in expected else "Thm mean wrong")
+
+
+def test_two_files_of_one_name_are_two_topics(tmp_path):
+    from symattn import sources
+
+    with sources.isolated():
+        a = sources.load_source(_theorem_file(tmp_path / "a" / "thm.py", "zz_thm_a"))
+        b = sources.load_source(_theorem_file(tmp_path / "b" / "thm.py", "zz_thm_b"))
+        assert a.title == "thm" and b.title.startswith("thm (") and b.title.endswith("thm.py)")
+        assert {t.topic for t in a.theorems}.isdisjoint({t.topic for t in b.theorems})

@@ -130,3 +130,16 @@ def test_an_installed_entry_point_loads_the_plugin_once_and_k_selects_by_id(with
     r = run_pytest(project, "--symattn", "mine.py", "-k", "plug_square", plugin=with_p, pythonpath=(site,))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 passed, 3 deselected" in r.stdout
+
+
+def test_with_library_adds_every_builtin_theorem_after_the_sources(project):
+    from symattn.theorem import all_theorems
+
+    r = run_pytest(project, "--symattn", "mine.py", "--with-library", "-v", "-k",
+                   "plug_square or softmax_add_const")
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "mine.py::plug_square PASSED" in out and "symattn-library::softmax_add_const PASSED" in out
+    assert out.index("mine.py::plug_square") < out.index("symattn-library::softmax_add_const")
+    chosen = 1 + sum("softmax_add_const" in t.id for t in all_theorems())
+    assert f"{4 + len(all_theorems()) - chosen} deselected" in out, out

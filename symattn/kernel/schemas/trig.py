@@ -18,7 +18,7 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel.axioms import schema
 from symattn.kernel.terms import KernelError
-from symattn.kernel.zero import equal
+from symattn.kernel.zero import equal, opaque_foreign
 
 __all__ = ["trig_zero", "explicit_small"]
 
@@ -40,6 +40,7 @@ def _reduce_cos_squares(e: sp.Expr) -> sp.Expr:
 def trig_zero(expr: Any) -> bool:
     """True when ``expr`` is 0 by the addition formulas and sin^2 + cos^2 = 1 (exact)."""
     e = sp.sympify(expr, strict=True) if isinstance(expr, (int, float)) else expr
+    e = opaque_foreign(e)  # a user's head class never runs its own expansion hooks here
     if e == 0:
         return True
     e = sp.expand(e)  # distribute inside arguments: cos(w (p + D)) -> cos(w p + w D)

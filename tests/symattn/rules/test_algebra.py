@@ -109,3 +109,13 @@ def test_algebra_cancels_a_factor_only_where_it_is_shown_nonzero():
     assert bare.status is Level.FAIL and "x - 1 != 0" in bare.reason
     hyp = ProofContext(hypotheses=(Assumption("x_ne_1", condition=sp.Ne(x, 1)),))
     assert check_step((x**2 - 1) / (x - 1), x + 1, "=", "algebra", {}, hyp).status is Level.PASS
+
+
+@pytest.mark.parametrize("typed, suggested", [("algebr", "algebra"), ("inequalty", "inequality"),
+                                              ("definitoin", "definition")])
+def test_an_unknown_rule_suggests_the_close_names_not_the_whole_list(typed, suggested):
+    r = check_step(x, x, "=", typed, {}, ctx)
+    assert r.status is Level.FAIL and f"unknown rule {typed!r}; did you mean" in r.reason
+    assert repr(suggested) in r.reason and "known rules" not in r.reason
+    far = check_step(x, x, "=", "zzzzqqq", {}, ctx)
+    assert "known rules: [" in far.reason
