@@ -201,9 +201,11 @@ def _graph_figure(graph_out, g, lay, title: str) -> dict:
     caption = (f"{title}: {len(lay.edges)} use{'s' if len(lay.edges) != 1 else ''} among {inside} of its results"
                + (" (dashed: a result of another topic)" if len(lay.nodes) > inside else "")
                + (f"; the other {left} stand{'s' if left == 1 else ''} alone" if left else "") + ".")
-    return {"topic": lay.topic, "layout": lay, "caption": caption,
-            "svg": graph_out.to_svg(lay, prefix=f"depgraph-{lay.topic}"),
-            "pdf_name": f"figures/dependencies-{lay.topic}.pdf"}
+    # a user source's topic is its title, with spaces and quotes: file names and ids use a slug
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", lay.topic).strip("-") or "topic"
+    return {"topic": slug, "layout": lay, "caption": caption,
+            "svg": graph_out.to_svg(lay, prefix=f"depgraph-{slug}"),
+            "pdf_name": f"figures/dependencies-{slug}.pdf"}
 
 
 # ---------------------------------------------------------------------------------------------- building
@@ -282,7 +284,7 @@ def build_report(
         # the section is there even when no result uses another: it says so
         titles = {topic: title for topic, title, _ in groups}
         drawn = [_graph_figure(graph_out, g, lay, titles[lay.topic]) for lay in graph_out.topic_layouts(g)]
-        shown = {d["topic"] for d in drawn}
+        shown = {d["layout"].topic for d in drawn}
         graph = {"figures": drawn, "legend_svg": graph_out.legend_svg(),
                  "quiet": [title for topic, title, _ in groups if topic not in shown]}
     audit_counts: dict[str, int] = {}
