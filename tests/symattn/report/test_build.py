@@ -23,6 +23,7 @@ from symattn.theorem import Instances, NumericResult, Theorem, registry
 from symattn.verdict import Verdict
 
 x, y = sp.symbols("x y", real=True)
+m = sp.Symbol("m", integer=True, positive=True)  # a size: the instances substitute it
 
 
 def _square() -> Derivation:
@@ -31,7 +32,7 @@ def _square() -> Derivation:
 
 def _freshmans_dream() -> Derivation:
     # plausible-looking but wrong: "square each term"
-    return Derivation((x + y) ** 2).eq(x**2 + y**2, "algebra", note="square each term")
+    return Derivation((x + m) ** 2).eq(x**2 + m**2, "algebra", note="square each term")
 
 
 def _freshmans_dream_instance(size: int) -> Statement:
@@ -60,8 +61,8 @@ def test_theorems() -> list[Theorem]:
         ),
         Theorem(
             "square_of_sum_is_sum_of_squares", "The square of a sum is the sum of the squares (false)",
-            Statement((x + y) ** 2, x**2 + y**2), source="extension", derivation=_freshmans_dream,
-            instances=Instances(_freshmans_dream_instance, (1, 2), label="y"), topic="softmax",
+            Statement((x + m) ** 2, x**2 + m**2), source="extension", derivation=_freshmans_dream,
+            instances=Instances(_freshmans_dream_instance, (1, 2), label="m"), topic="softmax", dimensions=(m,),
         ),
         Theorem("derivation_raises_is_undecided", "A theorem whose derivation raises", Statement(x, x),
                 source="extension", derivation=_raise, topic="softmax"),
