@@ -241,10 +241,6 @@ def _reduces_to_zero(expr: Any) -> bool:
     return False
 
 
-def _opaque_reduces(expr: Any) -> bool:
-    return _reduces_to_zero(expr)
-
-
 def plausibly_equal(lhs: Any, rhs: Any) -> bool:
     """A cheap hint for the rules that search (never a decision): ``lhs - rhs`` vanishes by ``expand`` on
     the opaque or linearised forms. A rule tries such candidates first and asks :func:`equal` (through

@@ -56,7 +56,11 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import axiom
-from symattn.kernel.schemas.probability import MOMENTS, NotApplicable, setting
+from symattn.kernel.schemas.probability import (
+    NotApplicable,
+    _nodes,  # the moment objects, outermost first, each once
+    setting,
+)
 from symattn.kernel.thm import by_zero, refl, sym, trans
 from symattn.moments import Covariance, Expectation, StandardDeviation, Variance
 from symattn.moments import _Moment as _Moment  # noqa: F401 -- re-exported for older callers
@@ -81,17 +85,6 @@ def latex(expr) -> str:
 def _show(x: Any, limit: int = 240) -> str:
     s = sp.sstr(x)
     return s if len(s) <= limit else s[:limit] + " ..."
-
-
-def _nodes(expr: Any) -> list:
-    """The moment objects of ``expr``, outermost first, each once."""
-    seen, out = set(), []
-    if isinstance(expr, sp.Basic):
-        for n in sp.preorder_traversal(expr):
-            if isinstance(n, MOMENTS) and n not in seen:
-                seen.add(n)
-                out.append(n)
-    return out
 
 
 def _normalize(expr: Any, schemas: tuple, skip, reasons: list, rounds: int = 24):

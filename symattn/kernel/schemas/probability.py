@@ -569,6 +569,7 @@ def _definitions_all(node, st):
 
 
 def _nodes(expr: Any) -> list:
+    """The moment objects of ``expr``, outermost first, each once."""
     seen, out = set(), []
     if isinstance(expr, sp.Basic):
         for n in sp.preorder_traversal(expr):
