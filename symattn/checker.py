@@ -31,7 +31,14 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
-from symattn.kernel.instances import describe_point, describe_sizes, domain_violation, hypotheses_at, sizes_inside
+from symattn.kernel.instances import (
+    concrete_cases,
+    describe_point,
+    describe_sizes,
+    domain_violation,
+    hypotheses_at,
+    sizes_inside,
+)
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.zippel import NotRational as _NotRational
@@ -353,24 +360,31 @@ class Checker:
                                    st.relation)
                     hyps = _hypotheses_at(thm.hypotheses, mapping)
                     st = _moments_at(st, hyps)
+                    cases = concrete_cases(st, hyps)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit deriving the instance at {where}",
                                    {"derived": True, "sizes": checked, "timed_out": True})
             except Exception as exc:
                 return LevelResult(Level.UNDECIDED, f"deriving the instance at {where} raised "
                                    f"{type(exc).__name__}: {exc}", {"derived": True, "sizes": checked})
-            ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds)
-            if ok:
-                checked.append(mapping)
-                continue
-            cex = find_counterexample(st, hyps, seed=self.seed, seconds=seconds)
-            if cex is not None:
-                return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {cex}",
-                                   {"counterexample": f"{where}: {cex}", "derived": True})
-            reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
-            return LevelResult(Level.UNDECIDED, f"instance derived at {where}: {reason}",
-                               {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
-                                **({"timed_out": True} if ok is None else {})})
+            # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
+            # out): exhaustive, so the instance holds when every case does
+            for label, case, case_hyps in cases:
+                at = f"{where}, {label}" if label else where
+                ok = _limited(lambda st=case, hyps=case_hyps: _instance_holds(st, hyps), seconds)
+                if not ok and not label and case != st:  # the statement as derived, before writing it out
+                    ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds) or ok
+                if ok:
+                    continue
+                cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
+                if cex is not None:
+                    return LevelResult(Level.FAIL, f"{at} (derived by the kernel): {cex}",
+                                       {"counterexample": f"{at}: {cex}", "derived": True})
+                reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
+                return LevelResult(Level.UNDECIDED, f"instance derived at {at}: {reason}",
+                                   {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
+                                    **({"timed_out": True} if ok is None else {})})
+            checked.append(mapping)
         shown = describe_sizes(syms, checked)
         if skipped:
             shown += " (skipped, outside the hypotheses: " + "; ".join(
