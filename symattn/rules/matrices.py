@@ -44,12 +44,12 @@ from symattn.kernel.axioms import axiom
 from symattn.kernel.schemas.matrices import normal_form
 from symattn.kernel.terms import KernelError, alpha_equal, canonical
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
+from symattn.kernel.verdict import Level
 from symattn.multihead import Concat, MatSum, Rank, Stack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, proved, rule
 from symattn.rules.algebra import equal
 from symattn.statement import Equation, IndexRange
-from symattn.verdict import Level
 
 __all__ = ["entry", "normal_form", "matrices_equal", "peel", "check_subderivation"]
 
@@ -214,7 +214,7 @@ def check_subderivation(d, start, end, ctx: ProofContext, label: str, extra: tup
     for n, (prev, step) in enumerate(d.pairs(), start=1):
         res = check_step(prev, step.expr, step.relation, step.rule, step.args, sub)
         if res.status is Level.UNDECIDED:
-            from symattn.timelimit import TimeLimitExceeded
+            from symattn.kernel.timelimit import TimeLimitExceeded
 
             raise TimeLimitExceeded(f"{label}, step {n} ({step.justification()}): {res.reason}")
         if res.status is not Level.PASS:
