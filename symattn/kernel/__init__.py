@@ -65,7 +65,8 @@ The tests
   at which every theorem with integer dimensions is instantiated),
   :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
   polynomials for zero), :mod:`.zippel` (Schwartz--Zippel at points of the hypotheses),
-  :mod:`.grading` (four levels to one verdict), :mod:`.timelimit` (a slow call is ``undecided``).
+  :mod:`.grading` (four levels to one verdict, of the types in :mod:`.verdict`),
+  :mod:`.timelimit` (a slow call is ``undecided``).
 
 What is trusted, exactly
 ------------------------
@@ -102,7 +103,7 @@ __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "terms", "zero", "sign",
-           "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "timelimit")
+           "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict", "timelimit")
 
 
 def core_size() -> int:
