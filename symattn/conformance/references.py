@@ -274,8 +274,17 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
             rounded = (lambda x: prec.cast(x).astype(ct))
             grads["recompute_rounded"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw,
                                                     rounded)
-            grads["accumulate_rounded"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw,
-                                                     rounded, accumulate=ACCUMULATE_TILES)
+            # its forward as FlashAttention's in these dtypes: P rounded before P V, normalised after
+            sc = numeric.attention_scores(q, k_e, **kw)
+            m = np.max(sc, axis=-1, keepdims=True, initial=-np.inf)
+            m = np.where(m == -np.inf, 0, m).astype(ct)
+            e = np.exp(sc - m)
+            z = np.sum(e, axis=-1, keepdims=True)
+            out_r = rounded((rounded(e) @ v_e) / np.where(z == 0, 1, z))
+            with np.errstate(divide="ignore"):
+                lse_r = (m + np.log(z))[..., 0].astype(ct)
+            grads["accumulate_rounded"] = _recompute(q, k_e, v_e, do, out_r, lse_r, kw, rounded,
+                                                     accumulate=ACCUMULATE_TILES)
     # each head's gradient is stored in the dtype, then a group's are summed and stored again
     return {name: (prec.finish(dq), prec.finish(_fold(prec.finish(dk), g)), prec.finish(_fold(prec.finish(dv), g)))
             for name, (dq, dk, dv) in grads.items()}
