@@ -199,8 +199,8 @@ def _deadline(text: str) -> float:
         at = dt.time(hh, mm)
     except ValueError:
         raise ValueError(f"--until must be HH:MM (UTC), got {text!r}") from None
-    now = dt.datetime.now(dt.timezone.utc)
-    when = dt.datetime.combine(now.date(), at, tzinfo=dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
+    when = dt.datetime.combine(now.date(), at, tzinfo=dt.UTC)
     if when <= now:
         when += dt.timedelta(days=1)
     return when.timestamp()

@@ -121,7 +121,6 @@ def test_torch_flash_bfloat16_backward_passes_where_single_rounding_references_r
     """Causal cases where torch's flash CPU bf16 dV / dK exceeded the bound of the ensemble without
     "accumulate_rounded" (1.14, 1.27 measured here): inside it with it, which sets the bound there."""
     torch = pytest.importorskip("torch")
-    import numpy as np
 
     from symattn.conformance import properties
     from symattn.conformance.cases import Case
