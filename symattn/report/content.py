@@ -531,8 +531,6 @@ def _nested_assumptions(step, key: str, prev) -> list:
                 back = {t: t - 1}
                 return [("induction_hypothesis", tex_of(d.start.xreplace(back)) + " = " + tex_of(d.end.xreplace(back))),
                         ("induction_range", tex_of(sp.sympify(lo) + 1) + r" \le " + tex_of(t) + r" \le " + tex_of(T))]
-            if step.rule == "induction":
-                return [("induction_hypothesis", tex_of(prev) + " = " + tex_of(step.expr))]
     except (Exception, TimeLimitExceeded):
         return []
     return []

@@ -12,9 +12,8 @@ Blocks
     family of :math:`c - 1` blocks followed by the last one (``Concat``, ``Stack``, ``MatSum``);
     one block is that block. ``factor_out_of_blocks``: a factor not depending on the block index
     leaves ``Concat`` (on the left), ``Stack`` (on the right) or ``MatSum`` (either side).
-    ``induction``: a statement for every :math:`h \ge 1` from a checked base case :math:`h = 1` and
-    a checked step :math:`h \to h + 1` that may use the statement at :math:`h` (unbounded; compare
-    ``bounded_induction`` in :mod:`symattn.rules.induction`, which proves the claim up to a bound).
+    An induction on the number of blocks is ``bounded_induction`` (:mod:`symattn.rules.induction`,
+    concluded by the kernel's :mod:`symattn.kernel.induction`).
 Rank
     ``rank_of_product_le``: :math:`\operatorname{rank}(AB) \le \min(\text{inner dimension},
     \operatorname{rank}A, \operatorname{rank}B)`, the inner dimension read off the shapes.
@@ -48,7 +47,7 @@ from symattn.multihead import Concat, MatSum, Rank, Stack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, check_step, failed, passed, proved, rule
 from symattn.rules.algebra import equal
-from symattn.statement import Equation, IndexRange
+from symattn.statement import IndexRange
 from symattn.verdict import Level
 
 __all__ = ["entry", "normal_form", "matrices_equal", "peel", "check_subderivation"]
@@ -392,49 +391,6 @@ def check_factor_out_of_blocks(lhs, rhs, relation, ctx):
                 continue
             return proved(sym(done) if flip else done, "a factor free of the block index taken out")
     return failed("no factor free of the block index can be taken out to give the other side")
-
-
-# --------------------------------------------------------------------------------- induction
-def _bound_symbols(expr) -> set:
-    out = set()
-    for node in sp.preorder_traversal(expr):
-        if isinstance(node, sp.Lambda):
-            out |= set(node.variables)
-        elif isinstance(node, (sp.Sum, sp.Product)):
-            out |= {lim[0] for lim in node.limits}
-        elif isinstance(node, MatSum):
-            out.add(node.variable)
-    return out
-
-
-@rule(
-    "induction",
-    "lhs(h) = rhs(h) for every integer h >= 1: the base case h = 1 and the step h -> h + 1 (which may "
-    "use lhs(h) = rhs(h), as the equation 'induction_hypothesis') are nested derivations, each checked",
-    params=("on", "base", "step"),
-)
-def check_induction(lhs, rhs, relation, ctx, on=None, base=None, step=None):
-    if relation != "=":
-        raise RuleError("induction proves equalities only")
-    h = on
-    if not isinstance(h, sp.Symbol):
-        raise RuleError(f"induction needs on=<Symbol>, got {h!r}")
-    if not (h.is_integer and h.is_positive):
-        raise RuleError(f"{h} must be declared a positive integer (the base case is {h} = 1)")
-    if h not in (getattr(lhs, "free_symbols", set()) | getattr(rhs, "free_symbols", set())):
-        raise RuleError(f"{h} does not occur in the step: nothing to induct on")
-    if h in _bound_symbols(lhs) | _bound_symbols(rhs):
-        raise RuleError(f"{h} is also used as a bound variable; rename it")
-    for hyp in ctx.hypotheses:
-        if any(h in getattr(v, "free_symbols", set()) for v in vars(hyp).values()):
-            raise RuleError(f"hypothesis {hyp.name!r} mentions {h}: the step would need it at {h} + 1 too")
-    if any(hyp.name == "induction_hypothesis" for hyp in ctx.hypotheses):
-        raise RuleError("the theorem already has a hypothesis named induction_hypothesis")
-    one, succ = {h: sp.S.One}, {h: h + 1}
-    check_subderivation(base, lhs.xreplace(one), rhs.xreplace(one), ctx, f"base case {h} = 1")
-    ih = Equation("induction_hypothesis", lhs=lhs, rhs=rhs)
-    check_subderivation(step, lhs.xreplace(succ), rhs.xreplace(succ), ctx, f"step {h} -> {h} + 1", (ih,))
-    return passed(f"base case {h} = 1 and step {h} -> {h} + 1 checked")
 
 
 # --------------------------------------------------------------------------------- rank
