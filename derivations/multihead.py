@@ -73,6 +73,10 @@ def _pattern(m_):
 SUM_FORM = MatSum(sp.MatMul(_pattern(m), X, WV(m), WO(m)), (m, 1, h))
 
 
+#: the induction variable: the number of heads of the claim, 1 <= t <= h
+t_heads = sp.Symbol("t", integer=True, positive=True)
+
+
 def _concat_eq_sum_base(F, G) -> Derivation:
     one = sp.S.One
     return (
@@ -84,17 +88,18 @@ def _concat_eq_sum_base(F, G) -> Derivation:
 
 
 def _concat_eq_sum_step(F, G) -> Derivation:
-    k = h + 1
+    """The claim for ``t`` heads from the claim for ``t - 1`` (``2 <= t <= h``, the kernel's range)."""
+    t, k = t_heads, t_heads - 1
     return (
-        Derivation(Concat(F, k) * Stack(G, k))
-        .eq(sp.MatMul(HConcat(Concat(F, h), F(k)), VStack(Stack(G, h), G(k))), "peel_last_block",
-            note=r"split off the last head and the last row block of $W_O$")
-        .eq(sp.MatAdd(sp.MatMul(Concat(F, h), Stack(G, h)), sp.MatMul(F(k), G(k))), "block_matrix_product",
-            note=r"$[A_1 \ A_2] \begin{bmatrix} B_1 \\ B_2 \end{bmatrix} = A_1 B_1 + A_2 B_2$: inner dimensions $h "
-                 r"d_v$ and $d_v$ match")
-        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k), G(k))), "substitute",
-            using="induction_hypothesis", note="the statement for h heads")
-        .eq(MatSum(F(m) * G(m), (m, 1, k)), "peel_last_block", note="the last term joins the sum")
+        Derivation(Concat(F, t) * Stack(G, t))
+        .eq(sp.MatMul(HConcat(Concat(F, k), F(t)), VStack(Stack(G, k), G(t))), "peel_last_block",
+            note=r"split off the last head and the last row block of $W_O$ ($t \ge 2$)")
+        .eq(sp.MatAdd(sp.MatMul(Concat(F, k), Stack(G, k)), sp.MatMul(F(t), G(t))), "block_matrix_product",
+            note=r"$[A_1 \ A_2] \begin{bmatrix} B_1 \\ B_2 \end{bmatrix} = A_1 B_1 + A_2 B_2$: inner dimensions "
+                 r"$(t - 1) d_v$ and $d_v$ match")
+        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, k)), sp.MatMul(F(t), G(t))), "substitute",
+            using="induction_hypothesis", note="the statement for t - 1 heads")
+        .eq(MatSum(F(m) * G(m), (m, 1, t)), "peel_last_block", note="the last term joins the sum")
     )
 
 
@@ -105,8 +110,8 @@ def _mha_sum_of_heads_derivation() -> Derivation:
         Derivation(MHA_X)
         .eq(concat, "definition", name="mha", note=r"$\operatorname{MHA}(X) = \operatorname{Concat}(\mathrm{head}_1, "
                                                    r"\dots, \mathrm{head}_h) W_O$")
-        .eq(per_head, "induction", on=h, base=_concat_eq_sum_base(HEAD, OUT), step=_concat_eq_sum_step(HEAD, OUT),
-            note="block product, for every number of heads h")
+        .eq(per_head, "bounded_induction", on=h, var=t_heads, start=1, base=_concat_eq_sum_base(HEAD, OUT),
+            step=_concat_eq_sum_step(HEAD, OUT), note="block product, by induction on the number of heads t = 1..h")
         .eq(MatSum(sp.MatMul(Attention(X * WQ(m), X * WK(m), X * WV(m)).expanded(), WO(m)), (m, 1, h)),
             "definition", name="attention", note=r"$\mathrm{head}_m = A^m X W_V^m$")
         .eq(SUM_FORM, "matrix_associativity", note=r"regroup $A^m (X W_V^m) W_O^m$")

@@ -50,6 +50,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.rules.definitions import define
+from symattn.sizes import dimension as _dimension
 from symattn.timelimit import time_limit
 
 __all__ = [
@@ -101,24 +102,6 @@ class CostTable(dict):
 
 
 # ------------------------------------------------------------------------------- validation
-def _dimension(name: str, value: Any, *, allow_zero: bool = False) -> sp.Expr:
-    """A size: a positive Python/NumPy integer or a SymPy expression (never a string or float)."""
-    if isinstance(value, bool) or isinstance(value, str):
-        raise TypeError(f"{name} must be a positive integer or a SymPy expression, got {value!r}")
-    if isinstance(value, numbers.Integral):
-        value = int(value)
-        if value < 0 or (value == 0 and not allow_zero):
-            raise ValueError(f"{name} must be a positive integer, got {value}")
-        return sp.Integer(value)
-    if isinstance(value, sp.Expr):
-        if value.is_number and not (value.is_integer and (value.is_positive or (allow_zero and value.is_zero))):
-            raise ValueError(f"{name} must be a positive integer, got {value}")
-        if value.is_positive is False and not (allow_zero and value.is_zero):
-            raise ValueError(f"{name} must be positive, got {value}")
-        return value
-    raise TypeError(f"{name} must be a positive integer or a SymPy expression, got {type(value).__name__} {value!r}")
-
-
 def _ratio(value: Any) -> sp.Expr:
     """The MLP expansion factor: a positive integer, Fraction/Rational or SymPy symbol."""
     if isinstance(value, bool) or isinstance(value, (str, float)):

@@ -43,6 +43,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.rules.definitions import define
+from symattn.sizes import dimension as _dimension
 
 __all__ = ["Band", "causal_mask", "score_pairs", "window_mask"]
 
@@ -170,8 +171,6 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any 
       ...
     ValueError: window= needs n_q = n_k (self-attention); got n_q = 3, n_k = 5
     """
-    from symattn.complexity import _dimension
-
     n_q = _dimension("n_q", n_q)
     n_k = n_q if n_k is None else _dimension("n_k", n_k)
     if not isinstance(causal, bool):

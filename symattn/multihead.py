@@ -54,6 +54,7 @@ from sympy.core.symbol import Str
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.rules.definitions import define
+from symattn.shapes import ShapedExpr, same_dim
 
 __all__ = [
     "FamilyMatrix",
@@ -73,20 +74,6 @@ __all__ = [
     "row_blocks",
     "concat_heads",
 ]
-
-
-def same_dim(a: Any, b: Any) -> bool:
-    """Whether two (possibly symbolic) dimensions are provably equal.
-
-    >>> import sympy as sp
-    >>> d, h = sp.symbols("d h", positive=True, integer=True)
-    >>> same_dim(h * (d / h), d), same_dim(d, d + 1)
-    (True, False)
-    """
-    a, b = sp.sympify(a, strict=True), sp.sympify(b, strict=True)
-    if a == b:
-        return True
-    return sp.simplify(a - b) == 0
 
 
 def _dim(x: Any, what: str) -> sp.Expr:
@@ -113,23 +100,6 @@ def _family(f: Any, what: str) -> sp.Lambda:
     if any(m in sp.sympify(s).free_symbols for s in body.shape):
         raise ValueError(f"the blocks of {what} must all have the same shape; {body.shape} depends on {m}")
     return f
-
-
-class ShapedExpr(MatrixExpr):
-    """Base of our matrix expressions: the symbols of the shape count as free symbols (a statement
-    about ``X`` in ``R^{n x d}`` depends on ``n`` and ``d``, and stays general only while they are
-    free)."""
-
-    @property
-    def free_symbols(self):
-        out = set()
-        for a in self.args:
-            out |= getattr(a, "free_symbols", set())
-        for node in sp.preorder_traversal(self):
-            if isinstance(node, MatrixExpr):
-                for s in node.shape:
-                    out |= getattr(sp.sympify(s), "free_symbols", set())
-        return out
 
 
 # ----------------------------------------------------------------------------------------- families

@@ -57,8 +57,8 @@ import sympy as sp
 from sympy.core.symbol import Str
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.multihead import ShapedExpr
 from symattn.rules.definitions import define
+from symattn.shapes import ShapedExpr, same_dim
 from symattn.softmax import Softmax
 from symattn.statement import Hypothesis
 
@@ -292,8 +292,6 @@ class Attention(ShapedExpr):
     """
 
     def __new__(cls, Q, K, V):
-        from symattn.multihead import same_dim
-
         for x, w in ((Q, "Q"), (K, "K"), (V, "V")):
             _matrix(x, w)
         if not same_dim(Q.shape[1], K.shape[1]):
@@ -349,8 +347,6 @@ class LayerNorm(ShapedExpr):
     """
 
     def __new__(cls, X, gamma, beta, eps):
-        from symattn.multihead import same_dim
-
         for x, w in ((X, "X"), (gamma, "gamma"), (beta, "beta")):
             _matrix(x, w)
         for x, w in ((gamma, "gamma"), (beta, "beta")):
@@ -458,8 +454,6 @@ class MLP(ShapedExpr):
     """
 
     def __new__(cls, X, W1, b1, W2, b2, rho):
-        from symattn.multihead import same_dim
-
         for x, w in ((X, "X"), (W1, "W_1"), (b1, "b_1"), (W2, "W_2"), (b2, "b_2")):
             _matrix(x, w)
         checks = (

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 
-from symattn.verdict import Level, LevelResult, Verdict
+from symattn.kernel.verdict import Level, LevelResult, Verdict
 
 __all__ = ["grade", "MAX_FALSE_PASS"]
 

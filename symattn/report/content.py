@@ -29,14 +29,16 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.printing import latex as _latex
 from symattn.report.typeset import (
     LINE_EM,
+    PRINT_SECONDS,
     bound_names,
     display_lines,
     plain_with_names,
     restore_names,
     rich,
+    sanitize_math,
+    tex_of,
     tex_width,
 )
 from symattn.timelimit import TimeLimitExceeded, time_limit
@@ -101,38 +103,6 @@ KIND_BOXES = {
     ),
 }
 
-#: Seconds allowed for printing one expression (a huge matrix must not stall the report).
-PRINT_SECONDS = 10.0
-
-
-def tex_of(expr: Any) -> str:
-    """LaTeX of ``expr`` through :func:`symattn.printing.latex`, under a time limit."""
-    try:
-        with time_limit(PRINT_SECONDS):
-            return sanitize_math(_latex(expr))
-    except TimeLimitExceeded:
-        return r"\text{(expression too large to print)}"
-    except Exception as exc:  # a printer bug in one object must not take the whole report down
-        from symattn.printing import text_to_tex
-
-        return r"\text{(could not print: %s: %s)}" % (type(exc).__name__, text_to_tex(str(exc))[:200])
-
-
-_TEXT_GROUP = re.compile(r"\\text\{([^{}]*)\}")
-
-
-def sanitize_math(latex: str) -> str:
-    """Repair LaTeX that TeX rejects but lenient converters accept: ``\\text{QK^\\top}`` (a
-    superscript or a command inside ``\\text``) becomes ``\\mathrm{QK^\\top}``.
-
-    >>> print(sanitize_math(r"\\operatorname{MAC}_{\\text{QK^\\top}} + \\text{ if } x"))
-    \\operatorname{MAC}_{\\mathrm{QK^\\top}} + \\text{ if } x
-    """
-    def fix(m):
-        body = m.group(1)
-        return r"\mathrm{%s}" % body if re.search(r"(?<!\\)[\^_]|\\[A-Za-z]", body) else m.group(0)
-
-    return _TEXT_GROUP.sub(fix, latex)
 
 
 @dataclass
@@ -531,8 +501,6 @@ def _nested_assumptions(step, key: str, prev) -> list:
                 back = {t: t - 1}
                 return [("induction_hypothesis", tex_of(d.start.xreplace(back)) + " = " + tex_of(d.end.xreplace(back))),
                         ("induction_range", tex_of(sp.sympify(lo) + 1) + r" \le " + tex_of(t) + r" \le " + tex_of(T))]
-            if step.rule == "induction":
-                return [("induction_hypothesis", tex_of(prev) + " = " + tex_of(step.expr))]
     except (Exception, TimeLimitExceeded):
         return []
     return []

@@ -32,7 +32,45 @@ from typing import Any
 
 import sympy as sp
 
-__all__ = ["bound_names", "restore_names", "rich", "display_lines", "tex_width", "plain_with_names", "LINE_EM"]
+from symattn.printing import latex as _latex
+from symattn.timelimit import TimeLimitExceeded, time_limit
+
+__all__ = ["bound_names", "restore_names", "rich", "display_lines", "tex_width", "plain_with_names", "LINE_EM",
+           "PRINT_SECONDS", "tex_of", "sanitize_math"]
+
+#: Seconds allowed for printing one expression (a huge matrix must not stall the report).
+PRINT_SECONDS = 10.0
+
+
+def tex_of(expr: Any) -> str:
+    """LaTeX of ``expr`` through :func:`symattn.printing.latex`, under a time limit."""
+    try:
+        with time_limit(PRINT_SECONDS):
+            return sanitize_math(_latex(expr))
+    except TimeLimitExceeded:
+        return r"\text{(expression too large to print)}"
+    except Exception as exc:  # a printer bug in one object must not take the whole report down
+        from symattn.printing import text_to_tex
+
+        return r"\text{(could not print: %s: %s)}" % (type(exc).__name__, text_to_tex(str(exc))[:200])
+
+
+_TEXT_GROUP = re.compile(r"\\text\{([^{}]*)\}")
+
+
+def sanitize_math(latex: str) -> str:
+    """Repair LaTeX that TeX rejects but lenient converters accept: ``\\text{QK^\\top}`` (a
+    superscript or a command inside ``\\text``) becomes ``\\mathrm{QK^\\top}``.
+
+    >>> print(sanitize_math(r"\\operatorname{MAC}_{\\text{QK^\\top}} + \\text{ if } x"))
+    \\operatorname{MAC}_{\\mathrm{QK^\\top}} + \\text{ if } x
+    """
+    def fix(m):
+        body = m.group(1)
+        return r"\mathrm{%s}" % body if re.search(r"(?<!\\)[\^_]|\\[A-Za-z]", body) else m.group(0)
+
+    return _TEXT_GROUP.sub(fix, latex)
+
 
 #: the width, in em of the running font, that a displayed line may take (A4, 2.2 cm margins, 11 pt,
 #: less the step number and the relation column)
@@ -136,8 +174,6 @@ def rich(text: Any, names: dict | None = None) -> list:
     expressions in SymPy's notation are typeset too, names restored."""
     from symattn.kernel.message import Message
     from symattn.report.ascii_math import program_parts
-    from symattn.report.content import tex_of
-
     names = names or {}
     if text is None or text == "":
         return []
@@ -268,8 +304,6 @@ def _split(expr: Any, width: float, first: float, depth: int = 0) -> list:
     """Lines of LaTeX for ``expr``: a sum broken before top-level signs, a product between its
     factors, a parenthesised sum inside a product broken inside big parentheses (which, unlike
     ``\\left( \\right)``, may open on one line and close on another)."""
-    from symattn.report.content import tex_of
-
     whole = tex_of(expr)
     if tex_width(whole) <= first or depth > 4 or not isinstance(expr, (sp.Add, sp.Mul)):
         return [whole]

@@ -43,9 +43,9 @@ import sympy as sp
 from symattn.kernel.axioms import axiom
 from symattn.kernel.terms import KernelError, alpha_equal, free_symbols, is_bound_variable, open_binder
 from symattn.kernel.thm import accept, by_zero, trans
+from symattn.kernel.verdict import Level
 from symattn.rules import RuleError, check_step, failed, proved, rule
 from symattn.statement import IndexRange
-from symattn.verdict import Level
 
 __all__ = []
 

@@ -55,7 +55,7 @@ def check_apply_theorem(lhs, rhs, relation, ctx, theorem=None, mapping=None):
         raise RuleError(str(exc)) from None
     mapping = dict(mapping or {})
     if ctx.verdict_of is not None:
-        from symattn.verdict import Verdict
+        from symattn.kernel.verdict import Verdict
 
         if ctx.verdict_of(theorem) == Verdict.REFUTED:
             return failed(f"{theorem} is refuted")

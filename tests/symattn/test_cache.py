@@ -217,10 +217,11 @@ def test_the_checkers_options_are_part_of_the_key(tmp_path, registered, options)
 
 def test_a_served_outcome_equals_the_fresh_one_and_renders_identically(tmp_path, monkeypatch):
     from symattn.acceptance import outcome_html, outcome_latex
-    from symattn.report import content
+    from symattn.report import content, typeset
     from symattn.report.content import theorem_entry
 
-    monkeypatch.setattr(content, "PRINT_SECONDS", 120.0)  # printing under a loaded machine: no notice
+    for module in (content, typeset):  # printing under a loaded machine: no notice
+        monkeypatch.setattr(module, "PRINT_SECONDS", 120.0)
     from symattn.theorem import load_all
 
     load_all()

@@ -148,15 +148,22 @@ def test_factor_out_of_blocks_only_for_factors_free_of_the_index():
     assert st(Stack(GD, h), sp.MatMul(D, Stack(G, h)), "factor_out_of_blocks") is Level.FAIL
 
 
+t = sp.Symbol("t", integer=True, positive=True)  # the induction variable, 1 <= t <= h
+
+
+def _at(x, value):
+    return x.xreplace({t: value})
+
+
 def _step(claim_lhs, claim_rhs):
-    k1 = h + 1
+    k1 = t - 1
     return (
-        Derivation(claim_lhs.xreplace({h: k1}))
-        .eq(sp.MatMul(HConcat(Concat(F, h), F(k1)), VStack(Stack(G, h), G(k1))), "peel_last_block")
-        .eq(sp.MatAdd(sp.MatMul(Concat(F, h), Stack(G, h)), sp.MatMul(F(k1), G(k1))), "block_matrix_product")
-        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, h)), sp.MatMul(F(k1), G(k1))), "substitute",
+        Derivation(claim_lhs)
+        .eq(sp.MatMul(HConcat(Concat(F, k1), F(t)), VStack(Stack(G, k1), G(t))), "peel_last_block")
+        .eq(sp.MatAdd(sp.MatMul(Concat(F, k1), Stack(G, k1)), sp.MatMul(F(t), G(t))), "block_matrix_product")
+        .eq(sp.MatAdd(MatSum(F(m) * G(m), (m, 1, k1)), sp.MatMul(F(t), G(t))), "substitute",
             using="induction_hypothesis")
-        .eq(claim_rhs.xreplace({h: k1}), "peel_last_block")
+        .eq(claim_rhs, "peel_last_block")
     )
 
 
@@ -164,30 +171,46 @@ def _base(claim_rhs):
     return (
         Derivation(Concat(F, 1) * Stack(G, 1))
         .eq(F(1) * G(1), "peel_last_block")
-        .eq(claim_rhs.xreplace({h: 1}), "peel_last_block")
+        .eq(_at(claim_rhs, 1), "peel_last_block")
     )
 
 
+CLAIM_L, CLAIM_R = Concat(F, t) * Stack(G, t), MatSum(F(m) * G(m), (m, 1, t))
 LHS, RHS = Concat(F, h) * Stack(G, h), MatSum(F(m) * G(m), (m, 1, h))
 
 
+def _ind(lhs=LHS, rhs=RHS, base=None, step=None, var=t, start=1, ctx=NONE):
+    base = _base(CLAIM_R) if base is None else base
+    step = _step(CLAIM_L, CLAIM_R) if step is None else step
+    return st(lhs, rhs, "bounded_induction", ctx, on=h, var=var, start=start, base=base, step=step)
+
+
 def test_induction_proves_concat_times_stack_is_the_sum_of_block_products():
-    assert st(LHS, RHS, "induction", on=h, base=_base(RHS), step=_step(LHS, RHS)) is Level.PASS
+    assert _ind() is Level.PASS
 
 
-def test_induction_rejects_a_bad_step_and_a_bad_base():
-    # a step that ends at the claim for h, not h + 1
-    bad_step = _step(LHS, RHS)
-    bad_step.steps[-1] = type(bad_step.steps[-1])(RHS, "peel_last_block")
-    assert st(LHS, RHS, "induction", on=h, base=_base(RHS), step=bad_step) is Level.FAIL
-    # a step that "uses" an induction hypothesis which is not the claim (2 * sum)
-    wrong = 2 * RHS
-    assert st(LHS, wrong, "induction", on=h, base=_base(RHS), step=_step(LHS, RHS)) is Level.FAIL
-    # a base case proving the claim at h = 1 for a different right side
-    assert st(LHS, RHS, "induction", on=h, base=_base(2 * RHS), step=_step(LHS, RHS)) is Level.FAIL
-    # induction on a symbol that is not a positive integer
+def test_induction_on_blocks_rejects_bad_steps_bases_and_variables():
+    # a step that ends at the claim for t - 1, not t
+    bad_step = _step(CLAIM_L, CLAIM_R)
+    bad_step.steps[-1] = type(bad_step.steps[-1])(_at(CLAIM_R, t - 1), "peel_last_block")
+    assert _ind(step=bad_step) is Level.FAIL
+    # the outer step is not the claim at h (2 * sum)
+    assert _ind(rhs=2 * RHS) is Level.FAIL
+    # a base case proving the claim at 1 for a different right side
+    assert _ind(base=_base(2 * CLAIM_R)) is Level.FAIL
+    # induction on a symbol that is not an integer
     x = sp.Symbol("x")
-    assert st(LHS, RHS, "induction", on=x, base=_base(RHS), step=_step(LHS, RHS)) is Level.FAIL
+    assert _ind(var=x, step=_step(CLAIM_L.xreplace({t: x}), CLAIM_R.xreplace({t: x}))) is Level.FAIL
+    # the base case at t = 1 does not start an induction from 2 (and h >= 2 is not known)
+    assert _ind(start=2) is Level.FAIL
+    # a hypothesis about the induction variable: the step must hold for a generic t
+    pinned = ProofContext(hypotheses=(IndexRange("t_range", index=t, lower=2, upper=h),))
+    assert _ind(ctx=pinned) is Level.FAIL
+    # the induction variable in the outer step
+    assert _ind(lhs=CLAIM_L, rhs=CLAIM_R) is Level.FAIL
+    # the bound is the variable itself
+    assert st(LHS, RHS, "bounded_induction", NONE, on=t, var=t, start=1, base=_base(CLAIM_R),
+              step=_step(CLAIM_L, CLAIM_R)) is Level.FAIL
 
 
 # ----------------------------------------------------------------------------- rank
@@ -287,8 +310,9 @@ def test_false_block_identity_with_a_plausible_induction_is_not_proved():
         title="(false) heads meet the next output block",
         statement=Statement(LHS, shifted),
         source="extension",
-        derivation=lambda: Derivation(LHS).eq(shifted, "induction", on=h, base=_base(shifted),
-                                              step=_step(LHS, shifted)),
+        derivation=lambda: Derivation(LHS).eq(shifted, "bounded_induction", on=h, var=t, start=1,
+                                              base=_base(shifted.xreplace({h: t})),
+                                              step=_step(CLAIM_L, shifted.xreplace({h: t}))),
         dimensions=(n, d, q, h),
     )
     outcome = Checker(numeric=False).check(thm)
