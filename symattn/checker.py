@@ -259,7 +259,7 @@ class Checker:
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
         if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
-            per_step = [(rule, second.step_rechecked(c)) for rule, c in engines]
+            per_step = _per_step(steps, engines)
             data["rechecked"] = second.theorem_rechecked([r for _, (r, _) in per_step])
             if data["rechecked"] != "all":
                 data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
@@ -985,17 +985,24 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
-    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
-    # a step an unconverted rule decided by itself (symattn.rules.UNCONVERTED) was not shown by the
-    # kernel at all: say so, whatever the second engine saw of the facts the rule asked about
-    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
-    per_step = [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
-                else (rule, p) for r, (rule, p) in zip(o.steps, per_step)]
+    per_step = _per_step(o.steps, o.engines)
     return {
         "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
         "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
                   for n, (r, (rule, (s, why))) in enumerate(zip(o.steps, per_step), start=1)],
     }
+
+
+def _per_step(steps: list, engines: list) -> list:
+    """``(rule, (status, why))`` per step: ``'both'`` or ``'one-engine'`` from the second engine's checks
+    (:func:`symattn.kernel.second.step_rechecked`), or ``'rule-decided'``: a step an unconverted rule
+    decided by itself (symattn.rules.UNCONVERTED) was not shown by the kernel at all -- whatever the
+    second engine saw of the facts the rule asked about, it is not re-checked (the grading's
+    ``REQUIRE_RECHECK`` and the JSON read the same list)."""
+    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in engines]
+    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
+    return [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
+            else (rule, p) for r, (rule, p) in zip(steps, per_step)]
 
 
 def shown_status(lv: LevelResult) -> str:
