@@ -38,6 +38,7 @@ from symattn.kernel.instances import (
     domain_violation,
     hypotheses_at,
     sizes_inside,
+    unfold_forall,
 )
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
@@ -784,10 +785,12 @@ def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
         if _statement_holds(st):
             return True
     try:
-        solution, sides = solve_equations(hypotheses, [st.lhs, st.rhs], strict=False)
+        # the entries a forall equation defines (a recurrence) are unfolded at their concrete indices
+        unfolded = unfold_forall(hypotheses, [st.lhs, st.rhs])
+        solution, sides = solve_equations(hypotheses, unfolded, strict=False)
     except (_Refused, TypeError, ValueError):
         return False
-    if not solution:
+    if not solution and unfolded == [st.lhs, st.rhs]:
         return False
     return _statement_holds(Statement(sides[0], sides[1], st.relation))
 
