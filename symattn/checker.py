@@ -31,7 +31,14 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
-from symattn.kernel.instances import describe_point, describe_sizes, domain_violation, hypotheses_at, sizes_inside
+from symattn.kernel.instances import (
+    concrete_cases,
+    describe_point,
+    describe_sizes,
+    domain_violation,
+    hypotheses_at,
+    sizes_inside,
+)
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.zippel import NotRational as _NotRational
@@ -252,7 +259,7 @@ class Checker:
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
         if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
-            per_step = [(rule, second.step_rechecked(c)) for rule, c in engines]
+            per_step = _per_step(steps, engines)
             data["rechecked"] = second.theorem_rechecked([r for _, (r, _) in per_step])
             if data["rechecked"] != "all":
                 data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
@@ -353,24 +360,31 @@ class Checker:
                                    st.relation)
                     hyps = _hypotheses_at(thm.hypotheses, mapping)
                     st = _moments_at(st, hyps)
+                    cases = concrete_cases(st, hyps)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit deriving the instance at {where}",
                                    {"derived": True, "sizes": checked, "timed_out": True})
             except Exception as exc:
                 return LevelResult(Level.UNDECIDED, f"deriving the instance at {where} raised "
                                    f"{type(exc).__name__}: {exc}", {"derived": True, "sizes": checked})
-            ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds)
-            if ok:
-                checked.append(mapping)
-                continue
-            cex = find_counterexample(st, hyps, seed=self.seed, seconds=seconds)
-            if cex is not None:
-                return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {cex}",
-                                   {"counterexample": f"{where}: {cex}", "derived": True})
-            reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
-            return LevelResult(Level.UNDECIDED, f"instance derived at {where}: {reason}",
-                               {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
-                                **({"timed_out": True} if ok is None else {})})
+            # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
+            # out): exhaustive, so the instance holds when every case does
+            for label, case, case_hyps in cases:
+                at = f"{where}, {label}" if label else where
+                ok = _limited(lambda st=case, hyps=case_hyps: _instance_holds(st, hyps), seconds)
+                if not ok and not label and case != st:  # the statement as derived, before writing it out
+                    ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds) or ok
+                if ok:
+                    continue
+                cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
+                if cex is not None:
+                    return LevelResult(Level.FAIL, f"{at} (derived by the kernel): {cex}",
+                                       {"counterexample": f"{at}: {cex}", "derived": True})
+                reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
+                return LevelResult(Level.UNDECIDED, f"instance derived at {at}: {reason}",
+                                   {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
+                                    **({"timed_out": True} if ok is None else {})})
+            checked.append(mapping)
         shown = describe_sizes(syms, checked)
         if skipped:
             shown += " (skipped, outside the hypotheses: " + "; ".join(
@@ -971,17 +985,24 @@ def outcome_to_json(thm: Any, o: Outcome) -> dict:
 
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
-    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
-    # a step an unconverted rule decided by itself (symattn.rules.UNCONVERTED) was not shown by the
-    # kernel at all: say so, whatever the second engine saw of the facts the rule asked about
-    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
-    per_step = [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
-                else (rule, p) for r, (rule, p) in zip(o.steps, per_step)]
+    per_step = _per_step(o.steps, o.engines)
     return {
         "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
         "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
                   for n, (r, (rule, (s, why))) in enumerate(zip(o.steps, per_step), start=1)],
     }
+
+
+def _per_step(steps: list, engines: list) -> list:
+    """``(rule, (status, why))`` per step: ``'both'`` or ``'one-engine'`` from the second engine's checks
+    (:func:`symattn.kernel.second.step_rechecked`), or ``'rule-decided'``: a step an unconverted rule
+    decided by itself (symattn.rules.UNCONVERTED) was not shown by the kernel at all -- whatever the
+    second engine saw of the facts the rule asked about, it is not re-checked (the grading's
+    ``REQUIRE_RECHECK`` and the JSON read the same list)."""
+    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in engines]
+    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
+    return [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
+            else (rule, p) for r, (rule, p) in zip(steps, per_step)]
 
 
 def shown_status(lv: LevelResult) -> str:

@@ -24,7 +24,10 @@ The primitives
   shown rates, limits at infinity), :mod:`.schemas.probability` (linearity of expectation,
   independence, variances of independent and paired sums, moments of declared families),
   :mod:`.schemas.trig` (the addition formulas and ``sin^2 + cos^2 = 1``), :mod:`.schemas.matrices`
-  (entrywise evaluation of explicit matrices, sums only by the kernel's evaluator).
+  (entrywise evaluation of explicit matrices, sums only by the kernel's evaluator; normal forms, blocks,
+  permutations, ranks; ``matrix_entrywise``, extensionality: matrices of equal shape are equal when their
+  entries, read by the kernel's ``matrix_entry``, were shown equal for fresh generic indices under exactly
+  the ranges the kernel adds).
 * :mod:`.ledger` -- the records of each decision (which engine decided what), moved onto the ``Thm``
   a primitive returns; the checker reports them per step.
 * :mod:`.definitions` -- ``define`` (refuses a head deriving from one of SymPy's classes and a second,
@@ -71,7 +74,8 @@ What is trusted, exactly
   ``match`` on canonical terms, ``Dummy``).
 * SymPy's assumption system on canonical terms: the declared assumptions of free symbols, and the
   assumption methods (``_eval_is_positive`` and its kin) of symattn's own heads, which are part of
-  the reviewed library (a user's heads are unfolded instead).
+  the reviewed library (a user's heads are unfolded instead); likewise the entry formulas (``_symattn_entry``) of
+  symattn's own matrix heads, which ``matrix_entry`` reads (a head defined elsewhere is refused).
 * Exact rewriting used only to find a 0, on terms whose sums are opaque: ``expand``, ``cancel``,
   ``together``, ``powsimp``, ``factor_terms``, ``trigsimp``/``expand_trig``, ``simplify``; ``doit`` of
   matrix expressions of explicit shape; ``Poly`` for linear forms and degrees; ``factor_list`` to split
@@ -86,7 +90,7 @@ What is trusted, exactly
 
 Size
 ----
-About 10000 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+About 10600 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """

@@ -172,23 +172,31 @@ def _basic_symbols(x: Any) -> set:
     return out
 
 
-def substitute_free(x: Any, point: dict) -> Any:
+def substitute_free(x: Any, point: dict, _memo: dict | None = None) -> Any:
     """Simultaneous, capture-free substitution of ``point`` into ``x``: a variable bound by a sum or
     product inside ``x`` is never replaced there (only its free occurrences are)."""
     if isinstance(x, int) and not isinstance(x, bool):
         return sp.Integer(x)
     if isinstance(x, sp.MatrixBase):
-        return x.applyfunc(lambda e: substitute_free(e, point))
+        memo: dict = {}
+        return x.applyfunc(lambda e: substitute_free(e, point, memo))
     if not isinstance(x, sp.Basic) or not point:
         return x
     if x in point:
         return point[x]
-    if isinstance(x, sp.Indexed):  # an Atom to SymPy, but its indices may hold free symbols
-        new = x.base[tuple(substitute_free(t, point) for t in x.indices)]
-        return point.get(new, new)
-    if x.is_Atom:
+    if x.is_Atom and not isinstance(x, sp.Indexed):
         return x
-    if isinstance(x, (sp.Sum, sp.Product)):
+    # a subterm repeated in ``x`` (the entries of an unrolled matrix product share most of theirs) is
+    # substituted once: the memo holds the results under this ``point`` (a sum's body gets its own)
+    if _memo is None:
+        _memo = {}
+    done = _memo.get(x)
+    if done is not None:
+        return done
+    if isinstance(x, sp.Indexed):  # an Atom to SymPy, but its indices may hold free symbols
+        new = x.base[tuple(substitute_free(t, point, _memo) for t in x.indices)]
+        out = point.get(new, new)
+    elif isinstance(x, (sp.Sum, sp.Product)):
         # bounds of limit m are in the scope of the variables of the limits after m
         limits = []
         for m, (v, lo, hi) in enumerate(x.limits):
@@ -197,9 +205,12 @@ def substitute_free(x: Any, point: dict) -> Any:
             limits.append((v, substitute_free(lo, sub), substitute_free(hi, sub)))
         bound = {v for (v, _, _) in x.limits}
         inner = {k: val for k, val in point.items() if k not in bound}
-        return type(x)(substitute_free(x.function, inner), *limits)
-    args = [substitute_free(a, point) for a in x.args]
-    return x.func(*args) if any(a is not b for a, b in zip(args, x.args)) else x
+        out = type(x)(substitute_free(x.function, inner), *limits)
+    else:
+        args = [substitute_free(a, point, _memo) for a in x.args]
+        out = x.func(*args) if any(a is not b for a, b in zip(args, x.args)) else x
+    _memo[x] = out
+    return out
 
 
 def _hypothesis_exprs(h) -> list:

@@ -63,7 +63,7 @@ def _chain(d: Derivation, ctx, label: str):
     t = refl(prev)
     for n, step in enumerate(d.steps, start=1):
         if step.relation != "=":
-            return None, failed(f"{label} step {n} is {step.relation!r}: induction proves equalities only")
+            return None, failed(f"{label} step {n} is {step.relation!r}: this chain proves equalities only")
         res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
         if res.status is not Level.PASS:
             return None, RuleResult(res.status, f"{label} step {n} ({step.justification()}): {res.reason}")

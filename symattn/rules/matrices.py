@@ -40,17 +40,14 @@ import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel.axioms import axiom
-from symattn.kernel.schemas.matrices import normal_form
+from symattn.kernel.schemas.matrices import entry_hypotheses, matrix_entry, normal_form
 from symattn.kernel.terms import KernelError, alpha_equal, canonical
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
-from symattn.kernel.verdict import Level
 from symattn.multihead import Concat, MatSum, Rank, Stack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
-from symattn.rules import ProofContext, RuleError, check_step, failed, passed, proved, rule
-from symattn.rules.algebra import equal
-from symattn.statement import IndexRange
+from symattn.rules import ProofContext, RuleError, failed, proved, rule
 
-__all__ = ["entry", "normal_form", "matrices_equal", "peel", "check_subderivation"]
+__all__ = ["entry", "normal_form", "matrices_equal", "peel", "chain_thm"]
 
 
 def _is_matrix(x: Any) -> bool:
@@ -112,7 +109,8 @@ def check_matrix_distributivity(lhs, rhs, relation, ctx):
 
 # --------------------------------------------------------------------------------- entries
 def entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
-    r"""The :math:`(i, j)` entry (1-based) of a matrix expression.
+    r"""The :math:`(i, j)` entry (1-based) of a matrix expression, as the kernel reads it
+    (:func:`symattn.kernel.schemas.matrices.matrix_entry`).
 
     Products become sums over fresh indices ``k_{depth+1}``; a permutation matrix acts on the
     index, :math:`(PM)_{ij} = M_{\sigma(i) j}` and :math:`(MP^\top)_{ij} = M_{i\sigma(j)}`; a matrix
@@ -125,112 +123,39 @@ def entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
     >>> entry(PermutationMatrix("sigma", n) * X * W, i, j)
     Sum(W[k_1, j]*X[sigma(i), k_1], (k_1, 1, d))
     """
-    if depth == 0:
-        names = {s.name for s in _symbols(expr)} | {getattr(i, "name", ""), getattr(j, "name", "")}
-        clash = sorted(x for x in names if x.startswith("k_") and x[2:].isdigit())
-        if clash:
-            raise ValueError(f"entry: the names {clash} are reserved for summation indices")
     if not _is_matrix(expr):
         raise TypeError(f"entry: not a matrix expression: {_show(expr)}")
-    if isinstance(expr, sp.MatrixBase):
-        if not (getattr(i, "is_Integer", False) and getattr(j, "is_Integer", False)):
-            raise ValueError("entry of an explicit matrix needs integer indices")
-        return expr[int(i) - 1, int(j) - 1]
-    own = getattr(expr, "_symattn_entry", None)
-    if own is not None:
-        return own(i, j, depth, entry)
-    if isinstance(expr, sp.MatrixSymbol):
-        return sp.IndexedBase(expr.name)[i, j]
-    if isinstance(expr, sp.Identity):
-        return sp.KroneckerDelta(i, j)
-    if isinstance(expr, sp.ZeroMatrix):
-        return sp.S.Zero
-    if isinstance(expr, sp.OneMatrix):
-        return sp.S.One
-    if isinstance(expr, sp.Transpose):
-        return entry(expr.arg, j, i, depth)
-    if isinstance(expr, sp.MatAdd):
-        return sp.Add(*[entry(a, i, j, depth) for a in expr.args])
-    if isinstance(expr, sp.MatMul):
-        coeff, mats = expr.as_coeff_matrices()
-        return coeff * _product_entry(list(mats), i, j, depth)
-    raise ValueError(f"entry: unsupported matrix expression {type(expr).__name__}: {_show(expr)}")
-
-
-def _mentioned(expr) -> set:
-    """Free symbols, including those in the shapes of matrix subexpressions."""
-    out = set(getattr(expr, "free_symbols", set()))
-    if isinstance(expr, sp.Basic):
-        for node in sp.preorder_traversal(expr):
-            if isinstance(node, MatrixExpr):
-                for s in node.shape:
-                    out |= getattr(sp.sympify(s), "free_symbols", set())
-    return out
-
-
-def _symbols(expr) -> set:
-    return {s for s in expr.atoms(sp.Symbol)} if isinstance(expr, sp.Basic) else set()
-
-
-def _product_entry(mats: list, i, j, depth: int):
-    if len(mats) == 1:
-        return entry(mats[0], i, j, depth)
-    first, last = mats[0], mats[-1]
-    if isinstance(first, PermutationMatrix):  # (P M)_{ij} = M_{sigma(i) j}
-        return _product_entry(mats[1:], first.sigma(i), j, depth)
-    if isinstance(last, sp.Transpose) and isinstance(last.arg, PermutationMatrix):  # (M P^T)_{ij} = M_{i sigma(j)}
-        return _product_entry(mats[:-1], i, last.arg.sigma(j), depth)
-    inner = first.shape[1]
-    rest = mats[1:]
-    if inner == 1:
-        return entry(first, i, sp.S.One, depth) * _product_entry(rest, sp.S.One, j, depth)
-    k = _fresh(depth + 1)
-    return sp.Sum(entry(first, i, k, depth + 1) * _product_entry(rest, k, j, depth + 1), (k, 1, inner))
-
-
-def _fresh(depth: int) -> sp.Symbol:
-    from symattn.permutation import fresh_index
-
-    return fresh_index(depth)
+    return matrix_entry(expr, i, j, depth)
 
 
 # --------------------------------------------------------------------------------- nested derivations
-def check_subderivation(d, start, end, ctx: ProofContext, label: str, extra: tuple = ()) -> None:
-    """Check a nested derivation: it starts at ``start``, ends at ``end``, every step passes its
-    rule under ``ctx`` with the hypotheses ``extra`` added, and the chain is an equality. Raises
-    :class:`RuleError` (or returns nothing)."""
+def chain_thm(d, ctx: ProofContext, label: str, start, end):
+    """The kernel's theorem ``start = end`` through the nested derivation ``d`` (each step checked by
+    its rule under ``ctx``; the ends bridged to ``start`` and ``end`` by the zero test when they are
+    not the same term), or the failing :class:`RuleResult`."""
     from symattn.derivation import Derivation
+    from symattn.rules.induction import _chain
 
     if not isinstance(d, Derivation):
         raise RuleError(f"{label}: expected a Derivation, got {type(d).__name__}")
-    if not _same(d.start, start):
-        raise RuleError(f"{label}: starts at {_show(d.start)}, expected {_show(start)}")
-    if not _same(d.end, end):
-        raise RuleError(f"{label}: ends at {_show(d.end)}, expected {_show(end)}")
-    if d.relation != "=":
-        raise RuleError(f"{label}: the chain proves {d.relation!r}, an equality is needed")
-    sub = dataclasses.replace(ctx, hypotheses=tuple(ctx.hypotheses) + tuple(extra))
-    for n, (prev, step) in enumerate(d.pairs(), start=1):
-        res = check_step(prev, step.expr, step.relation, step.rule, step.args, sub)
-        if res.status is Level.UNDECIDED:
-            from symattn.kernel.timelimit import TimeLimitExceeded
-
-            raise TimeLimitExceeded(f"{label}, step {n} ({step.justification()}): {res.reason}")
-        if res.status is not Level.PASS:
-            raise RuleError(f"{label}, step {n} ({step.justification()}): {res.reason}")
-
-
-def _same(a, b) -> bool:
-    if a == b or canonical(a) == canonical(b):
-        return True
-    if _is_matrix(a) or _is_matrix(b):
-        return matrices_equal(a, b, transposes=True)
-    return equal(a, b)
+    t, bad = _chain(d, ctx, label)
+    if bad is not None:
+        return None, bad
+    try:
+        if not alpha_equal(t.lhs, canonical(start)):
+            t = trans(by_zero(start, t.lhs), t)
+        if not alpha_equal(t.rhs, canonical(end)):
+            t = trans(t, by_zero(t.rhs, end))
+    except KernelError as exc:
+        return None, failed(f"{label}: runs from {_show(d.start)} to {_show(d.end)}, not from {_show(start)} to "
+                            f"{_show(end)} ({exc})")
+    return t, None
 
 
 @rule(
     "matrix_entrywise",
-    "A = B when a nested derivation shows A[i, j] = B[i, j] for fresh indices i, j in range",
+    "A = B when a nested derivation shows A[i, j] = B[i, j] for fresh indices i, j in range (the kernel's "
+    "matrix_entrywise: the indices' freshness and the ranges checked by the kernel)",
     params=("i", "j", "proof"),
 )
 def check_matrix_entrywise(lhs, rhs, relation, ctx, i=None, j=None, proof=None):
@@ -238,23 +163,13 @@ def check_matrix_entrywise(lhs, rhs, relation, ctx, i=None, j=None, proof=None):
         raise RuleError("matrix_entrywise justifies equalities only")
     if not (_is_matrix(lhs) and _is_matrix(rhs)):
         raise RuleError("both sides must be matrices")
-    if not (same_dim(lhs.shape[0], rhs.shape[0]) and same_dim(lhs.shape[1], rhs.shape[1])):
-        raise RuleError(f"shape mismatch: {lhs.shape} vs {rhs.shape}")
-    for x, w in ((i, "i"), (j, "j")):
-        if not isinstance(x, sp.Symbol) or x.is_integer is not True:
-            raise RuleError(f"{w} must be an integer Symbol, got {x!r}")
-        if x in _mentioned(lhs) or x in _mentioned(rhs):
-            raise RuleError(f"index {x} is not fresh: it occurs in the matrices")
-        if any(x in getattr(v, "free_symbols", set()) for h in ctx.hypotheses for v in vars(h).values()):
-            raise RuleError(f"index {x} is not fresh: a hypothesis mentions it")
-    if i == j:
-        raise RuleError("the row and column indices must be different symbols")
-    ranges = (
-        IndexRange(f"{i}_in_rows", index=i, lower=1, upper=lhs.shape[0]),
-        IndexRange(f"{j}_in_columns", index=j, lower=1, upper=lhs.shape[1]),
-    )
-    check_subderivation(proof, entry(lhs, i, j), entry(rhs, i, j), ctx, "entry proof", ranges)
-    return passed(f"entries ({i}, {j}) shown equal for {i} in 1..{lhs.shape[0]}, {j} in 1..{lhs.shape[1]}")
+    context = entry_hypotheses(lhs, i, j)
+    sub = dataclasses.replace(ctx, hypotheses=context)
+    t, bad = chain_thm(proof, sub, "entry proof", matrix_entry(lhs, i, j), matrix_entry(rhs, i, j))
+    if bad is not None:
+        return bad
+    return proved(axiom("matrix_entrywise", lhs=lhs, rhs=rhs, i=i, j=j, entries=t),
+                  f"entries ({i}, {j}) shown equal for {i} in 1..{lhs.shape[0]}, {j} in 1..{lhs.shape[1]}")
 
 
 # --------------------------------------------------------------------------------- blocks

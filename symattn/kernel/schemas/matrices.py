@@ -507,3 +507,200 @@ def _peel_last_block(node: Any):
         rest = MatSum(e.term, (e.variable, lo, hi - 1))
         return e, canonical(sp.MatAdd(rest, substitute(e.term, {e.variable: hi}))), "="
     raise KernelError(f"peel_last_block: not a family of blocks: {_show(e)}")
+
+
+# ============================================================================= entries and extensionality
+def _fresh_index(depth: int) -> sp.Symbol:
+    """The summation index of nesting ``depth`` (``k_1``, ``k_2``, ...: deterministic, so a derivation
+    can be written against an entry; bound, so :func:`canonical` renames it; the names are reserved)."""
+    return sp.Symbol(f"k_{depth}", integer=True, positive=True)
+
+
+def _library_entry(expr: Any):
+    """The ``_symattn_entry`` of one of symattn's own heads (part of the reviewed library, like their
+    assumption methods), or ``None``; a head defined elsewhere (a subclass included) is refused."""
+    own = getattr(type(expr), "_symattn_entry", None)
+    if own is None:
+        return None
+    where = (type(expr).__module__ or "", getattr(own, "__module__", "") or "")
+    if not all(w == "symattn" or w.startswith("symattn.") for w in where):
+        raise KernelError(f"the entries of {type(expr).__name__} (defined in {where[0]}) are not the library's: "
+                          "unfold it by its definition first")
+    return expr._symattn_entry
+
+
+def matrix_entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
+    r"""The :math:`(i, j)` entry (1-based) of a matrix expression, as the kernel reads it.
+
+    Products become sums over fresh indices ``k_{depth+1}``; a permutation matrix acts on the index,
+    :math:`(PM)_{ij} = M_{\sigma(i) j}` and :math:`(MP^\top)_{ij} = M_{i\sigma(j)}`; a matrix symbol ``S``
+    has entries ``S[i, j]`` (an :class:`~sympy.IndexedBase`); symattn's heads give their own formula."""
+    if depth == 0:
+        names = {s.name for s in (expr.atoms(sp.Symbol) if isinstance(expr, sp.Basic) else ())}
+        names |= {getattr(i, "name", ""), getattr(j, "name", "")}
+        clash = sorted(x for x in names if x.startswith("k_") and x[2:].isdigit())
+        if clash:
+            raise KernelError(f"entry: the names {clash} are reserved for summation indices")
+    if not isinstance(expr, (MatrixExpr, sp.MatrixBase)):
+        raise KernelError(f"entry: not a matrix expression: {_show(expr)}")
+    if isinstance(expr, sp.MatrixBase):
+        if not (isinstance(i, sp.Integer) and isinstance(j, sp.Integer)):
+            raise KernelError("entry of an explicit matrix needs integer indices")
+        return expr[int(i) - 1, int(j) - 1]
+    own = _library_entry(expr)
+    if own is not None:
+        return own(i, j, depth, matrix_entry)
+    if isinstance(expr, sp.MatrixSymbol):
+        return sp.IndexedBase(expr.name)[i, j]
+    if isinstance(expr, sp.Identity):
+        return sp.KroneckerDelta(i, j)
+    if isinstance(expr, sp.ZeroMatrix):
+        return sp.S.Zero
+    if isinstance(expr, sp.OneMatrix):
+        return sp.S.One
+    if isinstance(expr, sp.Transpose):
+        return matrix_entry(expr.arg, j, i, depth)
+    if isinstance(expr, sp.MatAdd):
+        return sp.Add(*[matrix_entry(a, i, j, depth) for a in expr.args])
+    if isinstance(expr, sp.MatMul):
+        coeff, mats = expr.as_coeff_matrices()
+        return coeff * _product_entry(list(mats), i, j, depth)
+    raise KernelError(f"entry: unsupported matrix expression {type(expr).__name__}: {_show(expr)}")
+
+
+def _product_entry(mats: list, i, j, depth: int):
+    from symattn.permutation import PermutationMatrix
+
+    if len(mats) == 1:
+        return matrix_entry(mats[0], i, j, depth)
+    first, last = mats[0], mats[-1]
+    if type(first) is PermutationMatrix:  # (P M)_{ij} = M_{sigma(i) j}
+        return _product_entry(mats[1:], first.sigma(i), j, depth)
+    if isinstance(last, sp.Transpose) and type(last.arg) is PermutationMatrix:  # (M P^T)_{ij} = M_{i sigma(j)}
+        return _product_entry(mats[:-1], i, last.arg.sigma(j), depth)
+    inner = first.shape[1]
+    if inner == 1:
+        return matrix_entry(first, i, sp.S.One, depth) * _product_entry(mats[1:], sp.S.One, j, depth)
+    k = _fresh_index(depth + 1)
+    return sp.Sum(matrix_entry(first, i, k, depth + 1) * _product_entry(mats[1:], k, j, depth + 1), (k, 1, inner))
+
+
+#: the assumptions a generic index of 1..n may carry: those of a positive integer, and no more
+_GENERIC_INDEX = sp.Symbol("_generic_index", integer=True, positive=True).assumptions0
+
+
+def _mentioned_by(h: Any, x: sp.Symbol) -> bool:
+    """Whether hypothesis ``h`` mentions ``x`` in any field (a ``forall`` variable of it excepted)."""
+    from symattn.kernel.terms import free_symbols
+
+    if x in set(getattr(h, "forall", ()) or ()):
+        return False
+
+    def has(v):
+        if isinstance(v, (tuple, list)):
+            return any(has(w) for w in v)
+        if isinstance(v, sp.MatrixBase):
+            return any(has(w) for w in v)
+        return isinstance(v, sp.Basic) and (x in free_symbols(v) or v.has(x))
+
+    fields = vars(h) if hasattr(h, "__dict__") else {}
+    return any(has(v) for k, v in fields.items() if k != "forall")
+
+
+def _matrix_names(expr: Any, out: dict) -> None:
+    """Every matrix symbol's name with its shape, and every IndexedBase's name, refusing a name used twice
+    (two shapes, or a matrix symbol and an indexed base of the same name: their entries would coincide)."""
+    if not isinstance(expr, sp.Basic):
+        return
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.MatrixSymbol):
+            key, what = node.name, ("matrix", tuple(sp.sympify(s) for s in node.shape))
+        elif isinstance(node, sp.IndexedBase):
+            key, what = str(node.label), ("indexed", None)
+        else:
+            continue
+        if out.setdefault(key, what) != what:
+            raise KernelError(f"the name {key} stands for two different objects ({out[key]} and {what}): "
+                              "their entries would be confused")
+
+
+def entry_hypotheses(lhs: Any, i: Any, j: Any) -> tuple:
+    """The hypotheses an entry proof for ``lhs`` is made under: the step's, and ``1 <= i <= rows``,
+    ``1 <= j <= columns`` (built here, so an entry proof made under anything more is refused)."""
+    from symattn.statement import IndexRange
+
+    if not isinstance(lhs, (MatrixExpr, sp.MatrixBase)):
+        raise KernelError(f"not a matrix: {_show(lhs)}")
+    _check_generic_index(i, "i", lhs, lhs)
+    _check_generic_index(j, "j", lhs, lhs)
+    if i == j:
+        raise KernelError("the row and column indices must be different symbols")
+    ranges = (IndexRange(f"{i}_in_rows", index=i, lower=1, upper=lhs.shape[0]),
+              IndexRange(f"{j}_in_columns", index=j, lower=1, upper=lhs.shape[1]))
+    names = {h.name for h in _hyps()}
+    if names & {r.name for r in ranges}:
+        raise KernelError(f"the theorem already has a hypothesis named {sorted(names & {r.name for r in ranges})}")
+    return _hyps() + ranges
+
+
+def _check_generic_index(x: Any, w: str, lhs: Any, rhs: Any) -> None:
+    from symattn.kernel.terms import free_symbols
+
+    if not isinstance(x, sp.Symbol) or isinstance(x, sp.Dummy) or x.is_integer is not True:
+        raise KernelError(f"{w} must be an integer Symbol, got {x!r}")
+    extra = sorted(k for k, v in x.assumptions0.items() if v is not None and _GENERIC_INDEX.get(k) != v)
+    if extra:
+        raise KernelError(f"the index {x} carries assumptions {extra} that a generic index of 1..n may not use")
+    if x.name.startswith("k_") and x.name[2:].isdigit():
+        raise KernelError(f"the name {x} is reserved for summation indices")
+    for side in (lhs, rhs):
+        if x in free_symbols(side):
+            raise KernelError(f"index {x} is not fresh: it occurs in the matrices")
+    used = [h.name for h in _hyps() if _mentioned_by(h, x)]
+    if used:
+        raise KernelError(f"index {x} is not fresh: hypotheses {used} mention it")
+
+
+@schema("matrix_entrywise", "A = B for matrices of shapes shown equal, when A[i, j] = B[i, j] was shown by the kernel "
+                            "for integer indices i, j fresh (in neither matrix nor any hypothesis, carrying no "
+                            "assumption beyond a positive integer's) under exactly the step's hypotheses and "
+                            "1 <= i <= rows, 1 <= j <= columns; entries read by the kernel's matrix_entry")
+def _matrix_entrywise(lhs: Any, rhs: Any, i: Any, j: Any, entries: Any):
+    from symattn.kernel import ledger
+    from symattn.kernel.thm import Thm, accept, within
+    from symattn.kernel.zero import HYPOTHESES
+
+    a, b = canonical(lhs), canonical(rhs)
+    if not (isinstance(a, (MatrixExpr, sp.MatrixBase)) and isinstance(b, (MatrixExpr, sp.MatrixBase))):
+        raise KernelError("matrix_entrywise: both sides must be matrices")
+    if not (_same_dim(a.shape[0], b.shape[0]) and _same_dim(a.shape[1], b.shape[1])):
+        raise KernelError(f"matrix_entrywise: shape mismatch: {a.shape} vs {b.shape}")
+    _check_generic_index(i, "i", a, b)
+    _check_generic_index(j, "j", a, b)
+    if i == j:
+        raise KernelError("matrix_entrywise: the row and column indices must be different symbols")
+    names: dict = {}
+    _matrix_names(a, names)
+    _matrix_names(b, names)
+    context = entry_hypotheses(a, i, j)
+    if not isinstance(entries, Thm) or entries.relation != "=":
+        raise KernelError("matrix_entrywise: the entry proof is not an equation the kernel has shown")
+    if not within(entries, context):
+        raise KernelError("matrix_entrywise: the entry proof was made under hypotheses the step does not give it")
+    token = HYPOTHESES.set(context)
+    try:
+        ok = accept(entries, matrix_entry(a, i, j), matrix_entry(b, i, j), "=")
+    finally:
+        HYPOTHESES.reset(token)
+    if not ok:
+        raise KernelError(f"matrix_entrywise: the entry proof shows {_show(entries.lhs)} = {_show(entries.rhs)}, not "
+                          f"entry ({i}, {j}) of the two sides")
+    for c in entries.checks:  # the facts of the entry proof are the facts of this step
+        ledger.record(c)
+    # the second engine on the instance's own fact, entry (i, j) of both sides equal
+    from symattn.kernel.zero import _refused, residual
+
+    both = _refused(residual(canonical(matrix_entry(a, i, j)), canonical(matrix_entry(b, i, j))))
+    if both:
+        raise KernelError(f"matrix_entrywise: {both}")
+    return a, b, "="
