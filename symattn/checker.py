@@ -46,10 +46,10 @@ from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
 from symattn.kernel.zippel import solve_equations
+from symattn.library import registry
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
-from symattn.theorem import Theorem, registry
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
@@ -100,7 +100,7 @@ class Checker:
         self._stack: tuple = ()
 
     # -------------------------------------------------------------------------------------------
-    def check(self, thm: Theorem) -> Outcome:
+    def check(self, thm: Any) -> Outcome:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
         cache = self.cache if self.cache is not None else _ambient_cache()
@@ -110,7 +110,7 @@ class Checker:
 
         return cached_check(self, thm, cache)  # the stored outcome of thm's content key, or _check_fresh
 
-    def _check_fresh(self, thm: Theorem) -> Outcome:
+    def _check_fresh(self, thm: Any) -> Outcome:
         t0 = time.perf_counter()
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
@@ -140,7 +140,7 @@ class Checker:
         finally:
             self._stack = saved
 
-    def _check_dependencies(self, thm: Theorem, d) -> None:
+    def _check_dependencies(self, thm: Any, d) -> None:
         """Check the theorems named by ``apply_theorem`` steps of ``d`` (nested derivations included)
         before its steps run, so that the steps find their verdicts memoised. A circular or unknown
         id is left to the step, which reports it."""
@@ -154,7 +154,7 @@ class Checker:
             self.verdict_of(used)
 
     # -------------------------------------------------------------------------------------------
-    def _check(self, thm: Theorem) -> Outcome:
+    def _check(self, thm: Any) -> Outcome:
         self._stack = self._stack + (thm.id,)
         ctx = ProofContext(
             hypotheses=thm.hypotheses,
@@ -178,7 +178,7 @@ class Checker:
                        engines=engines)
 
     # -- model of the hypotheses -----------------------------------------------------------------
-    def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
+    def _model(self, thm: Any) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
         inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
@@ -193,7 +193,7 @@ class Checker:
         return model.describe(), None
 
     # -- symbolic --------------------------------------------------------------------------------
-    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
+    def _symbolic(self, thm: Any, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
         try:
             d = thm.get_derivation()
         except Exception as exc:
@@ -270,7 +270,7 @@ class Checker:
                 steps, engines)
 
     # -- instances --------------------------------------------------------------------------------
-    def _derived(self, thm: Theorem, spec, size: int) -> tuple[Statement | None, dict | None, str]:
+    def _derived(self, thm: Any, spec, size: int) -> tuple[Statement | None, dict | None, str]:
         """The theorem's statement at ``size``, derived by the kernel (the size substituted, finite
         sums unrolled by :func:`~symattn.kernel.search.expand_finite`), with the substitution used;
         ``(None, None, why)`` when the spec does not say which symbols the size sets."""
@@ -295,7 +295,7 @@ class Checker:
                 return f"{name} side {_short(a)} is not the theorem's {_short(b)}"
         return None
 
-    def _instances(self, thm: Theorem) -> LevelResult:
+    def _instances(self, thm: Any) -> LevelResult:
         """The kernel's derived instances (every theorem with integer dimensions), and the author's
         builder, if any, checked against them: only instances derived from the statement count."""
         kernel = self._kernel_instances(thm)
@@ -329,7 +329,7 @@ class Checker:
                                {**kernel.data, "builder": built.status.value, "derived": False})
         return LevelResult(built.status, f"{built.detail}; the kernel's instances: {kernel.detail}", built.data)
 
-    def _kernel_instances(self, thm: Theorem) -> LevelResult | None:
+    def _kernel_instances(self, thm: Any) -> LevelResult | None:
         """The statement at the smallest sizes inside the hypotheses (:mod:`symattn.kernel.instances`),
         each shown exactly or refuted by an exact counterexample; None when the theorem has no integer
         dimension."""
@@ -394,7 +394,7 @@ class Checker:
                            "inside the hypotheses",
                            {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
 
-    def _builder_instances(self, thm: Theorem) -> LevelResult:
+    def _builder_instances(self, thm: Any) -> LevelResult:
         spec = thm.instances
         checked = []
         derived_all = True
@@ -499,7 +499,7 @@ class Checker:
         )
 
     # -- probabilistic ----------------------------------------------------------------------------
-    def _probabilistic(self, thm: Theorem) -> LevelResult:
+    def _probabilistic(self, thm: Any) -> LevelResult:
         spec = thm.probabilistic
         if spec is None:
             return LevelResult(Level.NA, "no probabilistic check")
@@ -569,7 +569,7 @@ class Checker:
         return LevelResult(Level.PASS, detail, data)
 
     # -- numeric ----------------------------------------------------------------------------------
-    def _numeric(self, thm: Theorem) -> LevelResult:
+    def _numeric(self, thm: Any) -> LevelResult:
         if thm.numeric is None:
             return LevelResult(Level.NA, "no numeric check")
         if not self.numeric:
@@ -674,7 +674,7 @@ def spec_label(spec) -> str:
     return getattr(spec, "label", "size")
 
 
-def _size_mapping(thm: Theorem, spec, size: int) -> dict | None:
+def _size_mapping(thm: Any, spec, size: int) -> dict | None:
     """What the size sets: ``spec.at`` (a symbol, or ``size -> substitution``), else the one symbol
     of the statement named like the spec's label."""
     at = getattr(spec, "at", None)
@@ -954,7 +954,7 @@ def _entries(x: Any) -> list:
 
 
 # ---------------------------------------------------------------------------------------------- API
-def check_theorem(thm: Theorem, **kwargs) -> Outcome:
+def check_theorem(thm: Any, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
     from symattn.acceptance import remember
 
@@ -965,13 +965,13 @@ def check_theorem(thm: Theorem, **kwargs) -> Outcome:
 
 def _worker(args):
     theorem_id, kwargs = args
-    from symattn.theorem import load_all
+    from symattn.library import load_all
 
     load_all()
     return Checker(**kwargs).check(registry.get(theorem_id))
 
 
-def check_many(theorems: Iterable[Theorem], *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
+def check_many(theorems: Iterable, *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
     """Check many theorems, in parallel processes when ``jobs > 1``; results in input order."""
     theorems = list(theorems)
     if jobs <= 1 or len(theorems) <= 1:
@@ -993,7 +993,7 @@ def check_many(theorems: Iterable[Theorem], *, jobs: int = 1, progress=None, **k
         return out
 
 
-def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
+def outcome_to_json(thm: Any, o: Outcome) -> dict:
     """The stable ``symattn check --json`` record."""
     return {
         "id": thm.id,
