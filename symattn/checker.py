@@ -220,6 +220,9 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and res.thm is None:  # the grading's guard: a pass the kernel did not show is no proof
+                    res = RuleResult(Level.FAIL, f"{step.rule}: passed without a theorem of the kernel; a step is "
+                                                 "taken only when the kernel has shown it")
                 if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
                     _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
@@ -972,11 +975,6 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
     per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
-    # a step an unconverted rule decided by itself (symattn.rules.UNCONVERTED) was not shown by the
-    # kernel at all: say so, whatever the second engine saw of the facts the rule asked about
-    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
-    per_step = [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
-                else (rule, p) for r, (rule, p) in zip(o.steps, per_step)]
     return {
         "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
         "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
