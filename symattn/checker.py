@@ -31,17 +31,24 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
-from symattn.kernel.instances import describe_point, describe_sizes, domain_violation, hypotheses_at, sizes_inside
+from symattn.kernel.instances import (
+    concrete_cases,
+    describe_point,
+    describe_sizes,
+    domain_violation,
+    hypotheses_at,
+    sizes_inside,
+)
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
 from symattn.kernel.zippel import solve_equations
+from symattn.library import registry
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
-from symattn.theorem import Theorem, registry
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
@@ -92,7 +99,7 @@ class Checker:
         self._stack: tuple = ()
 
     # -------------------------------------------------------------------------------------------
-    def check(self, thm: Theorem) -> Outcome:
+    def check(self, thm: Any) -> Outcome:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
         cache = self.cache if self.cache is not None else _ambient_cache()
@@ -102,7 +109,7 @@ class Checker:
 
         return cached_check(self, thm, cache)  # the stored outcome of thm's content key, or _check_fresh
 
-    def _check_fresh(self, thm: Theorem) -> Outcome:
+    def _check_fresh(self, thm: Any) -> Outcome:
         t0 = time.perf_counter()
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
@@ -132,7 +139,7 @@ class Checker:
         finally:
             self._stack = saved
 
-    def _check_dependencies(self, thm: Theorem, d) -> None:
+    def _check_dependencies(self, thm: Any, d) -> None:
         """Check the theorems named by ``apply_theorem`` steps of ``d`` (nested derivations included)
         before its steps run, so that the steps find their verdicts memoised. A circular or unknown
         id is left to the step, which reports it."""
@@ -146,7 +153,7 @@ class Checker:
             self.verdict_of(used)
 
     # -------------------------------------------------------------------------------------------
-    def _check(self, thm: Theorem) -> Outcome:
+    def _check(self, thm: Any) -> Outcome:
         self._stack = self._stack + (thm.id,)
         ctx = ProofContext(
             hypotheses=thm.hypotheses,
@@ -170,7 +177,7 @@ class Checker:
                        engines=engines)
 
     # -- model of the hypotheses -----------------------------------------------------------------
-    def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
+    def _model(self, thm: Any) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
         inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
@@ -185,7 +192,7 @@ class Checker:
         return model.describe(), None
 
     # -- symbolic --------------------------------------------------------------------------------
-    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
+    def _symbolic(self, thm: Any, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
         try:
             d = thm.get_derivation()
         except Exception as exc:
@@ -255,7 +262,7 @@ class Checker:
         if undecided:
             return LevelResult(Level.UNDECIDED, "; ".join(undecided), data), steps, engines
         if second.enabled():  # the grading counts a derivation as a proof only if every step was re-checked
-            per_step = [(rule, second.step_rechecked(c)) for rule, c in engines]
+            per_step = _per_step(steps, engines)
             data["rechecked"] = second.theorem_rechecked([r for _, (r, _) in per_step])
             if data["rechecked"] != "all":
                 data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
@@ -265,7 +272,7 @@ class Checker:
                 steps, engines)
 
     # -- instances --------------------------------------------------------------------------------
-    def _derived(self, thm: Theorem, spec, size: int) -> tuple[Statement | None, dict | None, str]:
+    def _derived(self, thm: Any, spec, size: int) -> tuple[Statement | None, dict | None, str]:
         """The theorem's statement at ``size``, derived by the kernel (the size substituted, finite
         sums unrolled by :func:`~symattn.kernel.search.expand_finite`), with the substitution used;
         ``(None, None, why)`` when the spec does not say which symbols the size sets."""
@@ -290,7 +297,7 @@ class Checker:
                 return f"{name} side {_short(a)} is not the theorem's {_short(b)}"
         return None
 
-    def _instances(self, thm: Theorem) -> LevelResult:
+    def _instances(self, thm: Any) -> LevelResult:
         """The kernel's derived instances (every theorem with integer dimensions), and the author's
         builder, if any, checked against them: only instances derived from the statement count."""
         kernel = self._kernel_instances(thm)
@@ -324,7 +331,7 @@ class Checker:
                                {**kernel.data, "builder": built.status.value, "derived": False})
         return LevelResult(built.status, f"{built.detail}; the kernel's instances: {kernel.detail}", built.data)
 
-    def _kernel_instances(self, thm: Theorem) -> LevelResult | None:
+    def _kernel_instances(self, thm: Any) -> LevelResult | None:
         """The statement at the smallest sizes inside the hypotheses (:mod:`symattn.kernel.instances`),
         each shown exactly or refuted by an exact counterexample; None when the theorem has no integer
         dimension."""
@@ -356,24 +363,31 @@ class Checker:
                                    st.relation)
                     hyps = _hypotheses_at(thm.hypotheses, mapping)
                     st = _moments_at(st, hyps)
+                    cases = concrete_cases(st, hyps)
             except TimeLimitExceeded:
                 return LevelResult(Level.UNDECIDED, f"time limit deriving the instance at {where}",
                                    {"derived": True, "sizes": checked, "timed_out": True})
             except Exception as exc:
                 return LevelResult(Level.UNDECIDED, f"deriving the instance at {where} raised "
                                    f"{type(exc).__name__}: {exc}", {"derived": True, "sizes": checked})
-            ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds)
-            if ok:
-                checked.append(mapping)
-                continue
-            cex = find_counterexample(st, hyps, seed=self.seed, seconds=seconds)
-            if cex is not None:
-                return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {cex}",
-                                   {"counterexample": f"{where}: {cex}", "derived": True})
-            reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
-            return LevelResult(Level.UNDECIDED, f"instance derived at {where}: {reason}",
-                               {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
-                                **({"timed_out": True} if ok is None else {})})
+            # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
+            # out): exhaustive, so the instance holds when every case does
+            for label, case, case_hyps in cases:
+                at = f"{where}, {label}" if label else where
+                ok = _limited(lambda st=case, hyps=case_hyps: _instance_holds(st, hyps), seconds)
+                if not ok and not label and case != st:  # the statement as derived, before writing it out
+                    ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds) or ok
+                if ok:
+                    continue
+                cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
+                if cex is not None:
+                    return LevelResult(Level.FAIL, f"{at} (derived by the kernel): {cex}",
+                                       {"counterexample": f"{at}: {cex}", "derived": True})
+                reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
+                return LevelResult(Level.UNDECIDED, f"instance derived at {at}: {reason}",
+                                   {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
+                                    **({"timed_out": True} if ok is None else {})})
+            checked.append(mapping)
         shown = describe_sizes(syms, checked)
         if skipped:
             shown += " (skipped, outside the hypotheses: " + "; ".join(
@@ -382,7 +396,7 @@ class Checker:
                            "inside the hypotheses",
                            {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
 
-    def _builder_instances(self, thm: Theorem) -> LevelResult:
+    def _builder_instances(self, thm: Any) -> LevelResult:
         spec = thm.instances
         checked = []
         derived_all = True
@@ -487,7 +501,7 @@ class Checker:
         )
 
     # -- probabilistic ----------------------------------------------------------------------------
-    def _probabilistic(self, thm: Theorem) -> LevelResult:
+    def _probabilistic(self, thm: Any) -> LevelResult:
         spec = thm.probabilistic
         if spec is None:
             return LevelResult(Level.NA, "no probabilistic check")
@@ -557,7 +571,7 @@ class Checker:
         return LevelResult(Level.PASS, detail, data)
 
     # -- numeric ----------------------------------------------------------------------------------
-    def _numeric(self, thm: Theorem) -> LevelResult:
+    def _numeric(self, thm: Any) -> LevelResult:
         if thm.numeric is None:
             return LevelResult(Level.NA, "no numeric check")
         if not self.numeric:
@@ -662,7 +676,7 @@ def spec_label(spec) -> str:
     return getattr(spec, "label", "size")
 
 
-def _size_mapping(thm: Theorem, spec, size: int) -> dict | None:
+def _size_mapping(thm: Any, spec, size: int) -> dict | None:
     """What the size sets: ``spec.at`` (a symbol, or ``size -> substitution``), else the one symbol
     of the statement named like the spec's label."""
     at = getattr(spec, "at", None)
@@ -912,7 +926,7 @@ def _entries(x: Any) -> list:
 
 
 # ---------------------------------------------------------------------------------------------- API
-def check_theorem(thm: Theorem, **kwargs) -> Outcome:
+def check_theorem(thm: Any, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
     from symattn.acceptance import remember
 
@@ -923,13 +937,13 @@ def check_theorem(thm: Theorem, **kwargs) -> Outcome:
 
 def _worker(args):
     theorem_id, kwargs = args
-    from symattn.theorem import load_all
+    from symattn.library import load_all
 
     load_all()
     return Checker(**kwargs).check(registry.get(theorem_id))
 
 
-def check_many(theorems: Iterable[Theorem], *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
+def check_many(theorems: Iterable, *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
     """Check many theorems, in parallel processes when ``jobs > 1``; results in input order."""
     theorems = list(theorems)
     if jobs <= 1 or len(theorems) <= 1:
@@ -951,7 +965,7 @@ def check_many(theorems: Iterable[Theorem], *, jobs: int = 1, progress=None, **k
         return out
 
 
-def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
+def outcome_to_json(thm: Any, o: Outcome) -> dict:
     """The stable ``symattn check --json`` record."""
     return {
         "id": thm.id,
@@ -974,12 +988,20 @@ def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
 
 def rechecked_json(o: Outcome) -> dict:
     """Per theorem and per step, whether the second engine re-checked the facts the kernel accepted."""
-    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in o.engines]
+    per_step = _per_step(o.steps, o.engines)
     return {
         "rechecked": second.theorem_rechecked([r for _, (r, _) in per_step]),
         "steps": [{"step": n, "rule": rule, "status": r.status.value, "rechecked": s, "why": why}
                   for n, (r, (rule, (s, why))) in enumerate(zip(o.steps, per_step), start=1)],
     }
+
+
+def _per_step(steps: list, engines: list) -> list:
+    """``(rule, (status, why))`` per step: ``'both'`` or ``'one-engine'`` from the second engine's checks
+    (:func:`symattn.kernel.second.step_rechecked`); the grading's ``REQUIRE_RECHECK`` and the JSON read the
+    same list. (A step no theorem of the kernel shows never gets here as a pass: the symbolic level fails
+    it, see :meth:`Checker._symbolic`.)"""
+    return [(rule, second.step_rechecked(list(c))) for rule, c in engines]
 
 
 def shown_status(lv: LevelResult) -> str:

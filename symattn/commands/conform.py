@@ -58,6 +58,13 @@ def add_arguments(parser) -> None:
                              "worst err/bound per peer and dtype; minutes of CPU")
     parser.add_argument("--cases", type=int, default=2000, metavar="N", help="cases per peer and dtype (--calibrate)")
     parser.add_argument("--peer", metavar="TEXT", help="only the peers whose name contains TEXT (--calibrate)")
+    parser.add_argument("--calibration-out", metavar="FILE",
+                        help="--calibrate: rewrite FILE (JSON) after every case, so a stopped run keeps its figures")
+    parser.add_argument("--resume", action="store_true",
+                        help="--calibrate: continue the streams found in --calibration-out (same --seed, --max-n)")
+    parser.add_argument("--seed", type=int, default=0, help="--calibrate: the seed of the drawn cases (default 0)")
+    parser.add_argument("--until", metavar="HH:MM",
+                        help="--calibrate: start no case after this UTC time (the streams advance in turn)")
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -156,14 +163,57 @@ def _calibrate(args) -> int:
     if args.cases < 1:
         print(f"symattn conform: --cases must be >= 1, got {args.cases}", file=sys.stderr)
         return 2
+    if args.resume and not args.calibration_out:
+        print("symattn conform: --resume needs --calibration-out FILE (the run to continue)", file=sys.stderr)
+        return 2
+    try:
+        deadline = _deadline(args.until) if args.until else None
+        if args.calibration_out:
+            _writable(args.calibration_out)
+            if args.resume:
+                calibrate.load(args.calibration_out)
+    except (ValueError, OSError) as exc:
+        print(f"symattn conform: {exc}", file=sys.stderr)
+        return 2
     max_n = args.max_n if args.max_n != 512 else 256
+    dtypes = [x.strip() for x in args.dtypes.split(",")] if args.dtypes else None
 
     def progress(line):
         print(line, file=sys.stderr, flush=True)
 
-    rows = calibrate.calibrate(args.cases, max_n=max_n, only=args.peer, progress=progress)
+    rows = calibrate.calibrate(args.cases, max_n=max_n, only=args.peer, dtypes=dtypes, progress=progress,
+                               seed=args.seed, out=args.calibration_out, resume=args.resume, deadline=deadline)
     if not rows:
         print(f"symattn conform: no peer matches --peer {args.peer!r}", file=sys.stderr)
         return 2
     print(calibrate.dumps(rows) if args.json else calibrate.format_table(rows))
     return 0 if all(v[0] <= 1 for r in rows for v in r["worst"].values()) else 1
+
+
+def _deadline(text: str) -> float:
+    """``HH:MM`` (UTC) as a ``time.time()``: today, or tomorrow if that time has passed."""
+    import datetime as dt
+
+    try:
+        hh, mm = (int(x) for x in text.split(":"))
+        at = dt.time(hh, mm)
+    except ValueError:
+        raise ValueError(f"--until must be HH:MM (UTC), got {text!r}") from None
+    now = dt.datetime.now(dt.UTC)
+    when = dt.datetime.combine(now.date(), at, tzinfo=dt.UTC)
+    if when <= now:
+        when += dt.timedelta(days=1)
+    return when.timestamp()
+
+
+def _writable(path: str) -> None:
+    """Refuse, before any case runs, a calibration file that cannot be written."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    if os.path.isdir(path):
+        raise ValueError(f"--calibration-out {path!r} is a directory")
+    if not os.path.isdir(folder):
+        raise ValueError(f"--calibration-out {path!r}: no directory {folder!r}")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"--calibration-out {path!r}: directory {folder!r} is not writable")

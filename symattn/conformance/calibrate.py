@@ -28,7 +28,7 @@ from .protocol import compare
 from .references import magnitudes, reference, reference_backward
 from .runner import prepare
 
-__all__ = ["CONFIGS", "Peer", "calibrate", "draw_case", "format_table", "peers"]
+__all__ = ["CONFIGS", "Peer", "calibrate", "draw_case", "format_table", "load", "peers", "save"]
 
 # the options cycled through, case by case (torch cannot take causal and a mask together)
 CONFIGS = ({}, {"causal": True}, {"mask": True}, {"kv_heads": True}, {"causal": True, "kv_heads": True})
@@ -138,19 +138,61 @@ def _ratios(runner, case: Case, extra: dict) -> dict:
     return found
 
 
+def _stream_key(peer: str, dtype: str) -> str:
+    return f"{peer} | {dtype}"
+
+
+def load(path) -> list[dict]:
+    """The rows a previous (possibly stopped) run wrote to ``path``; [] if there is none."""
+    import os
+
+    if not path or not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "peer" in r and "dtype" in r for r in rows):
+        raise ValueError(f"{path}: not a calibration file (a JSON list of rows with peer and dtype)")
+    return rows
+
+
+def save(path, rows: list[dict]) -> None:
+    """Write ``rows`` to ``path`` atomically (a stopped run leaves the last complete snapshot)."""
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".calibration-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(dumps(rows) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def calibrate(cases: int = 2000, *, max_n: int = 256, seed: int = 0, only: str | None = None,
-              dtypes=None, progress: Callable[[str], None] | None = None) -> list[dict]:
+              dtypes=None, progress: Callable[[str], None] | None = None, out: str | None = None,
+              resume: bool = False, deadline: float | None = None) -> list[dict]:
     """One row per (peer, dtype): cases run, worst ratio per result (ensemble; numeric alone), seconds.
 
-    ``only`` keeps the peers whose name contains it, ``dtypes`` the dtypes listed."""
-    rows = []
+    ``only`` keeps the peers whose name contains it, ``dtypes`` the dtypes listed. The (peer,
+    dtype) streams advance in turn, one case each, so a run stopped early (``deadline``, a
+    ``time.time()`` after which no case starts; or killed) has sampled every stream about equally.
+    ``out``: a JSON file rewritten (atomically) after every case; with ``resume`` a stream found
+    there with the same ``seed`` and ``max_n`` continues after its last case (the generator is
+    fast-forwarded, so the cases are those an uninterrupted run draws) up to ``cases`` in all.
+    Each row lists every result over 1 (``over``) with its case."""
+    previous = {_stream_key(r["peer"], r["dtype"]): r for r in (load(out) if resume else [])
+                if r.get("seed", 0) == seed and r.get("max_n") == max_n}
+    streams = []
     for peer in peers():
         if only and only not in peer.name:
             continue
         for dtype in peer.dtypes:
             if dtypes and dtype not in dtypes:
                 continue
-            rng = np.random.default_rng(seed)
             adapter = peer.adapter(dtype) if peer.adapter else None
             runners = []
             for config in CONFIGS:
@@ -159,25 +201,51 @@ def calibrate(cases: int = 2000, *, max_n: int = 256, seed: int = 0, only: str |
                                     max_n=max_n, adapter=adapter, backward=peer.backward,
                                     returns_lse=peer.returns_lse, **declared)
                 runners.append((runner, config))
-            worst: dict = {}
-            where: dict = {}
-            t0 = time.perf_counter()
-            for i in range(cases):
+            row = {"peer": peer.name, "dtype": dtype, "cases": 0, "max_n": max_n, "seed": seed,
+                   "worst": {}, "worst_case": {}, "over": [], "seconds": 0.0}
+            old = previous.get(_stream_key(peer.name, dtype))
+            if old:
+                row.update({key: old[key] for key in ("cases", "worst", "worst_case", "over", "seconds") if key in old})
+            rng = np.random.default_rng(seed)
+            for i in range(row["cases"]):  # fast-forward: the draws the earlier run made
                 runner, config = runners[i % len(runners)]
-                kv = bool(config.get("kv_heads"))
-                case = draw_case(rng, runner.space, kv_heads=kv)
-                for name, pair in _ratios(runner, case, {"kv_heads": True} if kv else {}).items():
-                    old = worst.get(name, (0.0, 0.0))
-                    if pair[0] > old[0]:
-                        where[name] = f"{case.describe()}; {config or 'plain'}"
-                        if progress and pair[0] > 1:
-                            progress(f"{peer.name} {dtype}: {name} {pair[0]:.2f} > 1 at {where[name]!r}")
-                    worst[name] = (max(old[0], pair[0]), max(old[1], pair[1]))
-                if progress and (i + 1) % 100 == 0:
-                    progress(f"{peer.name} {dtype}: {i + 1}/{cases} cases, worst {_short(worst)}")
-            rows.append({"peer": peer.name, "dtype": dtype, "cases": cases, "max_n": max_n,
-                         "worst": {k: [round(a, 4), round(b, 4)] for k, (a, b) in worst.items()},
-                         "worst_case": where, "seconds": round(time.perf_counter() - t0, 1)})
+                draw_case(rng, runner.space, kv_heads=bool(config.get("kv_heads")))
+            streams.append({"peer": peer, "dtype": dtype, "runners": runners, "rng": rng, "row": row})
+    rows = [s["row"] for s in streams]
+    stopped = False
+    while not stopped and any(s["row"]["cases"] < cases for s in streams):
+        for s in streams:
+            row = s["row"]
+            if row["cases"] >= cases:
+                continue
+            if deadline is not None and time.time() >= deadline:
+                stopped = True
+                break
+            i = row["cases"]
+            runner, config = s["runners"][i % len(s["runners"])]
+            kv = bool(config.get("kv_heads"))
+            case = draw_case(s["rng"], runner.space, kv_heads=kv)
+            t0 = time.perf_counter()
+            found = _ratios(runner, case, {"kv_heads": True} if kv else {})
+            row["seconds"] = round(row["seconds"] + time.perf_counter() - t0, 1)
+            label = f"{row['peer']} {row['dtype']}"
+            for name, pair in found.items():
+                old = row["worst"].get(name, (0.0, 0.0))
+                if pair[0] > old[0]:
+                    row["worst_case"][name] = f"{case.describe()}; {config or 'plain'}"
+                if pair[0] > 1:
+                    row["over"].append({"result": name, "ratio": round(float(pair[0]), 4), "case_index": i,
+                                        "case": f"{case.describe()}; {config or 'plain'}"})
+                    if progress:
+                        progress(f"{label}: {name} {pair[0]:.2f} > 1 at {row['over'][-1]['case']!r}")
+                row["worst"][name] = [round(max(old[0], float(pair[0])), 4), round(max(old[1], float(pair[1])), 4)]
+            row["cases"] = i + 1
+            if out:
+                save(out, rows)
+            if progress and row["cases"] % 100 == 0:
+                progress(f"{label}: {row['cases']}/{cases} cases, worst {_short(row['worst'])}")
+    if out:
+        save(out, rows)
     return rows
 
 

@@ -187,6 +187,16 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 # float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the dtype before the
 # matmuls that take them ("p_rounded", "recompute_rounded").
 ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64", "exp_u20")
+# In float16 and bfloat16, "accumulate_rounded": the gradients summed tile by tile *in the dtype*,
+# each tile's product added into the stored gradient and the sum rounded (C = round(C + A_t B_t)):
+# dK and dV over tiles of 32 queries, dQ over tiles of 512 keys. torch's flash CPU backward does
+# exactly this (cpublas::gemm with beta = 1 into the bfloat16 grad_k, grad_v, grad_q; query tiles
+# of 32 below 192 queries, 64 below 768, 256 above; key tiles of 512), so its dK and dV carry one
+# rounding per query tile, not one in all: up to 3x the single-rounding reference's error (causal,
+# 150 queries), which is what made it exceed the bound. 32 is the smallest query tile it uses (the
+# most roundings, so the largest correct error); a kernel that rounds more often (every query, or
+# tiles of 8) is not covered.
+ACCUMULATE_TILES = (32, 512)
 ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_sqrt", "recompute_seq", "recompute_u20")
 _LOG2E = 1.4426950408889634
 
@@ -261,8 +271,20 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
         out, lse = numeric.tiled_attention(q * a, k_e * a, v_e, scale=1.0, **tiles, **kw)
         grads["recompute_sqrt"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw)
         if prec.storage != ct or prec.name == "bfloat16":
+            rounded = (lambda x: prec.cast(x).astype(ct))
             grads["recompute_rounded"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw,
-                                                    lambda x: prec.cast(x).astype(ct))
+                                                    rounded)
+            # its forward as FlashAttention's in these dtypes: P rounded before P V, normalised after
+            sc = numeric.attention_scores(q, k_e, **kw)
+            m = np.max(sc, axis=-1, keepdims=True, initial=-np.inf)
+            m = np.where(m == -np.inf, 0, m).astype(ct)
+            e = np.exp(sc - m)
+            z = np.sum(e, axis=-1, keepdims=True)
+            out_r = rounded((rounded(e) @ v_e) / np.where(z == 0, 1, z))
+            with np.errstate(divide="ignore"):
+                lse_r = (m + np.log(z))[..., 0].astype(ct)
+            grads["accumulate_rounded"] = _recompute(q, k_e, v_e, do, out_r, lse_r, kw, rounded,
+                                                     accumulate=ACCUMULATE_TILES)
     # each head's gradient is stored in the dtype, then a group's are summed and stored again
     return {name: (prec.finish(dq), prec.finish(_fold(prec.finish(dk), g)), prec.finish(_fold(prec.finish(dv), g)))
             for name, (dq, dk, dv) in grads.items()}
@@ -307,11 +329,26 @@ def _sequential_scores(q, k, kw: dict) -> np.ndarray:
         return np.where(blas == -np.inf, blas, blas + (raw - raw_blas))  # the same mask and bias
 
 
-def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None):
+def _accumulated(a, b, axis_tile: int, block: int, alpha, rounded):
+    """``alpha * (a @ b)`` summed tile by tile over the contracted axis, the running sum rounded
+    by ``rounded`` after each tile (a gradient the kernel adds each tile's product into, stored
+    in the dtype: ``C = round(C + alpha A_t B_t)``). ``axis_tile`` is the contracted axis of ``a``."""
+    n = a.shape[axis_tile]
+    acc = None
+    for t0 in range(0, n, block):
+        part = alpha * (np.take(a, range(t0, min(t0 + block, n)), axis=axis_tile)
+                        @ np.take(b, range(t0, min(t0 + block, n)), axis=-2))
+        acc = rounded(part if acc is None else acc + part)
+    return acc
+
+
+def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None, accumulate=None):
     """FlashAttention-2's backward from a saved ``out`` and ``lse``, the scores recomputed as
     ``(Q K^T) scale`` (then soft-capped, biased, masked as in :func:`numeric.attention_scores`);
     ``rounded`` (optional) rounds P and dS before the matmuls that take them; ``scores(q, k, kw)``
-    (optional) recomputes the scores another way."""
+    (optional) recomputes the scores another way; ``accumulate = (block_q, block_k)`` (optional,
+    with ``rounded``) sums dK, dV over tiles of ``block_q`` queries and dQ over tiles of
+    ``block_k`` keys, rounding each running sum after every tile (see :data:`ACCUMULATE_TILES`)."""
     import numeric
 
     ct = q.dtype.type
@@ -328,4 +365,10 @@ def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None):
         t = np.tanh((q @ k.swapaxes(-1, -2)) * scale / c)
         ds = ds * (1 - t * t)
     ds = rounded(ds)
+    if accumulate is not None:
+        block_q, block_k = accumulate
+        p_t = rounded(p).swapaxes(-1, -2)  # (.., n_k, n_q)
+        ds_t = ds.swapaxes(-1, -2)
+        return (_accumulated(ds, k, -1, block_k, scale, rounded), _accumulated(ds_t, q, -1, block_q, scale, rounded),
+                _accumulated(p_t, do, -1, block_q, ct(1), rounded))
     return scale * (ds @ k), scale * (ds.swapaxes(-1, -2) @ q), dv

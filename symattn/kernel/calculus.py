@@ -6,7 +6,8 @@ products, powers, ``exp``, ``log``, trigonometric and hyperbolic functions, fini
 undefined functions), the core's sign test (:mod:`.sign`), zero test (:mod:`.zero`) and term layer.
 SymPy's calculus is asked for a derivative only once the expression has been checked, head by head
 on every path to the variable, to be differentiable there (the second engine cannot express a
-derivative or a continuity fact: :func:`one_engine` records each as checked by one engine):
+continuity fact: :func:`one_engine` records each as checked by one engine; a derivative SymPy took
+is re-checked by the second engine's own differentiation, :func:`recheck_derivative`):
 
 * a head that is not differentiable everywhere (``Piecewise``, ``floor``, ``ceiling``, ``frac``,
   ``Heaviside``, ``DiracDelta``, ``sign``, ``Max``, ``Min``, ``Mod``, ``re``/``im``/``arg``/``conjugate``,
@@ -228,6 +229,22 @@ def one_engine(fact: str, what: str) -> None:
                                fact, what), kind="calculus")
 
 
+def recheck_derivative(f: Any, v: Any, out: Any, count: int = 1, where: str = "") -> None:
+    """The second engine's re-check of SymPy's ``d^count f / d v^count = out`` (its own derivative,
+    :mod:`symattn.kernel.second.derivatives`), recorded for the step; raises :class:`KernelError` with
+    both answers when it shows SymPy's derivative wrong."""
+    from symattn.kernel import second
+
+    if not second.enabled():
+        return
+    from symattn.kernel.second.derivatives import recheck_derivative as second_derivative
+
+    check = second.record(second.bounded("flint", "a derivative", lambda: second_derivative(
+        f, v, out, count, where)), "calculus")
+    if check.verdict == second.DISAGREE:
+        raise KernelError(check.both_answers())
+
+
 def _definition_classes() -> tuple:
     from symattn.kernel.zero import UNFOLDINGS
 
@@ -247,8 +264,7 @@ def derivative(f: Any, v: Any, count: int = 1, undefined_ok: bool = True, ranges
     for _ in range(count):
         check_smooth(out, v, ranges=ranges, undefined_ok=undefined_ok)
         out = sp.diff(out, v)
-    one_engine(f"d/d{sp.sstr(v)} {sp.sstr(f)}"[:200],
-               "SymPy's derivative of an expression the core shows differentiable")
+    recheck_derivative(f, v, out, count)
     for e in sp.preorder_traversal(out):
         if isinstance(e, sp.Derivative) and isinstance(e.expr, (sp.Symbol, sp.IndexedBase)) and e.expr not in (
                 w for w, _ in e.variable_count):

@@ -39,7 +39,8 @@ from symattn.kernel.search import (
     statement_symbols,
 )
 
-__all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", "describe_sizes", "describe_point"]
+__all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", "describe_sizes", "describe_point",
+           "concrete_cases", "explicit"]
 
 #: the most size assignments tried for one theorem
 MAX_TRIED = 40
@@ -206,3 +207,89 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
         if len(mappings) >= count:
             break
     return syms, mappings, skipped
+
+
+# ---------------------------------------------------------------------------------------------- cases
+#: the most permutations enumerated for one ``Permutation`` hypothesis (4! = 24)
+MAX_PERMUTATIONS = 24
+
+_UNEVALUATED = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)
+
+
+def _concrete_shape(m: Any) -> bool:
+    return all(getattr(s, "is_Integer", False) for s in m.shape)
+
+
+def explicit(x: Any) -> Any:
+    """``x`` with its matrices of concrete shape written out: every matrix symbol of integer shape
+    becomes the explicit matrix of its entries, and the matrix expressions built on them are
+    evaluated by their definitions (``doit``). Only after :func:`expand_finite` has unrolled every
+    finite sum: an expression that still has a sum, product, integral, limit or derivative is left
+    as it is (SymPy's summation and integration are not trusted to evaluate it)."""
+    if not isinstance(x, sp.Basic):
+        return x
+    x = expand_finite(x)
+    if not (isinstance(x, sp.MatrixExpr) or x.has(sp.MatrixSymbol)) or x.has(*_UNEVALUATED):
+        return x
+    if not all(_concrete_shape(m) for m in x.atoms(sp.MatrixSymbol)):
+        return x
+    y = x.replace(lambda e: isinstance(e, sp.MatrixSymbol) and _concrete_shape(e), lambda e: e.as_explicit())
+    y = y.doit()
+    if y.has(*_UNEVALUATED):
+        return x
+    return sp.ImmutableMatrix(y) if isinstance(y, sp.MatrixBase) else y
+
+
+def _permutation_value(perm: tuple, arg: Any) -> Any:
+    """``sigma(arg)`` for the permutation ``perm`` of ``1..n`` (``perm[i-1] = sigma(i)``): the value at
+    an integer argument inside ``1..n``; a ``Piecewise`` with no default at a symbolic one (undefined
+    outside ``1..n``, so nothing is decided there)."""
+    if getattr(arg, "is_Integer", False):
+        if not 1 <= int(arg) <= len(perm):
+            raise ValueError(f"the permutation of 1..{len(perm)} is applied to {arg}")
+        return sp.Integer(perm[int(arg) - 1])
+    return sp.Piecewise(*((sp.Integer(v), sp.Eq(arg, k)) for k, v in enumerate(perm, start=1)))
+
+
+def _with_permutation(x: Any, name: str, perm: tuple) -> Any:
+    from symattn.permutation import PermutationMatrix, permutation_matrix
+
+    if not isinstance(x, sp.Basic):
+        return x
+    P = permutation_matrix(perm)
+    x = x.replace(lambda e: isinstance(e, PermutationMatrix) and e.name == name and e.shape[0] == len(perm),
+                  lambda e: P)
+    f = sp.Function(name)
+    return x.replace(lambda e: isinstance(e, sp.core.function.AppliedUndef) and e.func == f and len(e.args) == 1,
+                     lambda e: _permutation_value(perm, e.args[0]))
+
+
+def concrete_cases(statement, hypotheses) -> list:
+    """The cases a derived instance is checked in: ``[(label, statement, hypotheses)]``.
+
+    A ``Permutation`` hypothesis of concrete size ``n`` (at most :data:`MAX_PERMUTATIONS`
+    permutations) is discharged by enumeration: one case per permutation of ``1..n``, with the
+    permutation matrix and the function written out (``sigma = (2, 1)``), the hypothesis dropped (it
+    holds in that case). Every case's matrices of concrete shape are written out (:func:`explicit`).
+    Exhaustive, so the instance holds exactly when every case does; a case where the sides differ
+    is a counterexample inside the hypotheses. A permutation hypothesis whose size is not concrete,
+    or has too many permutations, stays (the instance is then not shown by enumeration)."""
+    from symattn.permutation import Permutation
+    from symattn.statement import Statement
+
+    cases = [("", statement, tuple(hypotheses))]
+    for h in hypotheses:
+        n = sp.sympify(h.n) if isinstance(h, Permutation) else None
+        if n is None or not n.is_Integer or int(n) < 1 or sp.factorial(int(n)) > MAX_PERMUTATIONS:
+            continue
+        out = []
+        for label, st, hyps in cases:
+            for perm in itertools.permutations(range(1, int(n) + 1)):
+                def sub(x, perm=perm, name=h.sigma):
+                    return _with_permutation(x, name, perm)
+                said = f"{h.sigma} = ({', '.join(map(str, perm))}{',' if len(perm) == 1 else ''})"
+                out.append(((label + ", " if label else "") + said,
+                            Statement(sub(st.lhs), sub(st.rhs), st.relation),
+                            tuple(g for g in hyps if g is not h)))
+        cases = out
+    return [(label, Statement(explicit(st.lhs), explicit(st.rhs), st.relation), hyps) for label, st, hyps in cases]

@@ -98,21 +98,33 @@ def expand_finite(expr: Any) -> Any:
     >>> expand_finite(sp.Sum(k, (k, 4, 1)))  # Karr: -(2 + 3)
     -5
     """
-    return _expand(expr, 0)
+    return _expand(expr, 0, {})
 
 
-def _expand(e: Any, depth: int) -> Any:
+def _expand(e: Any, depth: int, memo: dict) -> Any:
+    # ``memo``: the results of this call of expand_finite by (subterm, depth): a subterm repeated in
+    # the tree (the entries of an unrolled matrix product share most of theirs) is expanded once
+    if isinstance(e, sp.Basic) and not e.is_Atom:
+        key = (e, depth)
+        done = memo.get(key)
+        if done is None:
+            done = memo[key] = _expand_uncached(e, depth, memo)
+        return done
+    return _expand_uncached(e, depth, memo)
+
+
+def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
     if depth > 200:  # counts unrolled sums and expanded definitions, not the depth of the tree
         raise TooLarge("expansion nests too deeply")
     if isinstance(e, sp.MatrixBase):
-        return e.applyfunc(lambda x: _expand(x, depth))
+        return e.applyfunc(lambda x: _expand(x, depth, memo))
     if not isinstance(e, sp.Basic) or e.is_Atom:
         return e
     if isinstance(e, (sp.Sum, sp.Product)):
         # limits are innermost first: unroll the outermost; what is left is the inner sum
         (v, lo, hi) = e.limits[-1]
         body = type(e)(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
-        lo, hi = _expand(lo, depth), _expand(hi, depth)
+        lo, hi = _expand(lo, depth, memo), _expand(hi, depth, memo)
         if lo.is_Integer and hi.is_Integer:
             # Karr's convention, as SymPy's and the sign test's: hi = lo - 1 is empty; a range with
             # hi < lo - 1 runs over hi+1..lo-1, negated for a sum, inverted for a product
@@ -126,7 +138,7 @@ def _expand(e: Any, depth: int) -> Any:
             combined = sp.Add(*terms) if isinstance(e, sp.Sum) else sp.Mul(*terms)
             if reverse:
                 combined = -combined if isinstance(e, sp.Sum) else 1 / combined
-            return _expand(combined, depth + 1)
+            return _expand(combined, depth + 1, memo)
         if len(e.limits) > 1:
             return e
         return type(e)(e.function, (v, lo, hi))
@@ -138,18 +150,18 @@ def _expand(e: Any, depth: int) -> Any:
         except (ValueError, TypeError, AttributeError, NotImplementedError):
             explicit = None
         if explicit is not None:
-            return _expand(sp.ImmutableMatrix(explicit), depth + 1)
-    args = [_expand(a, depth) for a in e.args]
+            return _expand(sp.ImmutableMatrix(explicit), depth + 1, memo)
+    args = [_expand(a, depth, memo) for a in e.args]
     new = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
     if isinstance(new, (sp.Trace, sp.Determinant)) and isinstance(new.args[0], sp.MatrixBase):
         # the trace or determinant of an explicit matrix: exact arithmetic on its entries
-        return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1)
+        return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1, memo)
     if _is_symattn_head(new):
         done = new.doit()
         # a definition that does not unfold the head (it comes back, possibly with fresh dummies)
         # is left as it is
         if done != new and not (isinstance(done, sp.Basic) and done.has(type(new))):
-            return _expand(done, depth + 1)
+            return _expand(done, depth + 1, memo)
     return new
 
 
@@ -172,23 +184,31 @@ def _basic_symbols(x: Any) -> set:
     return out
 
 
-def substitute_free(x: Any, point: dict) -> Any:
+def substitute_free(x: Any, point: dict, _memo: dict | None = None) -> Any:
     """Simultaneous, capture-free substitution of ``point`` into ``x``: a variable bound by a sum or
     product inside ``x`` is never replaced there (only its free occurrences are)."""
     if isinstance(x, int) and not isinstance(x, bool):
         return sp.Integer(x)
     if isinstance(x, sp.MatrixBase):
-        return x.applyfunc(lambda e: substitute_free(e, point))
+        memo: dict = {}
+        return x.applyfunc(lambda e: substitute_free(e, point, memo))
     if not isinstance(x, sp.Basic) or not point:
         return x
     if x in point:
         return point[x]
-    if isinstance(x, sp.Indexed):  # an Atom to SymPy, but its indices may hold free symbols
-        new = x.base[tuple(substitute_free(t, point) for t in x.indices)]
-        return point.get(new, new)
-    if x.is_Atom:
+    if x.is_Atom and not isinstance(x, sp.Indexed):
         return x
-    if isinstance(x, (sp.Sum, sp.Product)):
+    # a subterm repeated in ``x`` (the entries of an unrolled matrix product share most of theirs) is
+    # substituted once: the memo holds the results under this ``point`` (a sum's body gets its own)
+    if _memo is None:
+        _memo = {}
+    done = _memo.get(x)
+    if done is not None:
+        return done
+    if isinstance(x, sp.Indexed):  # an Atom to SymPy, but its indices may hold free symbols
+        new = x.base[tuple(substitute_free(t, point, _memo) for t in x.indices)]
+        out = point.get(new, new)
+    elif isinstance(x, (sp.Sum, sp.Product)):
         # bounds of limit m are in the scope of the variables of the limits after m
         limits = []
         for m, (v, lo, hi) in enumerate(x.limits):
@@ -197,9 +217,12 @@ def substitute_free(x: Any, point: dict) -> Any:
             limits.append((v, substitute_free(lo, sub), substitute_free(hi, sub)))
         bound = {v for (v, _, _) in x.limits}
         inner = {k: val for k, val in point.items() if k not in bound}
-        return type(x)(substitute_free(x.function, inner), *limits)
-    args = [substitute_free(a, point) for a in x.args]
-    return x.func(*args) if any(a is not b for a, b in zip(args, x.args)) else x
+        out = type(x)(substitute_free(x.function, inner), *limits)
+    else:
+        args = [substitute_free(a, point, _memo) for a in x.args]
+        out = x.func(*args) if any(a is not b for a, b in zip(args, x.args)) else x
+    _memo[x] = out
+    return out
 
 
 def _hypothesis_exprs(h) -> list:

@@ -93,9 +93,10 @@ def test_correct_tiled_gallery_kernel_passes_every_property(options):
 
 
 # ------------------------------------------------------------------------------------------ the protocol
-def kernel_with_error_factor(f):
+def kernel_with_error_factor(f, dtype=None):
     """A kernel whose error is exactly ``f`` times the protocol's reference error on its input: exact + f x
-    (the worst algorithm of the reference ensemble - exact), per result."""
+    (the worst algorithm of the reference ensemble - exact), per result. ``dtype`` (default: the
+    inputs') names the precision, for bfloat16 values held as float32."""
     from symattn.conformance.protocol import precision
     from symattn.conformance.references import ensemble, ensemble_backward
 
@@ -104,12 +105,12 @@ def kernel_with_error_factor(f):
 
     def fn(q, k, v, **o):
         exact = numeric.attention(*(a.astype(np.float64) for a in (q, k, v)), **o)
-        lo = worst(list(ensemble(q, k, v, o, precision(q.dtype.name)).values()), exact)
+        lo = worst(list(ensemble(q, k, v, o, precision(dtype or q.dtype.name)).values()), exact)
         return (exact + f * (lo.astype(np.float64) - exact)).astype(q.dtype)
 
     def bwd(q, k, v, out, d_out, **o):
         exact = numeric.attention_backward(*(a.astype(np.float64) for a in (q, k, v, d_out)), **o)
-        members = list(ensemble_backward(q, k, v, d_out, o, precision(q.dtype.name)).values())
+        members = list(ensemble_backward(q, k, v, d_out, o, precision(dtype or q.dtype.name)).values())
         lo = [worst([m[i] for m in members], exact[i]) for i in range(3)]
         return tuple((e + f * (x.astype(np.float64) - e)).astype(q.dtype) for e, x in zip(exact, lo))
 

@@ -182,3 +182,33 @@ def test_calibration_table_is_markdown_with_one_row_per_peer_and_dtype():
     table = calibrate.format_table(rows).splitlines()
     assert table[0] == "| peer | dtype | cases | out | dq | dk | dv |"
     assert table[2] == "| p | float32 | 3 | 0.50 (0.90) | 0.25 (1.50) | -- | -- |"
+
+
+def test_calibration_written_after_every_case_resumes_to_the_same_figures(tmp_path):
+    """A stopped run keeps its figures in the file; resumed, it draws the cases an uninterrupted run
+    draws (same seed), so 2 + 1 resumed cases give the figures of 3 in one go; a deadline passed
+    starts no case; a file that is no calibration is refused."""
+    kw = {"max_n": 16, "only": "numeric.attention", "dtypes": ["float32", "float16"], "seed": 3}
+    path = tmp_path / "cal.json"
+    first = calibrate.calibrate(2, out=str(path), **kw)
+    assert [r["cases"] for r in calibrate.load(str(path))] == [2, 2] == [r["cases"] for r in first]
+    resumed = calibrate.calibrate(3, out=str(path), resume=True, **kw)
+    fresh = calibrate.calibrate(3, **kw)
+    assert [(r["cases"], r["worst"]) for r in resumed] == [(r["cases"], r["worst"]) for r in fresh]
+    assert [(r["cases"], r["worst"]) for r in calibrate.load(str(path))] == [(r["cases"], r["worst"]) for r in fresh]
+    other_seed = calibrate.calibrate(3, out=str(path), resume=True, **{**kw, "seed": 4})  # not the same run
+    assert [r["cases"] for r in other_seed] == [3, 3] and other_seed[0]["worst"] != fresh[0]["worst"]
+    assert [r["cases"] for r in calibrate.calibrate(5, deadline=0.0, **kw)] == [0, 0]
+    path.write_text('{"not": "rows"}')
+    with pytest.raises(ValueError, match="not a calibration file"):
+        calibrate.calibrate(1, out=str(path), resume=True, **kw)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--resume"], "--resume needs --calibration-out"),
+    (["--until", "7h30"], "--until must be HH:MM"),
+    (["--calibration-out", "/nonexistent-dir/cal.json"], "no directory"),
+])
+def test_calibration_usage_errors_exit_2_before_any_case(argv, message, capsys):
+    assert main(["conform", "--calibrate", "--cases", "1", *argv]) == 2
+    assert message in capsys.readouterr().err

@@ -126,8 +126,7 @@ def monotone_instance(expr: Any, at: Any, bound, fn: Any = None, strict: bool = 
     if not calculus.real_on(F, x, ranges):
         raise KernelError(f"{_show(F)} is not shown real on the segment")
     dF = sp.diff(F, x)
-    calculus.one_engine(f"d/dx {_show(F)} on the segment", "SymPy's derivative of an expression the core shows "
-                        "differentiable on the segment")
+    calculus.recheck_derivative(F, x, dF, where=" on the segment")
     up, down = _derivative_sign(dF, x, lo, hi, ranges, hyp_ranges, want_strict=strict and rel in ("<", ">"))
     strict_bound = rel in ("<", ">")
     if up is not None:

@@ -9,6 +9,11 @@ SymPy's simplifier.
   (``fmpq_mpoly``).
 * :mod:`.z3_sign` decides sign, nonzero and integrality obligations with Z3 (nonlinear real and
   integer arithmetic), every atom carrying only the facts derived from its structure.
+* :mod:`.derivatives` re-checks a derivative the kernel took with SymPy's ``diff`` by the second
+  engine's own differentiation over the atoms, compared by flint.
+* :mod:`.matrices` reads matrix expressions of symbolic shape as noncommutative polynomials;
+  :mod:`.ranks` re-checks rank bounds of products from the factors' shapes; :mod:`.steps` re-checks
+  a step's claim as a whole.
 
 Each re-check gives a :class:`Check`: ``agree`` (the second engine shows the same fact),
 ``disagree`` (it shows the fact false: the kernel refuses it), or ``inexpressible`` (it cannot

@@ -17,7 +17,9 @@ built in so that atoms are canonical:
 * ``b**(c + e)`` with an integer ``c`` is ``b**c * b**e``, and ``b**e`` splits over the terms
   of ``e`` like ``exp``;
 * a finite ``Sum`` is linear: terms and factors free of the index come out, one atom per
-  remaining summand monomial (SymPy's convention for reversed ranges is linear too).
+  remaining summand monomial (SymPy's convention for reversed ranges is linear too);
+  ``sum_{k=1}^{n} f(sigma(k)) = sum_{k=1}^{n} f(k)`` when the step's hypotheses declare ``sigma`` a
+  permutation of ``1..n`` (``permutations``) and ``k`` occurs only inside ``sigma(k)``.
 
 An atom is *independent* (a free variable: a symbol, an indexed entry, a matrix entry, ``pi``, an
 undefined function applied to independent arguments) or not (``exp``, ``log``, sums, ...: such
@@ -105,7 +107,7 @@ def _count(expr: Any) -> int:
 class RationalForm:
     """Translator of SymPy expressions into ``(num, den)`` pairs of one flint polynomial ring."""
 
-    def __init__(self, *exprs: Any, spare: int = 8):
+    def __init__(self, *exprs: Any, spare: int = 8, permutations: tuple = ()):
         nodes = sum(_count(e) for e in exprs if isinstance(e, sp.Basic))
         self.nvars = 2 * nodes + spare
         self.ctx = flint.fmpq_mpoly_ctx.get(("a", self.nvars))
@@ -114,6 +116,8 @@ class RationalForm:
         self._memo: dict = {}
         self.zero = self.ctx.from_dict({})
         self.one = self.ctx.from_dict({(0,) * self.nvars: 1})
+        #: ``(name, n)``: the function ``name`` is a permutation of ``1..n`` (a hypothesis of the step)
+        self.permutations = tuple(permutations)
 
     # ------------------------------------------------------------------------ rational functions
     def const(self, c: Any) -> tuple:
@@ -455,6 +459,9 @@ class RationalForm:
                 return out
             if a.kind == "exp" and a.parts:
                 return self.mul(self.var(a), self._derivative(a.parts[0], v))
+            got = self._d_rule(a, v)
+            if got is not None:
+                return got
             return self.var(self._atom(("d", a.index, vkey), sp.Derivative(a.expr, v), "binder", False,
                                        a.deps | self.deps_of(self.of(v))))
 
@@ -480,6 +487,67 @@ class RationalForm:
         dd = d_poly(den)  # (n/d)' = n'/d - n d'/d**2
         minus = self.mul(self.const(sp.Integer(-1)), self.mul((num, self.one), dd))
         return self.add(self.mul(dn, (self.one, den)), self.mul(minus, (self.one, den * den)))
+
+    def _d_rule(self, a: Atom, v: Any) -> tuple | None:
+        """The derivative of one atom by the textbook rules (``None``: no rule, the atom's derivative
+        stays one opaque atom). Each rule is an identity wherever the atom is differentiable:
+
+        * a root ``R = b**(1/q)``: ``R' = R b' / (q b)``;
+        * a power ``b**w``: ``(b**w)' = b**w (w' log(b) + w b' / b)`` (``log(b)`` only when ``w'`` is not 0);
+        * ``log(u)``: ``u' / u``;
+        * ``atan(u)``: ``u' / (1 + u**2)``; ``asinh(u)``: ``u' / sqrt(1 + u**2)``;
+          ``erf(u)``: ``2 exp(-u**2) u' / sqrt(pi)``;
+        * a finite sum ``Sum(f, (k, lo, hi))`` whose bounds do not involve ``v`` (and whose index is not
+          ``v``): ``Sum(f', (k, lo, hi))``, the summand's derivative by these same rules.
+        """
+        from symattn.kernel.terms import free_symbols
+
+        if a.kind == "root" and a.parts:
+            base, frac = a.parts
+            db = self._derivative(base, v)
+            return self.mul(self.mul(self.var(a), db),
+                            self.power(self.mul(self.const(sp.Integer(frac.q)), self.of(base)), -1))
+        if a.kind == "pow" and len(a.parts) == 2:
+            base, w = a.parts
+            b, wr = self.of(base), self.of(w)
+            db, dw = self._derivative(base, v), self._derivative(w, v)
+            out = self.mul(self.mul(wr, db), self.power(b, -1))
+            if not dw[0].is_zero():
+                out = self.add(out, self.mul(dw, self._log(base)))
+            return self.mul(self.var(a), out)
+        if a.kind == "log" and len(a.parts) == 1:
+            u = a.parts[0]
+            return self.mul(self._derivative(u, v), self.power(self.of(u), -1))
+        if a.kind == "function" and len(a.parts) == 1 and type(a.expr) in (sp.atan, sp.asinh, sp.erf):
+            u = a.parts[0]
+            du, ur = self._derivative(u, v), self.of(u)
+            one_plus = self.add(self.one_r(), self.mul(ur, ur))
+            if type(a.expr) is sp.atan:
+                return self.mul(du, self.power(one_plus, -1))
+            if type(a.expr) is sp.asinh:
+                return self.mul(du, self.power(self.of(sp.sqrt(1 + u**2)), -1))
+            factor = self.mul(self.const(sp.Integer(2)), self.of(sp.exp(-u**2) / sp.sqrt(sp.pi)))
+            return self.mul(factor, du)
+        if a.kind == "sum" and len(a.parts) == 4:
+            summand, k, lo, hi = a.parts
+            if k == v or k in (free_symbols(v) if isinstance(v, sp.Basic) else ()):
+                return None
+            mentions = [b for b in (lo, hi) if isinstance(b, sp.Basic) and (
+                b.has(v.base) if isinstance(v, sp.Indexed) else b.has(v))]
+            if mentions:
+                return None
+            d = self._derivative(summand, v)
+            if d[0].is_zero():
+                return self.zero, self.one
+            return self.of(sp.Sum(self.to_sympy(d), (k, lo, hi)))
+        return None
+
+    def derivative(self, f: Any, v: Any, count: int = 1) -> tuple:
+        """``d^count f / d v^count`` by the rules of :meth:`_derivative` (the second engine's own)."""
+        out = self._derivative(f, v)
+        for _ in range(count - 1):
+            out = self._derivative(self.to_sympy(out), v)
+        return out
 
     # ---------------------------------------------------------------------------------------- Abs
     def _abs(self, e: Any) -> tuple:
@@ -672,10 +740,46 @@ class RationalForm:
         limits = list(e.limits)
         if any(len(lim) != 3 for lim in limits):
             return self._opaque(e, "sum")
+        if self.permutations:
+            again = self._reindexed(e)
+            if again is not None:
+                return self.of(again)
         r = self.of(e.function)
         for (v, lo, hi) in limits:  # innermost limit first (SymPy's order)
             r = self._sum_one(r, v, lo, hi)
         return r
+
+    def _reindexed(self, e: sp.Sum) -> Any:
+        """``sum_{k=1}^{n} f(sigma(k))`` as ``sum_{k=1}^{n} f(k)`` when ``sigma`` is a permutation of ``1..n``
+        (a hypothesis of the step: a bijection of the range, so the two sums have the same terms) and
+        ``k`` occurs in the summand only inside ``sigma(k)``; ``None`` otherwise."""
+        from symattn.kernel.terms import free_symbols
+
+        if len(e.limits) != 1:
+            return None
+        k, lo, hi = e.limits[0]
+        if lo != 1:
+            return None
+        try:
+            hi_key = self.key(self.of(hi))
+        except Inexpressible:
+            return None
+        body = e.function
+        for name, n in self.permutations:
+            try:
+                if self.key(self.of(n)) != hi_key:
+                    continue
+            except Inexpressible:
+                continue
+            apps = [a for a in body.atoms(AppliedUndef) if type(a).__name__ == name and a.args == (k,)]
+            if not apps:
+                continue
+            t = sp.Dummy("t")
+            inner = body.xreplace({apps[0]: t})
+            if k in free_symbols(inner):
+                continue
+            return sp.Sum(inner.xreplace({t: k}), (k, lo, hi))
+        return None
 
     def _integral_bound(self, b: Any) -> tuple | None:
         """``b``'s rational form when it is a polynomial with integer coefficients in integer symbols."""

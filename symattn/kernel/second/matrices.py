@@ -6,6 +6,12 @@ coefficients in :mod:`.atoms`' rational forms: ``MatAdd`` adds, ``MatMul`` conca
 scalar factors multiply the coefficient), ``Transpose`` reverses a word and transposes each letter,
 ``Identity`` is the empty word, ``ZeroMatrix`` is 0, an integer ``MatPow`` repeats. One relation is
 known: a permutation matrix is orthogonal (``P^T P = P P^T = I``, symattn's ``PermutationMatrix``).
+
+A family of blocks (symattn's ``Concat``, ``Stack`` and ``MatSum`` over a block index ``m``) is one
+letter keyed by the index, the number of blocks (or the bounds) and the normal form of its block,
+once the factors common to every word of the block and free of ``m`` are taken out: on the left of a
+``Concat`` (``[L B_1 ... L B_h] = L [B_1 ... B_h]``), on the right of a ``Stack``, on either side of
+a ``MatSum`` (linearity). Identities of block matrices, each valid whatever the letters are.
 ``expr == 0`` is agreed when every coefficient of the normal form is 0; anything else is undecided
 (this module never disagrees: the letters may satisfy relations it does not know).
 """
@@ -105,6 +111,9 @@ class NCForm:
             return self._letter(("sym", e), e)
         if type(e).__name__ == "PermutationMatrix" and type(e).__module__.startswith("symattn."):
             return self._letter(("perm", e), e, orthogonal=True)
+        family = self._family(e)
+        if family is not None:
+            return family
         if isinstance(e, MatrixExpr):
             keys = []
             for a in e.args:
@@ -119,6 +128,63 @@ class NCForm:
                     keys.append(("raw", a))
             return self._letter(("head", type(e), tuple(keys)), e)
         raise Inexpressible(f"not a matrix expression: {type(e).__name__}")
+
+    # ---------------------------------------------------------------------------- families of blocks
+    def _family(self, e: Any) -> dict | None:
+        """A family of blocks (symattn's ``Concat``, ``Stack``, ``MatSum``: read by name and module) with
+        its common factors taken out (module docstring); ``None``: not such a family."""
+        from symattn.kernel.terms import free_symbols
+
+        name = type(e).__name__
+        if name not in ("Concat", "Stack", "MatSum") or type(e).__module__ != "symattn.multihead":
+            return None
+        if name == "MatSum":
+            body, (m, lo, hi) = e.args[0], tuple(e.args[1])
+            extent = (lo, hi)
+        else:
+            lam, count = e.args
+            if not isinstance(lam, sp.Lambda) or len(lam.variables) != 1:
+                return None
+            m, body = lam.variables[0], lam.expr
+            extent = (count,)
+        if not isinstance(body, MatrixExpr) or any(isinstance(b, sp.Basic) and m in free_symbols(b) for b in extent):
+            return None
+        poly = self.of(body)
+        if not poly:
+            return None
+
+        def free(letter) -> bool:
+            return m not in free_symbols(self.reps[letter[0]])
+
+        words = list(poly)
+        left: tuple = ()
+        right: tuple = ()
+        if name in ("Concat", "MatSum"):  # [L B_1 ... L B_h] = L [B_1 ... B_h]; sum_m L B_m = L sum_m B_m
+            first = words[0]
+            n = 0
+            while n < min(len(w) for w in words) and free(first[n]) and all(w[n] == first[n] for w in words):
+                n += 1
+            left = first[:n]
+        if name in ("Stack", "MatSum"):  # [B_1 R; ...; B_h R] = [B_1; ...; B_h] R; sum_m B_m R = (sum_m B_m) R
+            words_l = [w[len(left):] for w in words]
+            first = words_l[0]
+            n = 0
+            while n < min(len(w) for w in words_l) and free(first[-1 - n]) \
+                    and all(w[-1 - n] == first[-1 - n] for w in words_l):
+                n += 1
+            right = first[len(first) - n:] if n else ()
+        rest = {w[len(left):len(w) - len(right)]: c for w, c in poly.items()}
+        extent_keys = []
+        for b in extent:
+            try:
+                extent_keys.append(("rat", self.form.key(self.form.of(b))))
+            except Inexpressible:
+                extent_keys.append(("raw", b))
+        m_key = self.form.key(self.form.of(m))
+        letter = self._letter(("family", name, m_key, self.key(rest), tuple(extent_keys)), e)
+        out = {tuple(left): self.form.one_r()}
+        out = self._mul(out, letter)
+        return self._mul(out, {tuple(right): self.form.one_r()})
 
     def is_zero(self, e: Any) -> bool:
         return not self.of(e)

@@ -8,6 +8,7 @@ not express, the checker asks the second engine about the claim itself:
 * an equation ``lhs = rhs``: flint's zero test of ``lhs - rhs`` (definitions unfolded, sums in the
   atoms' linear normal form); for a ``substitute`` step the equations it names, ``a = b``, are
   substituted first (occurrences of the term ``a``; a hypothesis ``forall`` pattern is not);
+* a rank bound ``rank(A_1 ... A_k) <= b``: the factors' shapes and the bound read by :mod:`.ranks`;
 * an inequality ``lhs <= rhs`` (``<``, ``>=``, ``>``): Z3's sign test of ``rhs - lhs`` with the
   theorem's ``IndexRange`` ranges (their indices integers) and ``Assumption`` relations as facts.
 
@@ -81,6 +82,13 @@ def recheck_step(lhs: Any, rhs: Any, relation: str, hypotheses=(), rule: str = "
                     check = dataclasses.replace(again, reason=f"{again.reason}, with {len(subst)} equation(s) "
                                                 "of the hypotheses substituted")
         return _as_step(check, fact)
+    if relation in ("<=", ">="):
+        from symattn.kernel.second.ranks import recheck_rank_bound
+
+        small, big = (a, b) if relation == "<=" else (b, a)
+        rank = recheck_rank_bound(small, big)
+        if rank is not None:
+            return _as_step(rank, fact)
     if relation in _INEQUALITIES and not (_is_matrix(a) or _is_matrix(b)):
         from symattn.kernel.second.z3_sign import recheck_sign
 

@@ -80,6 +80,7 @@ class _Translation:
         self.guards: list = []
         self.atoms: list[str] = []  # the atoms introduced (an atom makes a model no counterexample)
         self._vars: dict = {}
+        self._atom_memo: dict = {}
         self._exp_atoms: list = []  # (argument, atom) for ordering facts
         self._log_atoms: list = []
         self._fresh = 0
@@ -98,8 +99,22 @@ class _Translation:
         return (z3.Int if integer else z3.Real)(f"{name}!{self._fresh}")
 
     def atom(self, kind: str, e: Any):
+        """The Z3 variable of the atom ``e``: one per term (the same term twice is the same number --
+        its free symbols are the same Z3 terms -- so ``|u| b - |u| b`` is 0, not a difference of two
+        unrelated atoms); the caller adds its facts each time (duplicates are harmless)."""
+        try:
+            hit = self._atom_memo.get((kind, e))
+        except TypeError:  # unhashable
+            hit = None
+        if hit is not None:
+            return hit
         self.atoms.append(f"{kind} {_short(e, 60)}")
-        return self.fresh(kind)
+        t = self.fresh(kind)
+        try:
+            self._atom_memo[(kind, e)] = t
+        except TypeError:
+            pass
+        return t
 
     def _declared(self, key: Any, name: str, assumptions: dict):
         if key in self._vars:
@@ -420,6 +435,7 @@ class _Translation:
         """Whether the summand is an integer for integer ``k`` (its Z3 term has integer sort); the
         translation's facts and guards are left as they were."""
         facts, guards, atoms, vars_ = len(self.facts), len(self.guards), len(self.atoms), dict(self._vars)
+        memo = dict(self._atom_memo)
         self.bound = self.bound | {k}
         try:
             return z3.is_int(self.term(body))
@@ -429,6 +445,7 @@ class _Translation:
             self.bound = self.bound - {k}
             del self.facts[facts:], self.guards[guards:], self.atoms[atoms:]
             self._vars = vars_
+            self._atom_memo = memo
 
     def _product(self, e: sp.Product):
         body, (k, lo, hi) = self._nested(e)
@@ -574,12 +591,41 @@ def recheck_integer(expr: Any, *, integers=(), ranges=(), negate: bool = False, 
                   and c.rhs.is_integer and not c.lhs.is_number})
     if names:
         e = e.xreplace(names)
+    e, rng, conds = _divisibility_written_out(e, rng, conds)
     kernel = kernel or f"the kernel shows it {'not ' if negate else ''}an integer"
     if not negate:
         check = _integer_valued(e, kernel)
         if check is not None:
             return check
     return recheck_sign(e, "noninteger" if negate else "integer", ranges=rng, conditions=conds, kernel=kernel)
+
+
+def _divisibility_written_out(e: Any, ranges: tuple, conds: tuple) -> tuple:
+    """Each condition ``Mod(a, b) = 0`` (``a`` an integer symbol, ``b`` a nonzero integer) written out:
+    ``a = b q`` with a fresh integer ``q`` (positive when ``a`` and ``b`` are), substituted in ``e``, the
+    ranges and the remaining conditions. For integers, ``b | a`` iff ``a = b q`` for an integer ``q``,
+    so the points satisfying the conditions are exactly the images of the new variables: a fact shown
+    for every ``q`` holds wherever the conditions do (Z3's nonlinear integer arithmetic rarely decides
+    a ``Mod``; the written-out form is often a polynomial in integer symbols)."""
+    conds = list(conds)
+    for _ in range(8):
+        for n_, c in enumerate(conds):
+            if not (isinstance(c, sp.Eq) and c.rhs == 0 and isinstance(c.lhs, sp.Mod)):
+                continue
+            a, b = c.lhs.args
+            if not (isinstance(a, sp.Symbol) and a.is_integer and isinstance(b, sp.Expr) and b.is_integer
+                    and b.is_nonzero and a not in b.free_symbols):
+                continue
+            q = sp.Dummy(f"{a.name}_over", integer=True, positive=True if (a.is_positive and b.is_positive) else None)
+            sub = {a: b * q}
+            e = e.xreplace(sub)
+            ranges = tuple((v, lo.xreplace(sub), hi.xreplace(sub)) for (v, lo, hi) in ranges if v != a)
+            rest = [x.xreplace(sub) for m, x in enumerate(conds) if m != n_]
+            conds = [x for x in rest if x is not sp.true]
+            break
+        else:
+            break
+    return e, ranges, tuple(conds)
 
 
 _MAX_GRID = 4096

@@ -173,6 +173,32 @@ def test_a_step_flint_cannot_express_is_shown_as_one_engine(monkeypatch):
     assert out.verdict == Verdict.PROVED and "checked by one engine only at: step 1 (algebra)" in out.how
 
 
+def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):
+    """What an unconverted rule did (a pass that is its own decision, no theorem of the kernel) is no
+    proof, whatever REQUIRE_RECHECK says: the symbolic level fails the step."""
+    import dataclasses
+
+    from symattn import checker
+    from symattn.kernel import grading
+
+    real = checker.check_step
+
+    def decided_by_the_rule(*args, **kw):
+        return dataclasses.replace(real(*args, **kw), thm=None)
+
+    lhs, rhs = (x + 1) ** 2, x**2 + 2 * x + 1
+    thm = _theorem(lhs, rhs, Derivation(lhs).eq(rhs, "algebra"))
+    for require in (True, False):
+        monkeypatch.setattr(grading, "REQUIRE_RECHECK", require)
+        monkeypatch.setattr(checker, "check_step", decided_by_the_rule)
+        out = Checker(numeric=False).check(thm)
+        assert out.verdict != Verdict.PROVED, out.how
+        assert out.levels["symbolic"].status.value == "fail"
+        assert "without a theorem of the kernel" in out.levels["symbolic"].detail
+        monkeypatch.setattr(checker, "check_step", real)
+        assert Checker(numeric=False).check(thm).verdict == Verdict.PROVED  # with the theorem: proved
+
+
 # ------------------------------------------------------------------------------------------- Z3
 from symattn.kernel.second import z3_sign  # noqa: E402
 from symattn.kernel.second.z3_sign import recheck_integer, recheck_sign  # noqa: E402
