@@ -228,6 +228,9 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and res.thm is None:  # the grading's guard: a pass the kernel did not show is no proof
+                    res = RuleResult(Level.FAIL, f"{step.rule}: passed without a theorem of the kernel; a step is "
+                                                 "taken only when the kernel has shown it")
                 if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
                     _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
@@ -1026,14 +1029,10 @@ def rechecked_json(o: Outcome) -> dict:
 
 def _per_step(steps: list, engines: list) -> list:
     """``(rule, (status, why))`` per step: ``'both'`` or ``'one-engine'`` from the second engine's checks
-    (:func:`symattn.kernel.second.step_rechecked`), or ``'rule-decided'``: a step an unconverted rule
-    decided by itself (symattn.rules.UNCONVERTED) was not shown by the kernel at all -- whatever the
-    second engine saw of the facts the rule asked about, it is not re-checked (the grading's
-    ``REQUIRE_RECHECK`` and the JSON read the same list)."""
-    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in engines]
-    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
-    return [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
-            else (rule, p) for r, (rule, p) in zip(steps, per_step)]
+    (:func:`symattn.kernel.second.step_rechecked`); the grading's ``REQUIRE_RECHECK`` and the JSON read the
+    same list. (A step no theorem of the kernel shows never gets here as a pass: the symbolic level fails
+    it, see :meth:`Checker._symbolic`.)"""
+    return [(rule, second.step_rechecked(list(c))) for rule, c in engines]
 
 
 def shown_status(lv: LevelResult) -> str:
