@@ -808,8 +808,11 @@ class RationalForm:
             low = self.add(lo_r, self.const(sp.Integer(-1)))
 
             def ranged(summand):  # Karr: sum_{k=lo}^{hi} f = A(hi) - A(lo - 1), A(x) = sum_{k=1}^{x} f
-                return self.add(self._anchored(summand, v, hi_r),
-                                self.mul(self.const(sp.Integer(-1)), self._anchored(summand, v, low)))
+                try:
+                    return self.add(self._anchored(summand, v, hi_r),
+                                    self.mul(self.const(sp.Integer(-1)), self._anchored(summand, v, low)))
+                except (IndexError, ValueError):  # a term outside the range is not a term (q[2k, 0] at k = -1)
+                    return self._sum_atom(summand, v, lo, hi)
         else:
             def ranged(summand):
                 return self._sum_atom(summand, v, lo, hi)

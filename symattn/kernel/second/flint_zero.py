@@ -105,6 +105,8 @@ def _uncached(expr: Any, kernel: str, permutations: tuple = ()) -> Check:
         return Check(_ENGINE, INEXPRESSIBLE, f"no rational form over Q: {exc}", fact, kernel)
     except RecursionError:
         return Check(_ENGINE, INEXPRESSIBLE, "expression too deep", fact, kernel)
+    except (IndexError, ValueError) as exc:  # e.g. a matrix entry q[2k, 0] at k = -1 while anchoring a sum
+        return Check(_ENGINE, INEXPRESSIBLE, f"no rational form over Q: {type(exc).__name__}: {exc}", fact, kernel)
     n_atoms = len(form.by_index)
     if num.is_zero():
         return Check(_ENGINE, AGREE, f"the numerator over Q in {n_atoms} atoms is 0", fact, kernel)
