@@ -208,8 +208,10 @@ class RationalForm:
         """The atoms occurring in the polynomial ``p``."""
         if p.is_zero():
             return []
-        used = [any(m[i] for m in p.to_dict()) for i in range(len(self.by_index))]
-        return [a for a, u in zip(self.by_index, used) if u]
+        used: set = set()
+        for m in p.to_dict():  # the exponent vectors (one to_dict, not one per atom)
+            used.update(i for i, e in enumerate(m) if e)
+        return [a for i, a in enumerate(self.by_index) if i in used]
 
     def deps_of(self, r: tuple) -> frozenset:
         out: set = set()
