@@ -101,6 +101,7 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
             UNFOLDINGS.pop(cls, None)
             for key in [k for k in _FROZEN if k[0] == name]:
                 _FROZEN.pop(key)
+                AT_DEFINITION.pop(key, None)
             raise ValueError(f"definition {name!r}: {exc}") from None
     return d
 
@@ -108,7 +109,7 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
 #: (definition name, arity) -> (fresh arguments, the expansion at them): a user's definition is
 #: expanded ONCE per arity and the kernel unfolds that frozen expansion ever after, so an expansion
 #: that reads mutable state (a global, an environment variable) cannot unfold two ways in a process
-_FROZEN: dict[tuple[str, int], tuple[tuple, Any]] = {}
+_FROZEN: dict[tuple[str, int], tuple[type, tuple, Any]] = {}
 _IN_PROGRESS: list[str] = []
 
 
@@ -125,7 +126,8 @@ def _freeze_at_definition(d: Definition) -> None:
     a circular definition is refused here."""
     for n in _arities(d.cls):
         try:
-            frozen(d, n)
+            fresh, body = frozen(d, n)
+            AT_DEFINITION[(d.name, n)] = _described(fresh, body)
         except KernelError as exc:
             if "circular" in str(exc):
                 raise
@@ -133,13 +135,27 @@ def _freeze_at_definition(d: Definition) -> None:
             continue
 
 
+#: (name, arity) -> the expansion frozen when ``define()`` ran, as text (for the cache's quick key)
+AT_DEFINITION: dict[tuple[str, int], str] = {}
+
+
+def _described(fresh: tuple, body: Any) -> str:
+    names = {f: sp.Symbol(f"_arg{i}") for i, f in enumerate(fresh)}
+    return sp.srepr(substitute(body, names)) if isinstance(body, sp.Basic) else repr(body)
+
+
+def definitions_text() -> str:
+    """Every user definition's expansion frozen at ``define()``, as one deterministic text."""
+    return "\n".join(f"{k[0]}/{k[1]}: {v}" for k, v in sorted(AT_DEFINITION.items()))
+
+
 def frozen(d: Definition, arity: int) -> tuple[tuple, Any]:
     """``(fresh arguments, expansion)`` of the user's definition ``d`` at ``arity`` arguments,
     computed once; refuses a definition that reaches its own head through other definitions."""
     key = (d.name, arity)
     hit = _FROZEN.get(key)
-    if hit is not None:
-        return hit
+    if hit is not None and hit[0] is d.cls:
+        return hit[1], hit[2]
     if d.name in _IN_PROGRESS:
         cycle = " -> ".join(_IN_PROGRESS[_IN_PROGRESS.index(d.name):] + [d.name])
         raise KernelError(f"circular definitions ({cycle}): a definition that reaches its own head defines nothing")
@@ -155,7 +171,7 @@ def frozen(d: Definition, arity: int) -> tuple[tuple, Any]:
         _reach(d, body, [d.name], set())
     finally:
         _IN_PROGRESS.pop()
-    _FROZEN[key] = (fresh, body)
+    _FROZEN[key] = (d.cls, fresh, body)
     return fresh, body
 
 
@@ -194,8 +210,7 @@ def frozen_expansions(expr: Any) -> list[str]:
             except Exception as exc:  # noqa: BLE001 - recorded as what it is
                 out.append(f"{d.name}/{n}: {type(exc).__name__}: {exc}")
                 continue
-            names = {f: sp.Symbol(f"_arg{i}") for i, f in enumerate(fresh)}
-            out.append(f"{d.name}/{n}: {sp.srepr(substitute(body, names))}")
+            out.append(f"{d.name}/{n}: {_described(fresh, body)}")
     return out
 
 
@@ -249,9 +264,9 @@ def expand(expr: Any, d: Definition) -> Any:
 def _expand_abstract(d: Definition, e: Any) -> Any:
     """A user's head unfolded as a lambda abstraction: its expansion computed once at fresh arguments
     that carry no assumption (and frozen: :func:`frozen`), then the actual arguments substituted. So the
-    expansion is a function of the arguments' values (an ``expand`` that reads their syntax or their assumptions would otherwise
-    unfold ``G(x)`` and ``G(z + 1)`` differently for ``x = z + 1``), and a definition that mentions its
-    own head (``R(t) := R(t) + 1``) is refused."""
+    expansion is a function of the arguments' values (an ``expand`` that reads their syntax or their
+    assumptions would otherwise unfold ``G(x)`` and ``G(z + 1)`` differently for ``x = z + 1``), and a
+    definition that mentions its own head (``R(t) := R(t) + 1``) is refused."""
     if not all(isinstance(a, sp.Expr) and not isinstance(a, MatrixExpr) for a in e.args):
         raise KernelError(f"{d.name}: a user's head is unfolded at scalar arguments only")
     fresh, body = frozen(d, len(e.args))
