@@ -15,7 +15,8 @@ hypotheses and the chain's terms, in the checker) with :func:`check_term`:
   user's head made the sanctioned way: a subclass of ``sympy.Function`` (or a head registered with
   :func:`~symattn.kernel.definitions.define`);
 * a user's class (every one of its ancestors that is not SymPy's or symattn's) defines nothing but
-  printing (:data:`PRINTING`) and a docstring: no ``__eq__``, ``__hash__``, arithmetic, ``eval``,
+  printing (:data:`PRINTING`), a docstring and helpers of its own that SymPy never calls (a public
+  name none of its SymPy bases defines, as ``expanded``): no ``__eq__``, ``__hash__``, arithmetic, ``eval``,
   ``_eval_*``, ``is_*``, ``__new__``, ``doit``, ``subs``, ``func``, ``args``, ``_hashable_content``,
   ..., and an instance carries no attributes of its own;
 * a user's subclass of ``Symbol`` (or of any atom of SymPy's) is refused outright, and so is a
@@ -88,11 +89,12 @@ def _structural(cls: type) -> str:
     if issubclass(cls, sp.Atom):
         return ("it is a user's subclass of SymPy's atom class "
                 f"{next(b for b in cls.__mro__ if _own(b)).__name__}; use sympy.Symbol itself")
+    sympys = [b for b in cls.__mro__ if _own(b) and b is not object]
     for base in cls.__mro__:
         if _own(base):
             continue
         body = vars(base)
-        bad = sorted(k for k in body if k not in PRINTING | _BOOKKEEPING)
+        bad = sorted(k for k in body if k not in PRINTING | _BOOKKEEPING and not _helper(k, sympys))
         if bad:
             where = "" if base is cls else f" (in its base {base.__qualname__})"
             return (f"it defines {', '.join(bad)}{where}: a user's head may define only printing "
@@ -102,6 +104,17 @@ def _structural(cls: type) -> str:
         if "nargs" in body and not isinstance(body["nargs"], (int, tuple, sp.Set)):
             return "its nargs is not a number of arguments"
     return ""
+
+
+def _helper(name: str, sympys: list) -> bool:
+    """A method of the user's own that SymPy never calls: a public name (``expanded``) that none of
+    the head's SymPy/symattn bases defines and that is not of a family SymPy looks up by name
+    (``is_*``, ``as_*``, ``could_*``); every underscored name is refused (``_eval_*``, ``_imp_``,
+    ``_sympy_``, ...) but printing."""
+    if name.startswith("_") or name.startswith(("is_", "as_", "could_")):
+        return False
+    return not any(name in vars(b) for b in sympys) and not hasattr(sp.Function, name) \
+        and not hasattr(sp.Expr, name)
 
 
 def _refusal(cls: type) -> str:
