@@ -386,6 +386,13 @@ def _definedness_conditions(expr: Any) -> list:
             pole = 1 / sp.gamma(e.args[-1])
             if pole not in found:
                 found.append(pole)
+        elif isinstance(e, sp.binomial):
+            # SymPy's binomial of integers is defined everywhere (0 outside 0..n); otherwise
+            # Gamma(n + 1) / (Gamma(k + 1) Gamma(n - k + 1)), with the poles of Gamma(n + 1)
+            if not all(a.is_integer for a in e.args):
+                pole = 1 / sp.gamma(e.args[0] + 1)
+                if pole not in found:
+                    found.append(pole)
         elif isinstance(e, sp.factorial):
             pole = 1 / sp.gamma(e.args[0] + 1)
             if pole not in found:
@@ -428,8 +435,8 @@ TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.asin, sp.acos, sp
          sp.KroneckerDelta, sp.erf, sp.erfc, sp.erfi, sp.sinc, sp.LeviCivita)
 #: the functions whose conditions :func:`_definedness_conditions` names (log, tan, gamma, ...)
 CONDITIONED = (sp.log, sp.tan, sp.sec, sp.cot, sp.csc, sp.coth, sp.csch, sp.sech, sp.atanh, sp.acoth, sp.gamma,
-               sp.loggamma, sp.polygamma, sp.digamma, sp.factorial, sp.asec, sp.acsc, sp.arg, sp.Mod, sp.atan,
-               sp.acot, sp.Piecewise)
+               sp.loggamma, sp.polygamma, sp.digamma, sp.factorial, sp.binomial, sp.asec, sp.acsc, sp.arg, sp.Mod,
+               sp.atan, sp.acot, sp.Piecewise)
 
 
 class UnknownDomain(sp.Function):

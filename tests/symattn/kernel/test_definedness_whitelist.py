@@ -96,3 +96,8 @@ def test_a_free_factor_cancelled_inside_a_sum_must_be_nonzero():
         o = _check(f"sum_free_{sym.name}", s, n, lambda s=s: Derivation(s).eq(sp.Sum(1, (k, 1, n)), "algebra")
                    .eq(n, "sum_evaluate"))
         assert (o.verdict is Verdict.PROVED) is ok, o.how
+
+
+def test_binomial_is_total_on_integers_only():
+    assert zero_test(sp.Mul(0, sp.binomial(n, k), evaluate=False), 0).ok
+    assert not zero_test(sp.Mul(0, sp.binomial(x, y), evaluate=False), 0).ok  # Gamma(x + 1) has poles
