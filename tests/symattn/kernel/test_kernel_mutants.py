@@ -49,6 +49,7 @@ MUTANTS = {
 
 def _clear_caches() -> None:
     kzero._conditions_cached.cache_clear()
+    kzero._reduces_cached.cache_clear()
     kterms._canonical_cached.cache_clear()
 
 
