@@ -393,3 +393,35 @@ def unfold_forall(hypotheses, exprs: list) -> list:
             return list(exprs)
         out.append(e)
     return out
+
+
+# ---------------------------------------------------------------------------------------------- trig
+def pythagorean_zero(x: Any) -> bool:
+    """Whether ``x`` is 0 as a polynomial in sines and cosines modulo ``sin(a)^2 + cos(a)^2 = 1``:
+    each ``sin(a)``, ``cos(a)`` (one pair per argument ``a``, different arguments taken as
+    independent) is a fresh variable, and the numerator is reduced by ``c^2 -> 1 - s^2`` (division by
+    the monic ``c^2 + s^2 - 1``). A zero remainder shows ``x = 0`` wherever it is defined (the
+    reduction is a ring homomorphism); anything else -- a denominator with a sine or cosine, another
+    trigonometric function left, a nonzero remainder -- shows nothing (False)."""
+    if isinstance(x, sp.MatrixBase):
+        return all(pythagorean_zero(e) for e in x)
+    if not isinstance(x, sp.Expr):
+        return False
+    trig = x.atoms(sp.sin, sp.cos)
+    if not trig:
+        return False
+    subs, pairs = {}, []
+    for a in sorted({t.args[0] for t in trig}, key=sp.default_sort_key):
+        s, c = sp.Dummy("s"), sp.Dummy("c")
+        subs[sp.sin(a)], subs[sp.cos(a)] = s, c
+        pairs.append((s, c))
+    f = x.xreplace(subs)
+    if f.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
+        return False
+    num, den = sp.fraction(sp.together(f))
+    if any(den.has(s) or den.has(c) for s, c in pairs):
+        return False
+    num = sp.expand(num)
+    for s, c in pairs:
+        num = sp.expand(sp.rem(num, c**2 + s**2 - 1, c))
+    return num == 0
