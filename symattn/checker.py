@@ -38,6 +38,7 @@ from symattn.kernel.instances import (
     domain_violation,
     hypotheses_at,
     sizes_inside,
+    unfold_forall,
 )
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
@@ -227,6 +228,9 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and res.thm is None:  # the grading's guard: a pass the kernel did not show is no proof
+                    res = RuleResult(Level.FAIL, f"{step.rule}: passed without a theorem of the kernel; a step is "
+                                                 "taken only when the kernel has shown it")
                 if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
                     _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
@@ -693,12 +697,14 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     """A derived instance's moments (``Expectation``, ``Variance``, ...) of entries of
     :class:`~symattn.statement.RandomFamily` families of concrete size, evaluated from their law by
     :mod:`symattn.moments` (entries i.i.d. with the family's mean, variance and given moments).
-    Several families only when an ``Independent`` hypothesis makes every pair of them independent and
-    no other hypothesis relates them (a correlation). The statement unchanged when that is not all of
+    Several families only when every pair of them is made independent by an ``Independent``
+    hypothesis or is related by a ``CorrelatedPairs`` one (their joint law: pairs independent across
+    i, both centred, of one variance, no further marginal moments given), and no other hypothesis
+    relates them. The statement unchanged when that is not all of
     it: families not shown independent (their joint law is not known), an entry outside ``1..dim``,
     or a moment a family does not give (it would come back as a fresh symbol, free to take values no
     law has)."""
-    from symattn.moments import _Moment, iid_vector
+    from symattn.moments import _Moment, correlated_vectors, iid_vector
     from symattn.statement import Independent, RandomFamily
 
     sides = (st.lhs, st.rhs)
@@ -709,25 +715,51 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     used = {a.base for a in entries}
     if not used:
         return st
+    # a CorrelatedPairs hypothesis over two of the families gives their joint law (pairs independent
+    # across i, mean 0: :func:`symattn.moments.correlated_vectors`), when both are centred, of one
+    # variance, with no further marginal moments given
+    correlated = {}
+    for h in hypotheses:
+        if type(h).__name__ == "CorrelatedPairs" and h.q in used and h.k in used:
+            fq, fk = families[h.q], families[h.k]
+            if h.q in correlated or h.k in correlated or fq.moments or fk.moments:
+                return st
+            if not (sp.sympify(fq.mean) == 0 and sp.sympify(fk.mean) == 0 and sp.sympify(fq.variance) ==
+                    sp.sympify(fk.variance) and sp.sympify(fq.dim) == sp.sympify(fk.dim) == sp.sympify(h.dim)):
+                return st
+            correlated[h.q] = correlated[h.k] = h
     if len(used) > 1:
         pairs = {frozenset((f, g)) for h in hypotheses if isinstance(h, Independent)
                  for f in h.families for g in h.families if f != g}
+        pairs |= {frozenset((h.q, h.k)) for h in correlated.values()}
         if any(frozenset((f, g)) not in pairs for f in used for g in used if f != g):
             return st
         for h in hypotheses:  # anything else about two of them (a correlation) contradicts the i.i.d. law
-            if isinstance(h, (RandomFamily, Independent)):
+            if isinstance(h, (RandomFamily, Independent)) or h in correlated.values():
                 continue
             named = {getattr(h, f, None) for f in ("q", "k", "base", "first", "second")} & used
             if len(named) > 1 or (named and type(h).__name__ == "CorrelatedPairs"):
                 return st
     subs = {}
     before = set().union(*(x.free_symbols for x in sides if isinstance(x, sp.Basic)))
+    joint = {}
+    for h in correlated.values():
+        if h.q not in joint:
+            dim = sp.sympify(h.dim)
+            if not dim.is_Integer:
+                return st
+            fq = families[h.q]
+            joint[h.q], joint[h.k] = correlated_vectors(str(h.q), str(h.k), int(dim), variance=fq.variance,
+                                                        covariance=h.covariance, mixed_moments=dict(h.mixed))
+            before |= set(sp.sympify(h.covariance).free_symbols) | {
+                y for _, v in h.mixed for y in sp.sympify(v).free_symbols}
     for base in used:
         fam = families[base]
         dim = sp.sympify(fam.dim)
         if not dim.is_Integer:
             return st
-        law = iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance, moments=dict(fam.moments))
+        law = joint.get(base) or iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance,
+                                            moments=dict(fam.moments))
         for a in (e for e in entries if e.base == base):
             if len(a.indices) != 1 or not a.indices[0].is_Integer or not 1 <= int(a.indices[0]) <= int(dim):
                 return st
@@ -784,10 +816,12 @@ def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
         if _statement_holds(st):
             return True
     try:
-        solution, sides = solve_equations(hypotheses, [st.lhs, st.rhs], strict=False)
+        # the entries a forall equation defines (a recurrence) are unfolded at their concrete indices
+        unfolded = unfold_forall(hypotheses, [st.lhs, st.rhs])
+        solution, sides = solve_equations(hypotheses, unfolded, strict=False)
     except (_Refused, TypeError, ValueError):
         return False
-    if not solution:
+    if not solution and unfolded == [st.lhs, st.rhs]:
         return False
     return _statement_holds(Statement(sides[0], sides[1], st.relation))
 
@@ -995,14 +1029,10 @@ def rechecked_json(o: Outcome) -> dict:
 
 def _per_step(steps: list, engines: list) -> list:
     """``(rule, (status, why))`` per step: ``'both'`` or ``'one-engine'`` from the second engine's checks
-    (:func:`symattn.kernel.second.step_rechecked`), or ``'rule-decided'``: a step an unconverted rule
-    decided by itself (symattn.rules.UNCONVERTED) was not shown by the kernel at all -- whatever the
-    second engine saw of the facts the rule asked about, it is not re-checked (the grading's
-    ``REQUIRE_RECHECK`` and the JSON read the same list)."""
-    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in engines]
-    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
-    return [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
-            else (rule, p) for r, (rule, p) in zip(steps, per_step)]
+    (:func:`symattn.kernel.second.step_rechecked`); the grading's ``REQUIRE_RECHECK`` and the JSON read the
+    same list. (A step no theorem of the kernel shows never gets here as a pass: the symbolic level fails
+    it, see :meth:`Checker._symbolic`.)"""
+    return [(rule, second.step_rechecked(list(c))) for rule, c in engines]
 
 
 def shown_status(lv: LevelResult) -> str:

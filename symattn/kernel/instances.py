@@ -44,6 +44,10 @@ __all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", 
 
 #: the most size assignments tried for one theorem
 MAX_TRIED = 40
+#: values per symbol when none of the smallest sizes is inside the hypotheses, and the most
+#: assignments then screened by their closed hypotheses
+WIDE = 8
+MAX_SCREENED = 3000
 
 
 def size_symbols(statement, hypotheses, dimensions) -> list:
@@ -182,16 +186,40 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
     lists = [_candidates(s, members, per) for s in enumerated]
     combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
     mappings, skipped = [], []
-    for ix in combos[:MAX_TRIED]:
+    _try_sizes(statement, hypotheses, enumerated, determined, lists, combos[:MAX_TRIED], count, seconds,
+               mappings, skipped)
+    if not mappings and len(enumerated) > 1:
+        # none of the smallest sizes is inside the hypotheses (``M <= N d`` with ``M = 4 B_c d``): larger
+        # values per symbol, smallest total first; the sizes shown outside are checked cheaply (their
+        # closed hypotheses), a model is searched for at most MAX_TRIED of them
+        tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in combos[:MAX_TRIED]}
+        wide = [_candidates(s, members, WIDE) for s in enumerated]
+        more = sorted(itertools.product(*(range(len(v)) for v in wide)), key=lambda ix: (sum(ix), ix))
+        more = [ix for ix in more if tuple(wide[k][i] for k, i in enumerate(ix)) not in tried][:MAX_SCREENED]
+        _try_sizes(statement, hypotheses, enumerated, determined, wide, more, count, seconds, mappings, skipped,
+                   models=MAX_TRIED)
+    return syms, mappings, skipped
+
+
+def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, count, seconds, mappings, skipped,
+               models: int | None = None) -> None:
+    """Append to ``mappings`` the size assignments of ``combos`` inside the hypotheses (at most
+    ``count`` in all), to ``skipped`` the others with why; at most ``models`` model searches."""
+    searched = 0
+    for ix in combos:
+        if models is not None and searched >= models:
+            break
         mapping = {s: lists[k][i] for k, (s, i) in enumerate(zip(enumerated, ix))}
         for s, e in determined.items():
             mapping[s] = expand_finite(sp.sympify(e).xreplace(mapping))
         if any(not getattr(v, "is_Integer", False) for v in mapping.values()):
-            skipped.append((mapping, "a determined size is not an integer there"))
+            if models is None:
+                skipped.append((mapping, "a determined size is not an integer there"))
             continue
         try:
             why = domain_violation(mapping, hypotheses)
             if why is None:
+                searched += 1
                 at = hypotheses_at(hypotheses, mapping)
                 exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
@@ -201,12 +229,12 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
             # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
             why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"
         if why is not None:
-            skipped.append((mapping, why))
+            if models is None:
+                skipped.append((mapping, why))
             continue
         mappings.append(mapping)
         if len(mappings) >= count:
             break
-    return syms, mappings, skipped
 
 
 # ---------------------------------------------------------------------------------------------- cases
@@ -293,3 +321,75 @@ def concrete_cases(statement, hypotheses) -> list:
                             tuple(g for g in hyps if g is not h)))
         cases = out
     return [(label, Statement(explicit(st.lhs), explicit(st.rhs), st.relation), hyps) for label, st, hyps in cases]
+
+
+# ---------------------------------------------------------------------------------------------- forall
+#: the most instances of ``forall`` equations substituted into one statement
+MAX_UNFOLDED = 400
+
+
+def _quantified_ok(var: sp.Symbol, value: Any, hypotheses) -> bool:
+    """Whether the ``forall`` variable ``var`` may take ``value``: its assumptions, and every index
+    range over it (whose bounds must then be concrete)."""
+    if not _assumption_ok(var, value):
+        return False
+    for h in hypotheses:
+        if type(h).__name__ == "IndexRange" and h.index == var:
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            if not (lo.is_Integer and hi.is_Integer and lo <= value <= hi):
+                return False
+    return True
+
+
+def unfold_forall(hypotheses, exprs: list) -> list:
+    """``exprs`` with the entries that a ``forall`` equation defines replaced by its right side at
+    their index (``L[2]`` by the recurrence's ``exp(M[1] - M[2]) L[1] + ...`` when ``L[t] = ...``
+    holds for all t), repeatedly, at indices inside the quantified variable's assumptions and ranges
+    only; each replacement is an instance of a hypothesis, so it is sound. The equations without
+    ``forall`` (``L[0] = 0``) are left to :func:`~symattn.kernel.zippel.solve_equations`. ``exprs``
+    unchanged when nothing applies or more than :data:`MAX_UNFOLDED` replacements would be needed."""
+    rules = []
+    for h in hypotheses:
+        if type(h).__name__ == "Equation" and h.forall and isinstance(h.lhs, sp.Indexed):
+            rules.append(h)
+    if not rules:
+        return list(exprs)
+
+    def value(atom):
+        for h in rules:
+            if h.lhs.base != atom.base or len(h.lhs.indices) != len(atom.indices):
+                continue
+            sub = {}
+            for pat, idx in zip(h.lhs.indices, atom.indices):
+                if pat in h.forall and idx.is_Integer and (pat not in sub or sub[pat] == idx) \
+                        and _quantified_ok(pat, idx, hypotheses):
+                    sub[pat] = idx
+                elif pat != idx:
+                    break
+            else:
+                if set(h.forall) <= set(sub):
+                    return expand_finite(sp.sympify(h.rhs).xreplace(sub))
+        return None
+
+    out, count = [], 0
+    for e in exprs:
+        for _round in range(MAX_UNFOLDED):
+            if not isinstance(e, (sp.Basic, sp.MatrixBase)):
+                break
+            atoms = e.atoms(sp.Indexed) if isinstance(e, sp.Basic) else set().union(*(x.atoms(sp.Indexed) for x in e))
+            subs = {}
+            for a in atoms:
+                if all(getattr(i, "is_Integer", False) for i in a.indices):
+                    v = value(a)
+                    if v is not None:
+                        subs[a] = v
+            if not subs:
+                break
+            count += len(subs)
+            if count > MAX_UNFOLDED:
+                return list(exprs)
+            e = expand_finite(e.xreplace(subs))
+        else:
+            return list(exprs)
+        out.append(e)
+    return out
