@@ -37,6 +37,7 @@ from symattn.kernel.instances import (
     describe_sizes,
     domain_violation,
     hypotheses_at,
+    pythagorean_zero,
     sizes_inside,
     unfold_forall,
 )
@@ -965,11 +966,29 @@ def pinned_dimensions(dimensions: Iterable, hypotheses: Iterable) -> dict:
 
 def _statement_holds(st: Statement) -> bool:
     if st.relation == "=":
-        return equal(st.lhs, st.rhs)
+        if equal(st.lhs, st.rhs):
+            return True
+        # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
+        diff = _difference(st.lhs, st.rhs)
+        return diff is not None and pythagorean_zero(diff)
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
     gap = sp.simplify(gap)
     sign = sign_of(gap)
     return sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">="))
+
+
+def _difference(a: Any, b: Any) -> Any:
+    """``a - b`` for two scalars or two explicit matrices of one shape (None otherwise)."""
+    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+        if isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase) and a.shape == b.shape:
+            return a - b
+        return None
+    if isinstance(a, sp.MatrixExpr) or isinstance(b, sp.MatrixExpr):
+        return None
+    try:
+        return sp.sympify(a) - sp.sympify(b)
+    except (TypeError, sp.SympifyError):
+        return None
 
 
 def _entries(x: Any) -> list:

@@ -44,6 +44,10 @@ __all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", 
 
 #: the most size assignments tried for one theorem
 MAX_TRIED = 40
+#: values per symbol when none of the smallest sizes is inside the hypotheses, and the most
+#: assignments then screened by their closed hypotheses
+WIDE = 8
+MAX_SCREENED = 3000
 
 
 def size_symbols(statement, hypotheses, dimensions) -> list:
@@ -182,16 +186,40 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
     lists = [_candidates(s, members, per) for s in enumerated]
     combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
     mappings, skipped = [], []
-    for ix in combos[:MAX_TRIED]:
+    _try_sizes(statement, hypotheses, enumerated, determined, lists, combos[:MAX_TRIED], count, seconds,
+               mappings, skipped)
+    if not mappings and len(enumerated) > 1:
+        # none of the smallest sizes is inside the hypotheses (``M <= N d`` with ``M = 4 B_c d``): larger
+        # values per symbol, smallest total first; the sizes shown outside are checked cheaply (their
+        # closed hypotheses), a model is searched for at most MAX_TRIED of them
+        tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in combos[:MAX_TRIED]}
+        wide = [_candidates(s, members, WIDE) for s in enumerated]
+        more = sorted(itertools.product(*(range(len(v)) for v in wide)), key=lambda ix: (sum(ix), ix))
+        more = [ix for ix in more if tuple(wide[k][i] for k, i in enumerate(ix)) not in tried][:MAX_SCREENED]
+        _try_sizes(statement, hypotheses, enumerated, determined, wide, more, count, seconds, mappings, skipped,
+                   models=MAX_TRIED)
+    return syms, mappings, skipped
+
+
+def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, count, seconds, mappings, skipped,
+               models: int | None = None) -> None:
+    """Append to ``mappings`` the size assignments of ``combos`` inside the hypotheses (at most
+    ``count`` in all), to ``skipped`` the others with why; at most ``models`` model searches."""
+    searched = 0
+    for ix in combos:
+        if models is not None and searched >= models:
+            break
         mapping = {s: lists[k][i] for k, (s, i) in enumerate(zip(enumerated, ix))}
         for s, e in determined.items():
             mapping[s] = expand_finite(sp.sympify(e).xreplace(mapping))
         if any(not getattr(v, "is_Integer", False) for v in mapping.values()):
-            skipped.append((mapping, "a determined size is not an integer there"))
+            if models is None:
+                skipped.append((mapping, "a determined size is not an integer there"))
             continue
         try:
             why = domain_violation(mapping, hypotheses)
             if why is None:
+                searched += 1
                 at = hypotheses_at(hypotheses, mapping)
                 exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
@@ -201,12 +229,12 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
             # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
             why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"
         if why is not None:
-            skipped.append((mapping, why))
+            if models is None:
+                skipped.append((mapping, why))
             continue
         mappings.append(mapping)
         if len(mappings) >= count:
             break
-    return syms, mappings, skipped
 
 
 # ---------------------------------------------------------------------------------------------- cases
@@ -365,3 +393,35 @@ def unfold_forall(hypotheses, exprs: list) -> list:
             return list(exprs)
         out.append(e)
     return out
+
+
+# ---------------------------------------------------------------------------------------------- trig
+def pythagorean_zero(x: Any) -> bool:
+    """Whether ``x`` is 0 as a polynomial in sines and cosines modulo ``sin(a)^2 + cos(a)^2 = 1``:
+    each ``sin(a)``, ``cos(a)`` (one pair per argument ``a``, different arguments taken as
+    independent) is a fresh variable, and the numerator is reduced by ``c^2 -> 1 - s^2`` (division by
+    the monic ``c^2 + s^2 - 1``). A zero remainder shows ``x = 0`` wherever it is defined (the
+    reduction is a ring homomorphism); anything else -- a denominator with a sine or cosine, another
+    trigonometric function left, a nonzero remainder -- shows nothing (False)."""
+    if isinstance(x, sp.MatrixBase):
+        return all(pythagorean_zero(e) for e in x)
+    if not isinstance(x, sp.Expr):
+        return False
+    trig = x.atoms(sp.sin, sp.cos)
+    if not trig:
+        return False
+    subs, pairs = {}, []
+    for a in sorted({t.args[0] for t in trig}, key=sp.default_sort_key):
+        s, c = sp.Dummy("s"), sp.Dummy("c")
+        subs[sp.sin(a)], subs[sp.cos(a)] = s, c
+        pairs.append((s, c))
+    f = x.xreplace(subs)
+    if f.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
+        return False
+    num, den = sp.fraction(sp.together(f))
+    if any(den.has(s) or den.has(c) for s, c in pairs):
+        return False
+    num = sp.expand(num)
+    for s, c in pairs:
+        num = sp.expand(sp.rem(num, c**2 + s**2 - 1, c))
+    return num == 0
