@@ -95,6 +95,8 @@ CORE_MODULES = (
     "symattn.derivation",
     "symattn.statement",
     "symattn.theorem",
+    "symattn.library",
+    "symattn.acceptance",
     "symattn.timelimit",
     "symattn.rules",
     "symattn.rules.algebra",  # the checker's own equality and sign tests (instances, end matching)
@@ -276,6 +278,7 @@ class _Describer:
         self.lemmas: list[str] = []
         self._callables: set[int] = set()
         self._rules: dict | None = None
+        self.expansions: set[str] = set()  # the frozen expansions of the user definitions its terms use
 
     def __call__(self, x: Any) -> str:
         import sympy as sp
@@ -332,6 +335,9 @@ class _Describer:
         self._classes(x)
         if not self.canonical:
             return sp.srepr(x)
+        from symattn.kernel.definitions import frozen_expansions
+
+        self.expansions.update(frozen_expansions(x))
         try:
             c = canonical(x)
         except Exception:  # noqa: BLE001 - a term canonical cannot handle is described as it is
@@ -391,6 +397,9 @@ def describe(thm: Any, options: dict) -> tuple[str, set[str], list[str]]:
         spec = getattr(thm, name)
         parts.append(f"{name} " + dsc(spec))
     parts.append("numeric " + dsc(thm.numeric))
+    # what the kernel unfolds a user's head to: a definition whose expansion reads outside state (an
+    # environment variable) changes the key when the expansion does
+    parts.append("expansions " + dsc(sorted(dsc.expansions)))
     return "\n".join(parts), dsc.modules, dsc.lemmas
 
 
@@ -403,7 +412,7 @@ def theorem_key(thm: Any, options: dict, *, lookup=None, memo: dict | None = Non
     if memo is not None and thm.id in memo:
         return memo[thm.id]
     if lookup is None:
-        from symattn.theorem import registry
+        from symattn.library import registry
 
         lookup = registry.get
     text, modules, lemmas = describe(thm, options)
@@ -473,12 +482,17 @@ def quick_key(thm: Any, options: dict) -> str:
     file and its helpers). Equal quick keys mean the same code and the same parts, hence the same
     derivation built and the same full key (:func:`theorem_key`): the full key recorded under a
     quick key stands for it."""
+    from symattn.kernel.definitions import definitions_text
+
     dsc = _Describer(canonical=False)
     derivation = thm.derivation if not callable(thm.derivation) else f"built by {dsc(thm.derivation)}"
     text = "\n".join([
         f"quick {FORMAT}", dsc(thm.id), dsc(thm.kind), dsc(thm.target), dsc(thm.statement),
         dsc(tuple(thm.hypotheses)), dsc(tuple(thm.dimensions)), dsc(dict(options)), dsc(derivation),
         dsc(thm.instances), dsc(thm.probabilistic), dsc(thm.numeric),
+        # every user definition's expansion as frozen by define() (the derivation is not built here,
+        # so the heads it uses are unknown: all of them count)
+        "definitions " + definitions_text(),
     ])
     h = hashlib.sha256(world() + text.encode())
     for dist, version in sorted(versions().items()):
@@ -683,7 +697,7 @@ def cached_check(checker, thm, cache: Cache):
     there is one (found by its quick key when nothing changed), else a fresh check, stored when it
     is cacheable (:func:`_cacheable`)."""
     from symattn.kernel import grading, second
-    from symattn.theorem import registry
+    from symattn.library import registry
 
     options = {"time_limit": checker.time_limit, "numeric": checker.numeric, "seed": checker.seed,
                # the second engine on or off, and whether the grading requires its re-check, change outcomes

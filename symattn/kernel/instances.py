@@ -39,10 +39,15 @@ from symattn.kernel.search import (
     statement_symbols,
 )
 
-__all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", "describe_sizes", "describe_point"]
+__all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", "describe_sizes", "describe_point",
+           "concrete_cases", "explicit"]
 
 #: the most size assignments tried for one theorem
 MAX_TRIED = 40
+#: values per symbol when none of the smallest sizes is inside the hypotheses, and the most
+#: assignments then screened by their closed hypotheses
+WIDE = 8
+MAX_SCREENED = 3000
 
 
 def size_symbols(statement, hypotheses, dimensions) -> list:
@@ -181,16 +186,40 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
     lists = [_candidates(s, members, per) for s in enumerated]
     combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
     mappings, skipped = [], []
-    for ix in combos[:MAX_TRIED]:
+    _try_sizes(statement, hypotheses, enumerated, determined, lists, combos[:MAX_TRIED], count, seconds,
+               mappings, skipped)
+    if not mappings and len(enumerated) > 1:
+        # none of the smallest sizes is inside the hypotheses (``M <= N d`` with ``M = 4 B_c d``): larger
+        # values per symbol, smallest total first; the sizes shown outside are checked cheaply (their
+        # closed hypotheses), a model is searched for at most MAX_TRIED of them
+        tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in combos[:MAX_TRIED]}
+        wide = [_candidates(s, members, WIDE) for s in enumerated]
+        more = sorted(itertools.product(*(range(len(v)) for v in wide)), key=lambda ix: (sum(ix), ix))
+        more = [ix for ix in more if tuple(wide[k][i] for k, i in enumerate(ix)) not in tried][:MAX_SCREENED]
+        _try_sizes(statement, hypotheses, enumerated, determined, wide, more, count, seconds, mappings, skipped,
+                   models=MAX_TRIED)
+    return syms, mappings, skipped
+
+
+def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, count, seconds, mappings, skipped,
+               models: int | None = None) -> None:
+    """Append to ``mappings`` the size assignments of ``combos`` inside the hypotheses (at most
+    ``count`` in all), to ``skipped`` the others with why; at most ``models`` model searches."""
+    searched = 0
+    for ix in combos:
+        if models is not None and searched >= models:
+            break
         mapping = {s: lists[k][i] for k, (s, i) in enumerate(zip(enumerated, ix))}
         for s, e in determined.items():
             mapping[s] = expand_finite(sp.sympify(e).xreplace(mapping))
         if any(not getattr(v, "is_Integer", False) for v in mapping.values()):
-            skipped.append((mapping, "a determined size is not an integer there"))
+            if models is None:
+                skipped.append((mapping, "a determined size is not an integer there"))
             continue
         try:
             why = domain_violation(mapping, hypotheses)
             if why is None:
+                searched += 1
                 at = hypotheses_at(hypotheses, mapping)
                 exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
@@ -200,9 +229,199 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
             # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
             why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"
         if why is not None:
-            skipped.append((mapping, why))
+            if models is None:
+                skipped.append((mapping, why))
             continue
         mappings.append(mapping)
         if len(mappings) >= count:
             break
-    return syms, mappings, skipped
+
+
+# ---------------------------------------------------------------------------------------------- cases
+#: the most permutations enumerated for one ``Permutation`` hypothesis (4! = 24)
+MAX_PERMUTATIONS = 24
+
+_UNEVALUATED = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)
+
+
+def _concrete_shape(m: Any) -> bool:
+    return all(getattr(s, "is_Integer", False) for s in m.shape)
+
+
+def explicit(x: Any) -> Any:
+    """``x`` with its matrices of concrete shape written out: every matrix symbol of integer shape
+    becomes the explicit matrix of its entries, and the matrix expressions built on them are
+    evaluated by their definitions (``doit``). Only after :func:`expand_finite` has unrolled every
+    finite sum: an expression that still has a sum, product, integral, limit or derivative is left
+    as it is (SymPy's summation and integration are not trusted to evaluate it)."""
+    if not isinstance(x, sp.Basic):
+        return x
+    x = expand_finite(x)
+    if not (isinstance(x, sp.MatrixExpr) or x.has(sp.MatrixSymbol)) or x.has(*_UNEVALUATED):
+        return x
+    if not all(_concrete_shape(m) for m in x.atoms(sp.MatrixSymbol)):
+        return x
+    y = x.replace(lambda e: isinstance(e, sp.MatrixSymbol) and _concrete_shape(e), lambda e: e.as_explicit())
+    y = y.doit()
+    if y.has(*_UNEVALUATED):
+        return x
+    return sp.ImmutableMatrix(y) if isinstance(y, sp.MatrixBase) else y
+
+
+def _permutation_value(perm: tuple, arg: Any) -> Any:
+    """``sigma(arg)`` for the permutation ``perm`` of ``1..n`` (``perm[i-1] = sigma(i)``): the value at
+    an integer argument inside ``1..n``; a ``Piecewise`` with no default at a symbolic one (undefined
+    outside ``1..n``, so nothing is decided there)."""
+    if getattr(arg, "is_Integer", False):
+        if not 1 <= int(arg) <= len(perm):
+            raise ValueError(f"the permutation of 1..{len(perm)} is applied to {arg}")
+        return sp.Integer(perm[int(arg) - 1])
+    return sp.Piecewise(*((sp.Integer(v), sp.Eq(arg, k)) for k, v in enumerate(perm, start=1)))
+
+
+def _with_permutation(x: Any, name: str, perm: tuple) -> Any:
+    from symattn.permutation import PermutationMatrix, permutation_matrix
+
+    if not isinstance(x, sp.Basic):
+        return x
+    P = permutation_matrix(perm)
+    x = x.replace(lambda e: isinstance(e, PermutationMatrix) and e.name == name and e.shape[0] == len(perm),
+                  lambda e: P)
+    f = sp.Function(name)
+    return x.replace(lambda e: isinstance(e, sp.core.function.AppliedUndef) and e.func == f and len(e.args) == 1,
+                     lambda e: _permutation_value(perm, e.args[0]))
+
+
+def concrete_cases(statement, hypotheses) -> list:
+    """The cases a derived instance is checked in: ``[(label, statement, hypotheses)]``.
+
+    A ``Permutation`` hypothesis of concrete size ``n`` (at most :data:`MAX_PERMUTATIONS`
+    permutations) is discharged by enumeration: one case per permutation of ``1..n``, with the
+    permutation matrix and the function written out (``sigma = (2, 1)``), the hypothesis dropped (it
+    holds in that case). Every case's matrices of concrete shape are written out (:func:`explicit`).
+    Exhaustive, so the instance holds exactly when every case does; a case where the sides differ
+    is a counterexample inside the hypotheses. A permutation hypothesis whose size is not concrete,
+    or has too many permutations, stays (the instance is then not shown by enumeration)."""
+    from symattn.permutation import Permutation
+    from symattn.statement import Statement
+
+    cases = [("", statement, tuple(hypotheses))]
+    for h in hypotheses:
+        n = sp.sympify(h.n) if isinstance(h, Permutation) else None
+        if n is None or not n.is_Integer or int(n) < 1 or sp.factorial(int(n)) > MAX_PERMUTATIONS:
+            continue
+        out = []
+        for label, st, hyps in cases:
+            for perm in itertools.permutations(range(1, int(n) + 1)):
+                def sub(x, perm=perm, name=h.sigma):
+                    return _with_permutation(x, name, perm)
+                said = f"{h.sigma} = ({', '.join(map(str, perm))}{',' if len(perm) == 1 else ''})"
+                out.append(((label + ", " if label else "") + said,
+                            Statement(sub(st.lhs), sub(st.rhs), st.relation),
+                            tuple(g for g in hyps if g is not h)))
+        cases = out
+    return [(label, Statement(explicit(st.lhs), explicit(st.rhs), st.relation), hyps) for label, st, hyps in cases]
+
+
+# ---------------------------------------------------------------------------------------------- forall
+#: the most instances of ``forall`` equations substituted into one statement
+MAX_UNFOLDED = 400
+
+
+def _quantified_ok(var: sp.Symbol, value: Any, hypotheses) -> bool:
+    """Whether the ``forall`` variable ``var`` may take ``value``: its assumptions, and every index
+    range over it (whose bounds must then be concrete)."""
+    if not _assumption_ok(var, value):
+        return False
+    for h in hypotheses:
+        if type(h).__name__ == "IndexRange" and h.index == var:
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            if not (lo.is_Integer and hi.is_Integer and lo <= value <= hi):
+                return False
+    return True
+
+
+def unfold_forall(hypotheses, exprs: list) -> list:
+    """``exprs`` with the entries that a ``forall`` equation defines replaced by its right side at
+    their index (``L[2]`` by the recurrence's ``exp(M[1] - M[2]) L[1] + ...`` when ``L[t] = ...``
+    holds for all t), repeatedly, at indices inside the quantified variable's assumptions and ranges
+    only; each replacement is an instance of a hypothesis, so it is sound. The equations without
+    ``forall`` (``L[0] = 0``) are left to :func:`~symattn.kernel.zippel.solve_equations`. ``exprs``
+    unchanged when nothing applies or more than :data:`MAX_UNFOLDED` replacements would be needed."""
+    rules = []
+    for h in hypotheses:
+        if type(h).__name__ == "Equation" and h.forall and isinstance(h.lhs, sp.Indexed):
+            rules.append(h)
+    if not rules:
+        return list(exprs)
+
+    def value(atom):
+        for h in rules:
+            if h.lhs.base != atom.base or len(h.lhs.indices) != len(atom.indices):
+                continue
+            sub = {}
+            for pat, idx in zip(h.lhs.indices, atom.indices):
+                if pat in h.forall and idx.is_Integer and (pat not in sub or sub[pat] == idx) \
+                        and _quantified_ok(pat, idx, hypotheses):
+                    sub[pat] = idx
+                elif pat != idx:
+                    break
+            else:
+                if set(h.forall) <= set(sub):
+                    return expand_finite(sp.sympify(h.rhs).xreplace(sub))
+        return None
+
+    out, count = [], 0
+    for e in exprs:
+        for _round in range(MAX_UNFOLDED):
+            if not isinstance(e, (sp.Basic, sp.MatrixBase)):
+                break
+            atoms = e.atoms(sp.Indexed) if isinstance(e, sp.Basic) else set().union(*(x.atoms(sp.Indexed) for x in e))
+            subs = {}
+            for a in atoms:
+                if all(getattr(i, "is_Integer", False) for i in a.indices):
+                    v = value(a)
+                    if v is not None:
+                        subs[a] = v
+            if not subs:
+                break
+            count += len(subs)
+            if count > MAX_UNFOLDED:
+                return list(exprs)
+            e = expand_finite(e.xreplace(subs))
+        else:
+            return list(exprs)
+        out.append(e)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- trig
+def pythagorean_zero(x: Any) -> bool:
+    """Whether ``x`` is 0 as a polynomial in sines and cosines modulo ``sin(a)^2 + cos(a)^2 = 1``:
+    each ``sin(a)``, ``cos(a)`` (one pair per argument ``a``, different arguments taken as
+    independent) is a fresh variable, and the numerator is reduced by ``c^2 -> 1 - s^2`` (division by
+    the monic ``c^2 + s^2 - 1``). A zero remainder shows ``x = 0`` wherever it is defined (the
+    reduction is a ring homomorphism); anything else -- a denominator with a sine or cosine, another
+    trigonometric function left, a nonzero remainder -- shows nothing (False)."""
+    if isinstance(x, sp.MatrixBase):
+        return all(pythagorean_zero(e) for e in x)
+    if not isinstance(x, sp.Expr):
+        return False
+    trig = x.atoms(sp.sin, sp.cos)
+    if not trig:
+        return False
+    subs, pairs = {}, []
+    for a in sorted({t.args[0] for t in trig}, key=sp.default_sort_key):
+        s, c = sp.Dummy("s"), sp.Dummy("c")
+        subs[sp.sin(a)], subs[sp.cos(a)] = s, c
+        pairs.append((s, c))
+    f = x.xreplace(subs)
+    if f.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
+        return False
+    num, den = sp.fraction(sp.together(f))
+    if any(den.has(s) or den.has(c) for s, c in pairs):
+        return False
+    num = sp.expand(num)
+    for s, c in pairs:
+        num = sp.expand(sp.rem(num, c**2 + s**2 - 1, c))
+    return num == 0
