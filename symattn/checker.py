@@ -555,6 +555,10 @@ class Checker:
                 st = _limited(lambda st=st, hyps=hyps: _moments_at(st, hyps), self.time_limit) or st
             else:
                 derived_all, why_not = False, why
+            undefined = undefined_side(st.lhs) or undefined_side(st.rhs)
+            if undefined:  # a pole: outside the statement's domain, neither a pass nor a counterexample
+                skipped.append(f"{spec.label} = {size}: the statement is not defined there: {undefined}")
+                continue
             ok = _limited(lambda st=st: _statement_holds(st), self.time_limit)
             if ok:
                 checked.append(size)
@@ -1007,6 +1011,8 @@ def pinned_dimensions(dimensions: Iterable, hypotheses: Iterable) -> dict:
 
 
 def _statement_holds(st: Statement) -> bool:
+    if undefined_side(st.lhs) or undefined_side(st.rhs):
+        return False  # a pole (zoo, nan, oo) is no value: "zoo = 2 zoo" is not shown by anything
     if st.relation == "=":
         return equal(st.lhs, st.rhs)
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
