@@ -411,17 +411,6 @@ def _residual_jacobian_derivation() -> Derivation:
     )
 
 
-_SHAPES = {1: (1, 1), 2: (1, 2), 3: (2, 2), 4: (2, 3), 5: (3, 2), 6: (3, 3)}
-
-
-def _residual_jacobian_instance(size: int) -> Statement:
-    rows, cols = _SHAPES[size]
-    xs = [sp.Symbol(f"X{i}{j}", real=True) for i in range(1, rows + 1) for j in range(1, cols + 1)]
-    fs = sp.Matrix([sp.Function(f"F{i}{j}")(*xs) for i in range(1, rows + 1) for j in range(1, cols + 1)])
-    x = sp.Matrix(xs)
-    return Statement((x + fs).jacobian(xs), sp.eye(len(xs)) + fs.jacobian(xs))
-
-
 def _residual_jacobian_numeric(seed: int) -> NumericResult:
     """F(X) = tanh(X W): finite-difference Jacobian of X + F(X) against I + the analytic Jacobian of F,
     d tanh(XW)_{pq} / dX_{rt} = delta_pr (1 - tanh(XW)_{pq}^2) W_{tq}."""
@@ -464,8 +453,6 @@ register(
             IndexRange("t_range", index=t, lower=1, upper=d),
         ),
         derivation=_residual_jacobian_derivation,
-        instances=Instances(_residual_jacobian_instance, tuple(_SHAPES),
-                            label="shape index (1x1, 1x2, 2x2, 2x3, 3x2, 3x3)"),
         numeric=_residual_jacobian_numeric,
         plain=(
             "However complicated the sublayer F is, the derivative of X + F(X) with respect to X is the "

@@ -1,4 +1,5 @@
-"""When a checked theorem counts as passing, and how a failure is told.
+"""When a checked theorem counts as passing, and how a failure is told; the :class:`Outcome` of a
+check (what :func:`symattn.checker.check_theorem` returns, re-exported by :mod:`symattn.verdict`).
 
 One rule decides, wherever a theorem is graded as a test (``symattn check``, the pytest plugin
 :mod:`symattn.pytest_plugin`, the registry test of the built-in library, and
@@ -51,9 +52,10 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.verdict import Level, Outcome, Verdict
+from symattn.kernel.verdict import Level, LevelResult, Verdict
 
 __all__ = [
+    "Outcome",
     "Judgement",
     "FailingStep",
     "VerdictError",
@@ -68,6 +70,43 @@ __all__ = [
     "outcome_html",
     "outcome_latex",
 ]
+
+
+@dataclass
+class Outcome:
+    """The result of checking one theorem."""
+
+    theorem_id: str
+    verdict: Verdict
+    how: str
+    levels: dict[str, LevelResult]
+    seconds: float = 0.0
+    steps: list[Any] = field(default_factory=list)  # per-step RuleResult, for reports
+    #: per step, ``(rule, checks)``: the second engine's re-checks of the facts the kernel accepted
+    #: (a list of :class:`symattn.kernel.second.Check`)
+    engines: list[Any] = field(default_factory=list)
+    counterexample: str | None = None
+    #: the target of the theorem checked, when known (:func:`symattn.checker.check_theorem` sets it)
+    target: Verdict | None = None
+    #: a model of the hypotheses (values at which every checkable hypothesis holds), as text
+    model: str | None = None
+    #: served from the cache of outcomes (:mod:`symattn.cache`), not checked in this run
+    cached: bool = False
+
+    def reaches(self, target: Verdict) -> bool:
+        return self.verdict != Verdict.REFUTED and self.verdict >= target
+
+    def raise_for_verdict(self, target: Verdict | str | None = None) -> Outcome:
+        """Return ``self`` if it passes (:mod:`symattn.acceptance`: the verdict reaches ``target``,
+        default the theorem's, and every configured level passes); raise
+        :class:`symattn.acceptance.VerdictError` describing the failure otherwise."""
+        return raise_for_verdict(self, target)
+
+    def _repr_html_(self) -> str:
+        return outcome_html(self)
+
+    def _repr_latex_(self) -> str:
+        return outcome_latex(self)
 
 
 class VerdictError(AssertionError):
@@ -307,7 +346,7 @@ def remember(outcome: Outcome, theorem) -> Outcome:
 
 
 def _theorem_of(outcome: Outcome):
-    from symattn.theorem import registry
+    from symattn.library import registry
 
     thm = _CHECKED.get(id(outcome))
     if thm is not None and thm.id == outcome.theorem_id:

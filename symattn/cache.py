@@ -95,6 +95,8 @@ CORE_MODULES = (
     "symattn.derivation",
     "symattn.statement",
     "symattn.theorem",
+    "symattn.library",
+    "symattn.acceptance",
     "symattn.timelimit",
     "symattn.rules",
     "symattn.rules.algebra",  # the checker's own equality and sign tests (instances, end matching)
@@ -403,7 +405,7 @@ def theorem_key(thm: Any, options: dict, *, lookup=None, memo: dict | None = Non
     if memo is not None and thm.id in memo:
         return memo[thm.id]
     if lookup is None:
-        from symattn.theorem import registry
+        from symattn.library import registry
 
         lookup = registry.get
     text, modules, lemmas = describe(thm, options)
@@ -683,7 +685,7 @@ def cached_check(checker, thm, cache: Cache):
     there is one (found by its quick key when nothing changed), else a fresh check, stored when it
     is cacheable (:func:`_cacheable`)."""
     from symattn.kernel import grading, second
-    from symattn.theorem import registry
+    from symattn.library import registry
 
     options = {"time_limit": checker.time_limit, "numeric": checker.numeric, "seed": checker.seed,
                # the second engine on or off, and whether the grading requires its re-check, change outcomes

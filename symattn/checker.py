@@ -41,6 +41,7 @@ from symattn.kernel.instances import (
     hypotheses_at,
     size_symbols,
     undefined_side,
+    unfold_forall,
 )
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
@@ -48,10 +49,10 @@ from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
 from symattn.kernel.zippel import solve_equations
+from symattn.library import registry
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
-from symattn.theorem import Theorem, registry
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
@@ -107,7 +108,7 @@ class Checker:
         self._stack: tuple = ()
 
     # -------------------------------------------------------------------------------------------
-    def check(self, thm: Theorem) -> Outcome:
+    def check(self, thm: Any) -> Outcome:
         if thm.id in self._outcomes:
             return self._outcomes[thm.id]
         cache = self.cache if self.cache is not None else _ambient_cache()
@@ -117,7 +118,7 @@ class Checker:
 
         return cached_check(self, thm, cache)  # the stored outcome of thm's content key, or _check_fresh
 
-    def _check_fresh(self, thm: Theorem) -> Outcome:
+    def _check_fresh(self, thm: Any) -> Outcome:
         t0 = time.perf_counter()
         saved_stack = self._stack  # _check pushes thm.id; pop it afterwards (cycle detection only)
         try:
@@ -147,7 +148,7 @@ class Checker:
         finally:
             self._stack = saved
 
-    def _check_dependencies(self, thm: Theorem, d) -> None:
+    def _check_dependencies(self, thm: Any, d) -> None:
         """Check the theorems named by ``apply_theorem`` steps of ``d`` (nested derivations included)
         before its steps run, so that the steps find their verdicts memoised. A circular or unknown
         id is left to the step, which reports it."""
@@ -161,7 +162,7 @@ class Checker:
             self.verdict_of(used)
 
     # -------------------------------------------------------------------------------------------
-    def _check(self, thm: Theorem) -> Outcome:
+    def _check(self, thm: Any) -> Outcome:
         self._stack = self._stack + (thm.id,)
         ctx = ProofContext(
             hypotheses=thm.hypotheses,
@@ -186,7 +187,7 @@ class Checker:
                        engines=engines)
 
     # -- model of the hypotheses -----------------------------------------------------------------
-    def _model(self, thm: Theorem) -> tuple[str | None, str | None]:
+    def _model(self, thm: Any) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
         false = [h.name for h in thm.hypotheses if type(h).__name__ == "Assumption"
@@ -206,7 +207,7 @@ class Checker:
         return model.describe(), None
 
     # -- symbolic --------------------------------------------------------------------------------
-    def _symbolic(self, thm: Theorem, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
+    def _symbolic(self, thm: Any, ctx: ProofContext) -> tuple[LevelResult, list[RuleResult], list]:
         try:
             d = thm.get_derivation()
         except Exception as exc:
@@ -241,6 +242,9 @@ class Checker:
         for n, (prev, step) in enumerate(d.pairs(), start=1):
             with second.collecting() as checks:
                 res = check_step(prev, step.expr, step.relation, step.rule, step.args, ctx)
+                if res.ok and res.thm is None:  # the grading's guard: a pass the kernel did not show is no proof
+                    res = RuleResult(Level.FAIL, f"{step.rule}: passed without a theorem of the kernel; a step is "
+                                                 "taken only when the kernel has shown it")
                 if res.ok and second.enabled() and second.step_rechecked(checks)[0] != "both":
                     _recheck_whole_step(checks, prev, step, ctx)
             disagree = [c for c in checks if c.verdict == second.DISAGREE]
@@ -283,7 +287,7 @@ class Checker:
                 steps, engines)
 
     # -- instances --------------------------------------------------------------------------------
-    def _derived(self, thm: Theorem, spec, size: int) -> tuple[Statement | None, dict | None, str]:
+    def _derived(self, thm: Any, spec, size: int) -> tuple[Statement | None, dict | None, str]:
         """The theorem's statement at ``size``, derived by the kernel (the size substituted, finite
         sums unrolled by :func:`~symattn.kernel.search.expand_finite`), with the substitution used;
         ``(None, None, why)`` when the spec does not say which symbols the size sets."""
@@ -308,7 +312,7 @@ class Checker:
                 return f"{name} side {_short(a)} is not the theorem's {_short(b)}"
         return None
 
-    def _instances(self, thm: Theorem) -> LevelResult:
+    def _instances(self, thm: Any) -> LevelResult:
         """The kernel's derived instances (every theorem with integer dimensions), and the author's
         builder, if any, checked against them: only instances derived from the statement count."""
         kernel = self._kernel_instances(thm)
@@ -342,7 +346,7 @@ class Checker:
                                {**kernel.data, "builder": built.status.value, "derived": False})
         return LevelResult(built.status, f"{built.detail}; the kernel's instances: {kernel.detail}", built.data)
 
-    def _kernel_instances(self, thm: Theorem) -> LevelResult | None:
+    def _kernel_instances(self, thm: Any) -> LevelResult | None:
         """The statement at the smallest sizes inside the hypotheses (:mod:`symattn.kernel.instances`),
         each shown exactly or refuted by an exact counterexample; None when the theorem has no integer
         dimension (then :meth:`_points` searches the statement's points for a counterexample).
@@ -435,7 +439,7 @@ class Checker:
                            "inside the hypotheses",
                            {"derived": True, "sizes": [describe_point(syms, m) for m in checked + searched]})
 
-    def _size_result(self, thm: Theorem, syms: list, mapping: dict, seconds: float) -> tuple[str, str]:
+    def _size_result(self, thm: Any, syms: list, mapping: dict, seconds: float) -> tuple[str, str]:
         """The statement at one size: ``("pass", "")``, ``("fail", counterexample)``, ``("outside",
         why)`` (a side is not a finite exact value there), ``("undecided", why)`` or ``("timeout", why)``."""
         where = describe_point(syms, mapping)
@@ -471,7 +475,7 @@ class Checker:
             return ("timeout" if ok is None else "undecided"), f"{at}: {reason}"
         return "pass", ""
 
-    def _points(self, thm: Theorem) -> LevelResult | None:
+    def _points(self, thm: Any) -> LevelResult | None:
         """A theorem with no integer dimension: the statement evaluated exactly at points inside the
         hypotheses (the model the search finds first, then small rational and integer points;
         :func:`~symattn.kernel.search.find_counterexample`). An exact point where the sides differ is a
@@ -492,7 +496,7 @@ class Checker:
         return LevelResult(Level.FAIL, f"exact point inside the hypotheses (found by the kernel): {cex}",
                            {"counterexample": str(cex), "derived": True})
 
-    def _builder_instances(self, thm: Theorem) -> LevelResult:
+    def _builder_instances(self, thm: Any) -> LevelResult:
         spec = thm.instances
         checked = []
         derived_all = True
@@ -601,7 +605,7 @@ class Checker:
         )
 
     # -- probabilistic ----------------------------------------------------------------------------
-    def _probabilistic(self, thm: Theorem) -> LevelResult:
+    def _probabilistic(self, thm: Any) -> LevelResult:
         spec = thm.probabilistic
         if spec is None:
             return LevelResult(Level.NA, "no probabilistic check")
@@ -671,7 +675,7 @@ class Checker:
         return LevelResult(Level.PASS, detail, data)
 
     # -- numeric ----------------------------------------------------------------------------------
-    def _numeric(self, thm: Theorem) -> LevelResult:
+    def _numeric(self, thm: Any) -> LevelResult:
         if thm.numeric is None:
             return LevelResult(Level.NA, "no numeric check")
         if not self.numeric:
@@ -776,7 +780,7 @@ def spec_label(spec) -> str:
     return getattr(spec, "label", "size")
 
 
-def _size_mapping(thm: Theorem, spec, size: int) -> dict | None:
+def _size_mapping(thm: Any, spec, size: int) -> dict | None:
     """What the size sets: ``spec.at`` (a symbol, or ``size -> substitution``), else the one symbol
     of the statement named like the spec's label."""
     at = getattr(spec, "at", None)
@@ -796,12 +800,14 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     """A derived instance's moments (``Expectation``, ``Variance``, ...) of entries of
     :class:`~symattn.statement.RandomFamily` families of concrete size, evaluated from their law by
     :mod:`symattn.moments` (entries i.i.d. with the family's mean, variance and given moments).
-    Several families only when an ``Independent`` hypothesis makes every pair of them independent and
-    no other hypothesis relates them (a correlation). The statement unchanged when that is not all of
+    Several families only when every pair of them is made independent by an ``Independent``
+    hypothesis or is related by a ``CorrelatedPairs`` one (their joint law: pairs independent across
+    i, both centred, of one variance, no further marginal moments given), and no other hypothesis
+    relates them. The statement unchanged when that is not all of
     it: families not shown independent (their joint law is not known), an entry outside ``1..dim``,
     or a moment a family does not give (it would come back as a fresh symbol, free to take values no
     law has)."""
-    from symattn.moments import _Moment, iid_vector
+    from symattn.moments import _Moment, correlated_vectors, iid_vector
     from symattn.statement import Independent, RandomFamily
 
     sides = (st.lhs, st.rhs)
@@ -812,25 +818,51 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     used = {a.base for a in entries}
     if not used:
         return st
+    # a CorrelatedPairs hypothesis over two of the families gives their joint law (pairs independent
+    # across i, mean 0: :func:`symattn.moments.correlated_vectors`), when both are centred, of one
+    # variance, with no further marginal moments given
+    correlated = {}
+    for h in hypotheses:
+        if type(h).__name__ == "CorrelatedPairs" and h.q in used and h.k in used:
+            fq, fk = families[h.q], families[h.k]
+            if h.q in correlated or h.k in correlated or fq.moments or fk.moments:
+                return st
+            if not (sp.sympify(fq.mean) == 0 and sp.sympify(fk.mean) == 0 and sp.sympify(fq.variance) ==
+                    sp.sympify(fk.variance) and sp.sympify(fq.dim) == sp.sympify(fk.dim) == sp.sympify(h.dim)):
+                return st
+            correlated[h.q] = correlated[h.k] = h
     if len(used) > 1:
         pairs = {frozenset((f, g)) for h in hypotheses if isinstance(h, Independent)
                  for f in h.families for g in h.families if f != g}
+        pairs |= {frozenset((h.q, h.k)) for h in correlated.values()}
         if any(frozenset((f, g)) not in pairs for f in used for g in used if f != g):
             return st
         for h in hypotheses:  # anything else about two of them (a correlation) contradicts the i.i.d. law
-            if isinstance(h, (RandomFamily, Independent)):
+            if isinstance(h, (RandomFamily, Independent)) or h in correlated.values():
                 continue
             named = {getattr(h, f, None) for f in ("q", "k", "base", "first", "second")} & used
             if len(named) > 1 or (named and type(h).__name__ == "CorrelatedPairs"):
                 return st
     subs = {}
     before = set().union(*(x.free_symbols for x in sides if isinstance(x, sp.Basic)))
+    joint = {}
+    for h in correlated.values():
+        if h.q not in joint:
+            dim = sp.sympify(h.dim)
+            if not dim.is_Integer:
+                return st
+            fq = families[h.q]
+            joint[h.q], joint[h.k] = correlated_vectors(str(h.q), str(h.k), int(dim), variance=fq.variance,
+                                                        covariance=h.covariance, mixed_moments=dict(h.mixed))
+            before |= set(sp.sympify(h.covariance).free_symbols) | {
+                y for _, v in h.mixed for y in sp.sympify(v).free_symbols}
     for base in used:
         fam = families[base]
         dim = sp.sympify(fam.dim)
         if not dim.is_Integer:
             return st
-        law = iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance, moments=dict(fam.moments))
+        law = joint.get(base) or iid_vector(str(fam.base), int(dim), mean=fam.mean, variance=fam.variance,
+                                            moments=dict(fam.moments))
         for a in (e for e in entries if e.base == base):
             if len(a.indices) != 1 or not a.indices[0].is_Integer or not 1 <= int(a.indices[0]) <= int(dim):
                 return st
@@ -887,10 +919,12 @@ def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
         if _statement_holds(st):
             return True
     try:
-        solution, sides = solve_equations(hypotheses, [st.lhs, st.rhs], strict=False)
+        # the entries a forall equation defines (a recurrence) are unfolded at their concrete indices
+        unfolded = unfold_forall(hypotheses, [st.lhs, st.rhs])
+        solution, sides = solve_equations(hypotheses, unfolded, strict=False)
     except (_Refused, TypeError, ValueError):
         return False
-    if not solution:
+    if not solution and unfolded == [st.lhs, st.rhs]:
         return False
     return _statement_holds(Statement(sides[0], sides[1], st.relation))
 
@@ -1028,7 +1062,7 @@ def _entries(x: Any) -> list:
 
 
 # ---------------------------------------------------------------------------------------------- API
-def check_theorem(thm: Theorem, **kwargs) -> Outcome:
+def check_theorem(thm: Any, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
     from symattn.acceptance import remember
 
@@ -1039,13 +1073,13 @@ def check_theorem(thm: Theorem, **kwargs) -> Outcome:
 
 def _worker(args):
     theorem_id, kwargs = args
-    from symattn.theorem import load_all
+    from symattn.library import load_all
 
     load_all()
     return Checker(**kwargs).check(registry.get(theorem_id))
 
 
-def check_many(theorems: Iterable[Theorem], *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
+def check_many(theorems: Iterable, *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
     """Check many theorems, in parallel processes when ``jobs > 1``; results in input order."""
     theorems = list(theorems)
     if jobs <= 1 or len(theorems) <= 1:
@@ -1067,7 +1101,7 @@ def check_many(theorems: Iterable[Theorem], *, jobs: int = 1, progress=None, **k
         return out
 
 
-def outcome_to_json(thm: Theorem, o: Outcome) -> dict:
+def outcome_to_json(thm: Any, o: Outcome) -> dict:
     """The stable ``symattn check --json`` record."""
     return {
         "id": thm.id,
@@ -1100,14 +1134,10 @@ def rechecked_json(o: Outcome) -> dict:
 
 def _per_step(steps: list, engines: list) -> list:
     """``(rule, (status, why))`` per step: ``'both'`` or ``'one-engine'`` from the second engine's checks
-    (:func:`symattn.kernel.second.step_rechecked`), or ``'rule-decided'``: a step an unconverted rule
-    decided by itself (symattn.rules.UNCONVERTED) was not shown by the kernel at all -- whatever the
-    second engine saw of the facts the rule asked about, it is not re-checked (the grading's
-    ``REQUIRE_RECHECK`` and the JSON read the same list)."""
-    per_step = [(rule, second.step_rechecked(list(c))) for rule, c in engines]
-    decided = ("rule-decided", "decided by the rule itself (not yet a proposer), not shown by the kernel")
-    return [(rule, decided) if any(getattr(c, "status", None) == "rule-decided" for c in getattr(r, "checks", ()))
-            else (rule, p) for r, (rule, p) in zip(steps, per_step)]
+    (:func:`symattn.kernel.second.step_rechecked`); the grading's ``REQUIRE_RECHECK`` and the JSON read the
+    same list. (A step no theorem of the kernel shows never gets here as a pass: the symbolic level fails
+    it, see :meth:`Checker._symbolic`.)"""
+    return [(rule, second.step_rechecked(list(c))) for rule, c in engines]
 
 
 def shown_status(lv: LevelResult) -> str:

@@ -1,4 +1,4 @@
-"""Theorems and the registry that collects them.
+"""Theorems (the registry that collects them is :mod:`symattn.library`, re-exported here).
 
 A :class:`Theorem` is what the texts state, in checkable form: an id that names the conclusion
 (Mathlib style: ``softmax_add_const``, ``dot_product_variance``), a SymPy :class:`Statement`,
@@ -12,16 +12,13 @@ Theorems are registered at import time by the modules of :mod:`derivations`;
 
 from __future__ import annotations
 
-import fnmatch
-import importlib
-import pkgutil
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from symattn.derivation import Derivation, display
+from symattn.library import Registry, all_theorems, load_all, register, registry
 from symattn.statement import Statement
 from symattn.verdict import Verdict
 
@@ -34,6 +31,7 @@ __all__ = [
     "registry",
     "register",
     "load_all",
+    "all_theorems",
     "KINDS",
 ]
 
@@ -166,91 +164,3 @@ class Theorem:
 
     def _repr_html_(self) -> str:
         return display("theorem_html", self)
-
-
-class Registry:
-    """Theorems by id, in registration order."""
-
-    def __init__(self) -> None:
-        self._theorems: dict[str, Theorem] = {}
-
-    def add(self, thm: Theorem) -> Theorem:
-        if thm.id in self._theorems and self._theorems[thm.id] is not thm:
-            raise ValueError(f"theorem id {thm.id!r} registered twice")
-        thm.order = len(self._theorems) if thm.id not in self._theorems else thm.order
-        self._theorems[thm.id] = thm
-        return thm
-
-    def get(self, theorem_id: str) -> Theorem:
-        try:
-            return self._theorems[theorem_id]
-        except KeyError:
-            raise KeyError(f"no theorem with id {theorem_id!r}") from None
-
-    def __contains__(self, theorem_id: str) -> bool:
-        return theorem_id in self._theorems
-
-    def __iter__(self):
-        return iter(self._theorems.values())
-
-    def __len__(self) -> int:
-        return len(self._theorems)
-
-    def select(self, pattern: str | None = None) -> list[Theorem]:
-        """Theorems whose id (or topic) matches ``pattern``: a regular expression searched in the
-        id, or a shell glob; ``|`` separates alternatives."""
-        if not pattern:
-            return list(self)
-        try:
-            rx = re.compile(pattern)
-        except re.error:
-            rx = None
-        out = []
-        for t in self:
-            if rx is not None and (rx.search(t.id) or rx.search(t.topic)):
-                out.append(t)
-            elif fnmatch.fnmatch(t.id, pattern):
-                out.append(t)
-        return out
-
-
-registry = Registry()
-
-
-def register(thm: Theorem) -> Theorem:
-    """Add ``thm`` to the global registry and return it."""
-    if not thm.topic:
-        thm.topic = _caller_topic()
-    return registry.add(thm)
-
-
-def _caller_topic() -> str:
-    # The frames of the callers two to five levels up (as ``inspect.stack()[2:6]``, without the cost
-    # of ``inspect.stack``, which reads every frame's source file: seconds for the library's imports).
-    try:
-        frame = sys._getframe(2)
-    except ValueError:
-        return ""
-    for _ in range(4):
-        if frame is None:
-            break
-        mod = frame.f_globals.get("__name__", "")
-        if mod.startswith("derivations."):
-            return mod.split(".", 1)[1]
-        frame = frame.f_back
-    return ""
-
-
-def load_all() -> Registry:
-    """Import every module of :mod:`derivations`, registering their theorems."""
-    import derivations
-
-    for info in sorted(pkgutil.iter_modules(derivations.__path__), key=lambda i: i.name):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"derivations.{info.name}")
-    return registry
-
-
-def all_theorems(pattern: str | None = None) -> list[Theorem]:
-    load_all()
-    return registry.select(pattern)

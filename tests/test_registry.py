@@ -5,10 +5,16 @@ evidence it configures must pass.
 configured (not ``n/a``) and does not pass -- a numeric check that raised, an instance builder
 that timed out or was rejected, a probabilistic test too weak to count -- fails the item, even
 when the verdict reaches its target through another level.
+
+The items check through the cache of outcomes (:mod:`symattn.cache`), as the library's other test
+items do (``tests/derivations/conftest.py``): a theorem that another test of the session, or another
+xdist worker, already checked with the same content key is not checked again (``SYMATTN_NO_CACHE=1``
+turns the cache off).
 """
 
 import pytest
 
+from symattn.cache import Cache, using
 from symattn.checker import Checker
 from symattn.pytest_plugin import assert_theorem
 from symattn.theorem import load_all
@@ -16,6 +22,13 @@ from symattn.verdict import Level
 
 REGISTRY = load_all()
 _checker = Checker()
+_CACHE = Cache()
+
+
+@pytest.fixture(autouse=True)
+def _outcome_cache():
+    with using(_CACHE):
+        yield
 
 
 @pytest.mark.parametrize("theorem", list(REGISTRY), ids=[t.id for t in REGISTRY])

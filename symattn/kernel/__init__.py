@@ -23,7 +23,9 @@ The primitives
   (limits without Gruntz: substitution at a point of continuity, quotients, decaying exponentials under
   shown rates, limits at infinity), :mod:`.schemas.probability` (linearity of expectation,
   independence, variances of independent and paired sums, moments of declared families),
-  :mod:`.schemas.trig` (the addition formulas and ``sin^2 + cos^2 = 1``), :mod:`.schemas.matrices`
+  :mod:`.schemas.trig` (the addition formulas and ``sin^2 + cos^2 = 1``), :mod:`.schemas.blocks`
+  (operators block diagonal on coordinate pairs: bilinear forms as sums over the blocks, operators equal
+  when their ``2 x 2`` blocks at a fresh block index are), :mod:`.schemas.matrices`
   (entrywise evaluation of explicit matrices, sums only by the kernel's evaluator; normal forms, blocks,
   permutations, ranks; ``matrix_entrywise``, extensionality: matrices of equal shape are equal when their
   entries, read by the kernel's ``matrix_entry``, were shown equal for fresh generic indices under exactly
@@ -90,7 +92,7 @@ What is trusted, exactly
 
 Size
 ----
-About 10600 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+About 11600 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """

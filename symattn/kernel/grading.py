@@ -31,9 +31,10 @@ __all__ = ["grade", "MAX_FALSE_PASS"]
 MAX_FALSE_PASS = 2.0**-30
 
 #: a derivation counts as ``proved`` only if the second engine re-checked every step
-#: (``SYMATTN_REQUIRE_RECHECK=1``). Not yet the default: the second engine cannot yet express
-#: matrix expressions of symbolic shape, so the library's equivariance theorems would drop below
-#: their targets (README, "The second engine"); ``how`` names such steps in any case.
+#: (``SYMATTN_REQUIRE_RECHECK=1``; a step an unconverted rule decided by itself is not re-checked).
+#: Not yet the default: the steps of the unconverted rule ``block_diagonal_product`` would leave six
+#: RoPE and sinusoidal theorems below their targets (README, "The second engine"); ``how`` names
+#: such steps in any case.
 REQUIRE_RECHECK = os.environ.get("SYMATTN_REQUIRE_RECHECK", "0") == "1"
 
 

@@ -431,3 +431,75 @@ def concrete_cases(statement, hypotheses) -> list:
                             tuple(g for g in hyps if g is not h)))
         cases = out
     return [(label, Statement(explicit(st.lhs), explicit(st.rhs), st.relation), hyps) for label, st, hyps in cases]
+
+
+# ---------------------------------------------------------------------------------------------- forall
+#: the most instances of ``forall`` equations substituted into one statement
+MAX_UNFOLDED = 400
+
+
+def _quantified_ok(var: sp.Symbol, value: Any, hypotheses) -> bool:
+    """Whether the ``forall`` variable ``var`` may take ``value``: its assumptions, and every index
+    range over it (whose bounds must then be concrete)."""
+    if not _assumption_ok(var, value):
+        return False
+    for h in hypotheses:
+        if type(h).__name__ == "IndexRange" and h.index == var:
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            if not (lo.is_Integer and hi.is_Integer and lo <= value <= hi):
+                return False
+    return True
+
+
+def unfold_forall(hypotheses, exprs: list) -> list:
+    """``exprs`` with the entries that a ``forall`` equation defines replaced by its right side at
+    their index (``L[2]`` by the recurrence's ``exp(M[1] - M[2]) L[1] + ...`` when ``L[t] = ...``
+    holds for all t), repeatedly, at indices inside the quantified variable's assumptions and ranges
+    only; each replacement is an instance of a hypothesis, so it is sound. The equations without
+    ``forall`` (``L[0] = 0``) are left to :func:`~symattn.kernel.zippel.solve_equations`. ``exprs``
+    unchanged when nothing applies or more than :data:`MAX_UNFOLDED` replacements would be needed."""
+    rules = []
+    for h in hypotheses:
+        if type(h).__name__ == "Equation" and h.forall and isinstance(h.lhs, sp.Indexed):
+            rules.append(h)
+    if not rules:
+        return list(exprs)
+
+    def value(atom):
+        for h in rules:
+            if h.lhs.base != atom.base or len(h.lhs.indices) != len(atom.indices):
+                continue
+            sub = {}
+            for pat, idx in zip(h.lhs.indices, atom.indices):
+                if pat in h.forall and idx.is_Integer and (pat not in sub or sub[pat] == idx) \
+                        and _quantified_ok(pat, idx, hypotheses):
+                    sub[pat] = idx
+                elif pat != idx:
+                    break
+            else:
+                if set(h.forall) <= set(sub):
+                    return expand_finite(sp.sympify(h.rhs).xreplace(sub))
+        return None
+
+    out, count = [], 0
+    for e in exprs:
+        for _round in range(MAX_UNFOLDED):
+            if not isinstance(e, (sp.Basic, sp.MatrixBase)):
+                break
+            atoms = e.atoms(sp.Indexed) if isinstance(e, sp.Basic) else set().union(*(x.atoms(sp.Indexed) for x in e))
+            subs = {}
+            for a in atoms:
+                if all(getattr(i, "is_Integer", False) for i in a.indices):
+                    v = value(a)
+                    if v is not None:
+                        subs[a] = v
+            if not subs:
+                break
+            count += len(subs)
+            if count > MAX_UNFOLDED:
+                return list(exprs)
+            e = expand_finite(e.xreplace(subs))
+        else:
+            return list(exprs)
+        out.append(e)
+    return out

@@ -98,21 +98,33 @@ def expand_finite(expr: Any) -> Any:
     >>> expand_finite(sp.Sum(k, (k, 4, 1)))  # Karr: -(2 + 3)
     -5
     """
-    return _expand(expr, 0)
+    return _expand(expr, 0, {})
 
 
-def _expand(e: Any, depth: int) -> Any:
+def _expand(e: Any, depth: int, memo: dict) -> Any:
+    # ``memo``: the results of this call of expand_finite by (subterm, depth): a subterm repeated in
+    # the tree (the entries of an unrolled matrix product share most of theirs) is expanded once
+    if isinstance(e, sp.Basic) and not e.is_Atom:
+        key = (e, depth)
+        done = memo.get(key)
+        if done is None:
+            done = memo[key] = _expand_uncached(e, depth, memo)
+        return done
+    return _expand_uncached(e, depth, memo)
+
+
+def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
     if depth > 200:  # counts unrolled sums and expanded definitions, not the depth of the tree
         raise TooLarge("expansion nests too deeply")
     if isinstance(e, sp.MatrixBase):
-        return e.applyfunc(lambda x: _expand(x, depth))
+        return e.applyfunc(lambda x: _expand(x, depth, memo))
     if not isinstance(e, sp.Basic) or e.is_Atom:
         return e
     if isinstance(e, (sp.Sum, sp.Product)):
         # limits are innermost first: unroll the outermost; what is left is the inner sum
         (v, lo, hi) = e.limits[-1]
         body = type(e)(e.function, *e.limits[:-1]) if len(e.limits) > 1 else e.function
-        lo, hi = _expand(lo, depth), _expand(hi, depth)
+        lo, hi = _expand(lo, depth, memo), _expand(hi, depth, memo)
         if lo.is_Integer and hi.is_Integer:
             # Karr's convention, as SymPy's and the sign test's: hi = lo - 1 is empty; a range with
             # hi < lo - 1 runs over hi+1..lo-1, negated for a sum, inverted for a product
@@ -126,7 +138,7 @@ def _expand(e: Any, depth: int) -> Any:
             combined = sp.Add(*terms) if isinstance(e, sp.Sum) else sp.Mul(*terms)
             if reverse:
                 combined = -combined if isinstance(e, sp.Sum) else 1 / combined
-            return _expand(combined, depth + 1)
+            return _expand(combined, depth + 1, memo)
         if len(e.limits) > 1:
             return e
         return type(e)(e.function, (v, lo, hi))
@@ -138,18 +150,18 @@ def _expand(e: Any, depth: int) -> Any:
         except (ValueError, TypeError, AttributeError, NotImplementedError):
             explicit = None
         if explicit is not None:
-            return _expand(sp.ImmutableMatrix(explicit), depth + 1)
-    args = [_expand(a, depth) for a in e.args]
+            return _expand(sp.ImmutableMatrix(explicit), depth + 1, memo)
+    args = [_expand(a, depth, memo) for a in e.args]
     new = e.func(*args) if any(a is not b for a, b in zip(args, e.args)) else e
     if isinstance(new, (sp.Trace, sp.Determinant)) and isinstance(new.args[0], sp.MatrixBase):
         # the trace or determinant of an explicit matrix: exact arithmetic on its entries
-        return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1)
+        return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1, memo)
     if _is_symattn_head(new):
         done = new.doit()
         # a definition that does not unfold the head (it comes back, possibly with fresh dummies)
         # is left as it is
         if done != new and not (isinstance(done, sp.Basic) and done.has(type(new))):
-            return _expand(done, depth + 1)
+            return _expand(done, depth + 1, memo)
     return new
 
 

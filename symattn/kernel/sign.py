@@ -32,6 +32,7 @@ signed by either piece; with ``c <= 0`` it is the min, which needs both (``Min``
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sympy as sp
@@ -194,6 +195,21 @@ def _replace_outer(expr: Any, kind: type, fn) -> Any:
 
 
 def _sign(expr: Any, ranges: tuple = ()) -> str | None:
+    # memoised (a pure function of the term and the ranges): the zero test asks the same definedness
+    # condition's sign again for every instance, and sign_of / nonzero ask for e and -e
+    try:
+        hash((expr, ranges))
+    except TypeError:  # unhashable: no memo
+        return _sign_uncached(expr, ranges)
+    return _sign_cached(expr, tuple(ranges))
+
+
+@functools.lru_cache(maxsize=8192)
+def _sign_cached(expr: Any, ranges: tuple) -> str | None:
+    return _sign_uncached(expr, ranges)
+
+
+def _sign_uncached(expr: Any, ranges: tuple = ()) -> str | None:
     expr = _atomize(expr, ranges)
     return _sympy_sign(expr, ranges)
 

@@ -356,8 +356,7 @@ def _statement_lines(statement) -> list:
 
 
 #: what the checker's account of a step's engines (``rechecked``) is called in the report
-_RECHECKED = {"both": "re-checked by the second engine", "one-engine": "checked by one engine",
-              "rule-decided": "decided by the rule itself, not by the kernel"}
+_RECHECKED = {"both": "re-checked by the second engine", "one-engine": "checked by one engine"}
 
 
 def _rechecked(outcome) -> list:

@@ -129,24 +129,10 @@ class Rule:
 
 RULES: dict[str, Rule] = {}
 
-#: rules not yet converted to proposers: their pass is still their own decision, and is recorded as
-#: such (:data:`LEGACY`); a theorem with such a step is never graded above what they can promise.
-#: This set only shrinks (a test pins its content); every rule outside it must hand the kernel's Thm.
-UNCONVERTED: frozenset = frozenset({
-    "block_diagonal_product",
-})
-
-
-@dataclass(frozen=True)
-class _Legacy:
-    """The record of a step an unconverted rule decided by itself."""
-
-    status: str = "rule-decided"
-    engine: str = "rule"
-    detail: str = "decided by the rule itself, not shown by the kernel"
-
-
-LEGACY = _Legacy()
+#: rules not yet converted to proposers (their pass their own decision). Empty: every rule hands the
+#: kernel's Thm, and :func:`check_step` takes a pass only with a Thm that states the step. Kept (empty, a
+#: test pins it) so that the tests reading it keep their meaning.
+UNCONVERTED: frozenset = frozenset()
 
 
 def rule(name: str, summary: str, params: tuple = ()):
@@ -214,8 +200,7 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
             args = {k: _canonical_arg(v) for k, v in args.items()}
             ledger.take()
             result = r.check(lhs, rhs, relation, ctx, **args)
-            if (isinstance(result, RuleResult) and result.ok and not accept(result.thm, lhs, rhs, relation)
-                    and not (result.thm is None and rule_name in UNCONVERTED)):
+            if isinstance(result, RuleResult) and result.ok and not accept(result.thm, lhs, rhs, relation):
                 what = ("no theorem of the kernel" if result.thm is None
                         else f"the kernel's theorem {result.thm!r}, which is not this step")
                 result = failed(f"{rule_name}: the rule proposed {what}; a step is taken only when the kernel "
@@ -223,8 +208,7 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
             if isinstance(result, RuleResult) and result.ok:
                 def same(f, g, r=r, args=args):  # the step's rule rewrites one condition into the other
                     res = r.check(f, g, "=", ctx, **args)
-                    return isinstance(res, RuleResult) and res.ok and (
-                        accept(res.thm, f, g, "=") or (res.thm is None and rule_name in UNCONVERTED))
+                    return isinstance(res, RuleResult) and res.ok and accept(res.thm, f, g, "=")
 
                 missing = undischarged(lhs, rhs, ctx.hypotheses, same=same)
                 if missing:
@@ -255,8 +239,7 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
     if result.ok:
         from dataclasses import replace
 
-        own = tuple(result.thm.checks) if result.thm is not None else (LEGACY,)
-        result = replace(result, checks=own + ledger.take())
+        result = replace(result, checks=tuple(result.thm.checks) + ledger.take())
         # the lemmas the kernel instantiated cap the verdict, whatever the rule reported
         ctx.used.update(c.theorem_id for c in result.checks if isinstance(c, LemmaUse))
     return result

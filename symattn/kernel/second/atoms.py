@@ -17,7 +17,9 @@ built in so that atoms are canonical:
 * ``b**(c + e)`` with an integer ``c`` is ``b**c * b**e``, and ``b**e`` splits over the terms
   of ``e`` like ``exp``;
 * a finite ``Sum`` is linear: terms and factors free of the index come out, one atom per
-  remaining summand monomial (SymPy's convention for reversed ranges is linear too).
+  remaining summand monomial (SymPy's convention for reversed ranges is linear too);
+  ``sum_{k=1}^{n} f(sigma(k)) = sum_{k=1}^{n} f(k)`` when the step's hypotheses declare ``sigma`` a
+  permutation of ``1..n`` (``permutations``) and ``k`` occurs only inside ``sigma(k)``.
 
 An atom is *independent* (a free variable: a symbol, an indexed entry, a matrix entry, ``pi``, an
 undefined function applied to independent arguments) or not (``exp``, ``log``, sums, ...: such
@@ -105,7 +107,7 @@ def _count(expr: Any) -> int:
 class RationalForm:
     """Translator of SymPy expressions into ``(num, den)`` pairs of one flint polynomial ring."""
 
-    def __init__(self, *exprs: Any, spare: int = 8):
+    def __init__(self, *exprs: Any, spare: int = 8, permutations: tuple = ()):
         nodes = sum(_count(e) for e in exprs if isinstance(e, sp.Basic))
         self.nvars = 2 * nodes + spare
         self.ctx = flint.fmpq_mpoly_ctx.get(("a", self.nvars))
@@ -114,6 +116,8 @@ class RationalForm:
         self._memo: dict = {}
         self.zero = self.ctx.from_dict({})
         self.one = self.ctx.from_dict({(0,) * self.nvars: 1})
+        #: ``(name, n)``: the function ``name`` is a permutation of ``1..n`` (a hypothesis of the step)
+        self.permutations = tuple(permutations)
 
     # ------------------------------------------------------------------------ rational functions
     def const(self, c: Any) -> tuple:
@@ -204,8 +208,10 @@ class RationalForm:
         """The atoms occurring in the polynomial ``p``."""
         if p.is_zero():
             return []
-        used = [any(m[i] for m in p.to_dict()) for i in range(len(self.by_index))]
-        return [a for a, u in zip(self.by_index, used) if u]
+        used: set = set()
+        for m in p.to_dict():  # the exponent vectors (one to_dict, not one per atom)
+            used.update(i for i, e in enumerate(m) if e)
+        return [a for i, a in enumerate(self.by_index) if i in used]
 
     def deps_of(self, r: tuple) -> frozenset:
         out: set = set()
@@ -736,10 +742,46 @@ class RationalForm:
         limits = list(e.limits)
         if any(len(lim) != 3 for lim in limits):
             return self._opaque(e, "sum")
+        if self.permutations:
+            again = self._reindexed(e)
+            if again is not None:
+                return self.of(again)
         r = self.of(e.function)
         for (v, lo, hi) in limits:  # innermost limit first (SymPy's order)
             r = self._sum_one(r, v, lo, hi)
         return r
+
+    def _reindexed(self, e: sp.Sum) -> Any:
+        """``sum_{k=1}^{n} f(sigma(k))`` as ``sum_{k=1}^{n} f(k)`` when ``sigma`` is a permutation of ``1..n``
+        (a hypothesis of the step: a bijection of the range, so the two sums have the same terms) and
+        ``k`` occurs in the summand only inside ``sigma(k)``; ``None`` otherwise."""
+        from symattn.kernel.terms import free_symbols
+
+        if len(e.limits) != 1:
+            return None
+        k, lo, hi = e.limits[0]
+        if lo != 1:
+            return None
+        try:
+            hi_key = self.key(self.of(hi))
+        except Inexpressible:
+            return None
+        body = e.function
+        for name, n in self.permutations:
+            try:
+                if self.key(self.of(n)) != hi_key:
+                    continue
+            except Inexpressible:
+                continue
+            apps = [a for a in body.atoms(AppliedUndef) if type(a).__name__ == name and a.args == (k,)]
+            if not apps:
+                continue
+            t = sp.Dummy("t")
+            inner = body.xreplace({apps[0]: t})
+            if k in free_symbols(inner):
+                continue
+            return sp.Sum(inner.xreplace({t: k}), (k, lo, hi))
+        return None
 
     def _integral_bound(self, b: Any) -> tuple | None:
         """``b``'s rational form when it is a polynomial with integer coefficients in integer symbols."""
@@ -768,8 +810,11 @@ class RationalForm:
             low = self.add(lo_r, self.const(sp.Integer(-1)))
 
             def ranged(summand):  # Karr: sum_{k=lo}^{hi} f = A(hi) - A(lo - 1), A(x) = sum_{k=1}^{x} f
-                return self.add(self._anchored(summand, v, hi_r),
-                                self.mul(self.const(sp.Integer(-1)), self._anchored(summand, v, low)))
+                try:
+                    return self.add(self._anchored(summand, v, hi_r),
+                                    self.mul(self.const(sp.Integer(-1)), self._anchored(summand, v, low)))
+                except (IndexError, ValueError):  # a term outside the range is not a term (q[2k, 0] at k = -1)
+                    return self._sum_atom(summand, v, lo, hi)
         else:
             def ranged(summand):
                 return self._sum_atom(summand, v, lo, hi)

@@ -34,19 +34,37 @@ def _short(x: Any, limit: int = 120) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
-def zero_form(expr: Any) -> tuple[RationalForm, tuple]:
+def zero_form(expr: Any, permutations: tuple = ()) -> tuple[RationalForm, tuple]:
     """The translator and ``(num, den)`` of ``expr`` (canonical form first)."""
     from symattn.kernel.terms import canonical
 
     e = canonical(expr)
-    form = RationalForm(e)
+    form = RationalForm(e, permutations=permutations)
     num, den = form.of(e)
     return form, (form.reduce(num), den)
 
 
-def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL) -> Check:
-    """Re-check the kernel's claim ``expr == 0`` (``hypotheses`` are not used: the zero test is
-    an identity of rational functions; the definedness conditions go to the sign test)."""
+def permutations_of(hypotheses) -> tuple:
+    """``(name, n)`` for each hypothesis that the function ``name`` is a permutation of ``1..n``."""
+    out = []
+    for h in hypotheses or ():
+        if type(h).__name__ == "Permutation" and isinstance(getattr(h, "sigma", None), str) \
+                and isinstance(getattr(h, "n", None), sp.Basic):
+            out.append((h.sigma, h.n))
+    return tuple(out)
+
+
+def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL, permutations: tuple | None = None) -> Check:
+    """Re-check the kernel's claim ``expr == 0``. Of the hypotheses (``hypotheses``, else the step's,
+    :data:`symattn.kernel.zero.HYPOTHESES`) only the permutations are read (a sum over ``1..n`` of
+    ``f(sigma(k))`` is the sum of ``f(k)``): the zero test is an identity of rational functions; the
+    definedness conditions go to the sign test."""
+    if permutations is None:
+        if hypotheses is None:
+            from symattn.kernel.zero import HYPOTHESES
+
+            hypotheses = HYPOTHESES.get()
+        permutations = permutations_of(hypotheses)
     if isinstance(expr, sp.ZeroMatrix) or (isinstance(expr, sp.MatrixExpr) and expr.is_ZeroMatrix):
         return Check(_ENGINE, AGREE, "the zero matrix", f"{_short(expr)} == 0", kernel)
     if isinstance(expr, sp.MatrixExpr) and not isinstance(expr, sp.MatrixBase):
@@ -59,7 +77,7 @@ def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL) -> Check:
                          kernel)
         expr = sp.ImmutableMatrix(rows, cols, lambda i, j: expr[i, j])
     if isinstance(expr, sp.MatrixBase):
-        checks = [recheck_zero(x, kernel=kernel) for x in expr]
+        checks = [recheck_zero(x, kernel=kernel, permutations=permutations) for x in expr]
         for verdict in (DISAGREE, INEXPRESSIBLE):
             bad = [c for c in checks if c.verdict == verdict]
             if bad:
@@ -67,26 +85,28 @@ def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL) -> Check:
         return Check(_ENGINE, AGREE, f"each of the {len(checks)} entries reduces to 0 over Q",
                      f"{_short(expr)} == 0", kernel)
     try:
-        return _recheck_scalar(expr, kernel)
+        return _recheck_scalar(expr, kernel, permutations)
     except TypeError:  # unhashable
-        return _uncached(expr, kernel)
+        return _uncached(expr, kernel, permutations)
 
 
 @functools.lru_cache(maxsize=8192)
-def _recheck_scalar(expr: Any, kernel: str) -> Check:
-    return _uncached(expr, kernel)
+def _recheck_scalar(expr: Any, kernel: str, permutations: tuple = ()) -> Check:
+    return _uncached(expr, kernel, permutations)
 
 
-def _uncached(expr: Any, kernel: str) -> Check:
+def _uncached(expr: Any, kernel: str, permutations: tuple = ()) -> Check:
     fact = f"{_short(expr)} == 0"
     if not isinstance(expr, (sp.Expr, int)) or getattr(expr, "is_Matrix", False):
         return Check(_ENGINE, INEXPRESSIBLE, f"not a scalar expression ({type(expr).__name__})", fact, kernel)
     try:
-        form, (num, den) = zero_form(sp.sympify(expr))
+        form, (num, den) = zero_form(sp.sympify(expr), permutations)
     except Inexpressible as exc:
         return Check(_ENGINE, INEXPRESSIBLE, f"no rational form over Q: {exc}", fact, kernel)
     except RecursionError:
         return Check(_ENGINE, INEXPRESSIBLE, "expression too deep", fact, kernel)
+    except (IndexError, ValueError) as exc:  # e.g. a matrix entry q[2k, 0] at k = -1 while anchoring a sum
+        return Check(_ENGINE, INEXPRESSIBLE, f"no rational form over Q: {type(exc).__name__}: {exc}", fact, kernel)
     n_atoms = len(form.by_index)
     if num.is_zero():
         return Check(_ENGINE, AGREE, f"the numerator over Q in {n_atoms} atoms is 0", fact, kernel)

@@ -14,6 +14,7 @@ import pytest
 
 import symattn.kernel.hypotheses as khyp
 import symattn.kernel.lemmas as klemmas
+import symattn.kernel.sign as ksign
 import symattn.kernel.sums as ksums
 import symattn.kernel.terms as kterms
 import symattn.kernel.thm as kthm
@@ -49,6 +50,8 @@ MUTANTS = {
 
 def _clear_caches() -> None:
     kzero._conditions_cached.cache_clear()
+    kzero._reduces_cached.cache_clear()
+    ksign._sign_cached.cache_clear()
     kterms._canonical_cached.cache_clear()
 
 

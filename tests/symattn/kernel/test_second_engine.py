@@ -173,33 +173,30 @@ def test_a_step_flint_cannot_express_is_shown_as_one_engine(monkeypatch):
     assert out.verdict == Verdict.PROVED and "checked by one engine only at: step 1 (algebra)" in out.how
 
 
-def test_a_rule_decided_step_is_not_rechecked_for_the_grading_either(monkeypatch):
-    """A step an unconverted rule decided by itself is 'rule-decided' in the JSON; the grading reads the
-    same list, so with REQUIRE_RECHECK it is no proof, even when the second engine agreed with the claim."""
+def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):
+    """What an unconverted rule did (a pass that is its own decision, no theorem of the kernel) is no
+    proof, whatever REQUIRE_RECHECK says: the symbolic level fails the step."""
     import dataclasses
 
     from symattn import checker
     from symattn.kernel import grading
-    from symattn.rules import LEGACY
 
     real = checker.check_step
 
-    def unconverted(*args, **kw):
-        res = real(*args, **kw)
-        return dataclasses.replace(res, checks=(LEGACY,) + tuple(res.checks))
+    def decided_by_the_rule(*args, **kw):
+        return dataclasses.replace(real(*args, **kw), thm=None)
 
     lhs, rhs = (x + 1) ** 2, x**2 + 2 * x + 1
     thm = _theorem(lhs, rhs, Derivation(lhs).eq(rhs, "algebra"))
     for require in (True, False):
         monkeypatch.setattr(grading, "REQUIRE_RECHECK", require)
-        monkeypatch.setattr(checker, "check_step", unconverted)
+        monkeypatch.setattr(checker, "check_step", decided_by_the_rule)
         out = Checker(numeric=False).check(thm)
-        rec = outcome_to_json(thm, out)
-        assert rec["steps"][0]["rechecked"] == "rule-decided" and rec["rechecked"] == "none"
-        assert (out.verdict == Verdict.PROVED) is not require, out.how
-        assert "step 1 (algebra): decided by the rule itself" in out.how
+        assert out.verdict != Verdict.PROVED, out.how
+        assert out.levels["symbolic"].status.value == "fail"
+        assert "without a theorem of the kernel" in out.levels["symbolic"].detail
         monkeypatch.setattr(checker, "check_step", real)
-        assert Checker(numeric=False).check(thm).verdict == Verdict.PROVED  # without the record: re-checked
+        assert Checker(numeric=False).check(thm).verdict == Verdict.PROVED  # with the theorem: proved
 
 
 # ------------------------------------------------------------------------------------------- Z3

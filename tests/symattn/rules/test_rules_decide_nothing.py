@@ -88,5 +88,6 @@ def test_the_reader_catches_each_kind_of_deciding_call(snippet, caught):
     assert bool(offences(snippet)) is caught
 
 
-def test_the_unconverted_set_only_names_registered_rules():
-    assert UNCONVERTED <= set(load_rules())
+def test_no_rule_is_left_unconverted():
+    # the set only shrank, and is now empty: every rule module is read by the test above
+    assert UNCONVERTED == frozenset()
