@@ -70,7 +70,7 @@ UNDEFINED_EVERYWHERE = [
     # one side a pole, the other finite: not a counterexample (the claim does not assert definedness)
     ("gamma_is_zero_at_poles", Statement(sp.gamma(np_), 0), (np_,)),
     # infinite sides
-    ("n_times_oo", Statement(n * sp.oo, sp.oo), (n,)),
+    ("infinite_sides", Statement(m**2 * sp.oo, sp.oo), (m,)),  # nan at m = 0, oo = oo elsewhere
     ("shifted_pole", Statement(sp.gamma(np_) + 1, sp.gamma(np_)), (np_,)),
 ]
 
@@ -307,3 +307,13 @@ def test_a_builders_instance_at_a_pole_is_skipped_not_passed():
     o = check(theorem(st, dimensions=(np_,), instances=Instances(lambda s: st.subs({np_: s}), (0, -1), at=np_)))
     assert o.verdict is Verdict.UNDECIDED, o.how
     assert o.levels["instances"].status is not Level.PASS
+
+
+@pytest.mark.parametrize("kind", ["empirical", "heuristic"])
+def test_an_observation_is_not_searched_for_points(kind):
+    # the symbols of an empirical or heuristic claim are measured quantities, not universally quantified
+    g1, g2 = sp.symbols("g_post g_pre", positive=True)
+    o = check(theorem(Statement(g1 / g2, 1, ">"), kind=kind, target=Verdict.NUMERICALLY_CONSISTENT, numeric=lying),
+              numeric=True)
+    assert o.verdict is Verdict.NUMERICALLY_CONSISTENT, o.how
+    assert o.levels["instances"].status is Level.NA
