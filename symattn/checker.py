@@ -39,6 +39,7 @@ from symattn.kernel.instances import (
     domain_violation,
     finite_domain,
     hypotheses_at,
+    pythagorean_zero,
     size_symbols,
     undefined_side,
     unfold_forall,
@@ -1050,11 +1051,29 @@ def _statement_holds(st: Statement) -> bool:
     if undefined_side(st.lhs) or undefined_side(st.rhs):
         return False  # a pole (zoo, nan, oo) is no value: "zoo = 2 zoo" is not shown by anything
     if st.relation == "=":
-        return equal(st.lhs, st.rhs)
+        if equal(st.lhs, st.rhs):
+            return True
+        # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
+        diff = _difference(st.lhs, st.rhs)
+        return diff is not None and pythagorean_zero(diff)
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
     gap = sp.simplify(gap)
     sign = sign_of(gap)
     return sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">="))
+
+
+def _difference(a: Any, b: Any) -> Any:
+    """``a - b`` for two scalars or two explicit matrices of one shape (None otherwise)."""
+    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+        if isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase) and a.shape == b.shape:
+            return a - b
+        return None
+    if isinstance(a, sp.MatrixExpr) or isinstance(b, sp.MatrixExpr):
+        return None
+    try:
+        return sp.sympify(a) - sp.sympify(b)
+    except (TypeError, sp.SympifyError):
+        return None
 
 
 def _entries(x: Any) -> list:

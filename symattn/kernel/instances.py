@@ -45,6 +45,10 @@ __all__ = ["size_symbols", "sizes_inside", "candidate_sizes", "finite_domain", "
 
 #: the most size assignments tried for one theorem
 MAX_TRIED = 40
+#: values per symbol when none of the smallest sizes is inside the hypotheses, and the most
+#: assignments then screened by their closed hypotheses
+WIDE = 8
+MAX_SCREENED = 3000
 
 
 def size_symbols(statement, hypotheses, dimensions) -> list:
@@ -311,7 +315,33 @@ def candidate_sizes(statement, hypotheses, dimensions, *, per: int | None = None
     if not syms:
         return
     combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
-    for ix in combos[:max(max_tried, finite or 0)]:
+    first = combos[:max(max_tried, finite or 0)]
+    inside = 0
+    for mapping, why in _try_sizes(statement, hypotheses, enumerated, determined, lists, first, seconds):
+        inside += why is None
+        yield mapping, why
+    if not inside and len(enumerated) > 1 and finite is None:
+        # none of the smallest sizes is inside the hypotheses (``M <= N d`` with ``M = 4 B_c d``): larger
+        # values per symbol, smallest total first; the sizes shown outside are checked cheaply (their
+        # closed hypotheses), a model is searched for at most MAX_TRIED of them (only those inside are yielded)
+        members = _member_sets(hypotheses, set(syms))
+        tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in first}
+        wide = [_candidates(s, members, WIDE) for s in enumerated]
+        more = sorted(itertools.product(*(range(len(v)) for v in wide)), key=lambda ix: (sum(ix), ix))
+        more = [ix for ix in more if tuple(wide[k][i] for k, i in enumerate(ix)) not in tried][:MAX_SCREENED]
+        for mapping, why in _try_sizes(statement, hypotheses, enumerated, determined, wide, more, seconds,
+                                       models=MAX_TRIED):
+            if why is None:
+                yield mapping, why
+
+
+def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, seconds, models: int | None = None):
+    """The size assignments of ``combos``, each as ``(mapping, why)`` (``why`` None inside the
+    hypotheses); at most ``models`` model searches."""
+    searched = 0
+    for ix in combos:
+        if models is not None and searched >= models:
+            break
         mapping = {s: lists[k][i] for k, (s, i) in enumerate(zip(enumerated, ix))}
         for s, e in determined.items():
             mapping[s] = expand_finite(sp.sympify(e).xreplace(mapping))
@@ -321,6 +351,7 @@ def candidate_sizes(statement, hypotheses, dimensions, *, per: int | None = None
         try:
             why = domain_violation(mapping, hypotheses)
             if why is None:
+                searched += 1
                 at = hypotheses_at(hypotheses, mapping)
                 exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
@@ -503,3 +534,35 @@ def unfold_forall(hypotheses, exprs: list) -> list:
             return list(exprs)
         out.append(e)
     return out
+
+
+# ---------------------------------------------------------------------------------------------- trig
+def pythagorean_zero(x: Any) -> bool:
+    """Whether ``x`` is 0 as a polynomial in sines and cosines modulo ``sin(a)^2 + cos(a)^2 = 1``:
+    each ``sin(a)``, ``cos(a)`` (one pair per argument ``a``, different arguments taken as
+    independent) is a fresh variable, and the numerator is reduced by ``c^2 -> 1 - s^2`` (division by
+    the monic ``c^2 + s^2 - 1``). A zero remainder shows ``x = 0`` wherever it is defined (the
+    reduction is a ring homomorphism); anything else -- a denominator with a sine or cosine, another
+    trigonometric function left, a nonzero remainder -- shows nothing (False)."""
+    if isinstance(x, sp.MatrixBase):
+        return all(pythagorean_zero(e) for e in x)
+    if not isinstance(x, sp.Expr):
+        return False
+    trig = x.atoms(sp.sin, sp.cos)
+    if not trig:
+        return False
+    subs, pairs = {}, []
+    for a in sorted({t.args[0] for t in trig}, key=sp.default_sort_key):
+        s, c = sp.Dummy("s"), sp.Dummy("c")
+        subs[sp.sin(a)], subs[sp.cos(a)] = s, c
+        pairs.append((s, c))
+    f = x.xreplace(subs)
+    if f.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
+        return False
+    num, den = sp.fraction(sp.together(f))
+    if any(den.has(s) or den.has(c) for s, c in pairs):
+        return False
+    num = sp.expand(num)
+    for s, c in pairs:
+        num = sp.expand(sp.rem(num, c**2 + s**2 - 1, c))
+    return num == 0
