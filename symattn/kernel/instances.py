@@ -316,14 +316,12 @@ def candidate_sizes(statement, hypotheses, dimensions, *, per: int | None = None
         return
     combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
     first = combos[:max(max_tried, finite or 0)]
-    inside = 0
-    for mapping, why in _try_sizes(statement, hypotheses, enumerated, determined, lists, first, seconds):
-        inside += why is None
-        yield mapping, why
-    if not inside and len(enumerated) > 1 and finite is None:
-        # none of the smallest sizes is inside the hypotheses (``M <= N d`` with ``M = 4 B_c d``): larger
-        # values per symbol, smallest total first; the sizes shown outside are checked cheaply (their
-        # closed hypotheses), a model is searched for at most MAX_TRIED of them (only those inside are yielded)
+    yield from _try_sizes(statement, hypotheses, enumerated, determined, lists, first, seconds)
+    if len(enumerated) > 1 and finite is None:
+        # more are wanted than the smallest sizes give (none of them may be inside the hypotheses: ``M <= N d``
+        # with ``M = 4 B_c d``): larger values per symbol, smallest total first; the sizes shown outside are
+        # checked cheaply (their closed hypotheses), a model is searched for at most MAX_TRIED of them (only
+        # those inside are yielded; the caller takes as many as it checks)
         members = _member_sets(hypotheses, set(syms))
         tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in first}
         wide = [_candidates(s, members, WIDE) for s in enumerated]
