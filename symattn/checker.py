@@ -45,7 +45,10 @@ from symattn.kernel.instances import (
     unfold_forall,
 )
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
+from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
+from symattn.kernel.wellformed import check_hypotheses, check_terms
+from symattn.kernel.zero import side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
@@ -174,6 +177,14 @@ class Checker:
             verdict_of=self.verdict_of,
         )
         levels: dict[str, LevelResult] = {}
+        try:  # the kernel looks only at terms whose equality, hashing and arithmetic are SymPy's
+            check_terms((thm.statement.lhs, thm.statement.rhs), f"the statement of {thm.id}")
+            check_hypotheses(thm.hypotheses, f"a hypothesis of {thm.id}")
+        except KernelError as exc:
+            why = f"{thm.id}: {exc}"
+            return Outcome(thm.id, Verdict.UNDECIDED, why,
+                           {lv: (LevelResult(Level.FAIL, why) if lv == "symbolic" else LevelResult())
+                            for lv in LEVELS})
         model, no_model = self._model(thm)
         symbolic, steps, engines = self._symbolic(thm, ctx)
         if model is not None:
@@ -216,9 +227,20 @@ class Checker:
         if d is None:
             return LevelResult(Level.NA, "no derivation"), [], []
         st = thm.statement
+        try:
+            check_terms([d.start] + [s.expr for s in d.steps], f"the derivation of {thm.id}")
+        except KernelError as exc:
+            return LevelResult(Level.FAIL, f"{thm.id}: {exc}"), [], []
         steps: list[RuleResult] = []
         engines: list[list] = []
         problems: list[str] = []
+        try:  # a summand undefined somewhere in its range, as written (canonical forms evaluate it away)
+            singular = side_singularities(st.lhs, st.rhs, thm.hypotheses)
+        except (KernelError, TypeError, ValueError) as exc:
+            singular = []
+            problems.append(f"the statement's definedness could not be checked: {exc}")
+        if singular:
+            problems.append(f"the statement: {singular_message(singular)}")
         undecided: list[str] = []
         if not d.steps:
             # no step: nothing was checked, so the sides must be the same term (bound names aside)
