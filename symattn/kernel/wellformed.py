@@ -16,7 +16,7 @@ hypotheses and the chain's terms, in the checker) with :func:`check_term`:
   :func:`~symattn.kernel.definitions.define`);
 * a user's class (every one of its ancestors that is not SymPy's or symattn's) defines nothing but
   printing (:data:`PRINTING`), a docstring and helpers of its own that SymPy never calls (a public
-  name none of its SymPy bases defines, as ``expanded``): no ``__eq__``, ``__hash__``, arithmetic, ``eval``,
+  name no SymPy expression class defines, as ``expanded``): no ``__eq__``, ``__hash__``, arithmetic, ``eval``,
   ``_eval_*``, ``is_*``, ``__new__``, ``doit``, ``subs``, ``func``, ``args``, ``_hashable_content``,
   ..., and an instance carries no attributes of its own;
 * a user's subclass of ``Symbol`` (or of any atom of SymPy's) is refused outright, and so is a
@@ -31,6 +31,7 @@ float). The check is memoised per class.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 import sympy as sp
@@ -113,8 +114,25 @@ def _helper(name: str, sympys: list) -> bool:
     ``_sympy_``, ...) but printing."""
     if name.startswith("_") or name.startswith(("is_", "as_", "could_")):
         return False
-    return not any(name in vars(b) for b in sympys) and not hasattr(sp.Function, name) \
-        and not hasattr(sp.Expr, name)
+    return not any(name in vars(b) for b in sympys) and name not in _sympy_names()
+
+
+@functools.lru_cache(maxsize=1)
+def _sympy_names() -> frozenset:
+    """Every attribute name a SymPy expression class defines (``limits``, ``shape``, ``expand``, ...):
+    code that reads such a name duck-typed must never reach a user's method by it."""
+    names: set[str] = set()
+    todo, seen = [sp.Basic], set()
+    while todo:
+        c = todo.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        if (c.__module__ or "").startswith("sympy"):
+            names.update(vars(c))
+        todo.extend(c.__subclasses__())
+    names.update(dir(sp.MatrixBase))
+    return frozenset(names)
 
 
 def _refusal(cls: type) -> str:

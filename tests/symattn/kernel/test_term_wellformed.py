@@ -160,7 +160,8 @@ def test_circular_definitions_are_refused_at_define():
 def test_a_helper_of_its_own_is_allowed_but_not_a_sympy_name():
     ok = _cls("HelperT", sp.Function, expanded=lambda self: self.args[0] + 1)
     check_term(ok(x))
-    for name in ("expand", "simplify", "as_real_imag", "is_number", "could_extract_minus_sign", "_imp_", "fdiff"):
+    for name in ("expand", "simplify", "as_real_imag", "is_number", "could_extract_minus_sign", "_imp_", "fdiff",
+                 "limits", "shape", "function"):
         bad = _cls(f"Helper{name.strip('_')}T", sp.Function, **{name: lambda self, *a, **k: sp.S.Zero})
         with pytest.raises(KernelError, match=name):
             check_term(bad(x))
