@@ -278,6 +278,7 @@ class _Describer:
         self.lemmas: list[str] = []
         self._callables: set[int] = set()
         self._rules: dict | None = None
+        self.expansions: set[str] = set()  # the frozen expansions of the user definitions its terms use
 
     def __call__(self, x: Any) -> str:
         import sympy as sp
@@ -334,6 +335,9 @@ class _Describer:
         self._classes(x)
         if not self.canonical:
             return sp.srepr(x)
+        from symattn.kernel.definitions import frozen_expansions
+
+        self.expansions.update(frozen_expansions(x))
         try:
             c = canonical(x)
         except Exception:  # noqa: BLE001 - a term canonical cannot handle is described as it is
@@ -393,6 +397,9 @@ def describe(thm: Any, options: dict) -> tuple[str, set[str], list[str]]:
         spec = getattr(thm, name)
         parts.append(f"{name} " + dsc(spec))
     parts.append("numeric " + dsc(thm.numeric))
+    # what the kernel unfolds a user's head to: a definition whose expansion reads outside state (an
+    # environment variable) changes the key when the expansion does
+    parts.append("expansions " + dsc(sorted(dsc.expansions)))
     return "\n".join(parts), dsc.modules, dsc.lemmas
 
 
@@ -475,12 +482,17 @@ def quick_key(thm: Any, options: dict) -> str:
     file and its helpers). Equal quick keys mean the same code and the same parts, hence the same
     derivation built and the same full key (:func:`theorem_key`): the full key recorded under a
     quick key stands for it."""
+    from symattn.kernel.definitions import definitions_text
+
     dsc = _Describer(canonical=False)
     derivation = thm.derivation if not callable(thm.derivation) else f"built by {dsc(thm.derivation)}"
     text = "\n".join([
         f"quick {FORMAT}", dsc(thm.id), dsc(thm.kind), dsc(thm.target), dsc(thm.statement),
         dsc(tuple(thm.hypotheses)), dsc(tuple(thm.dimensions)), dsc(dict(options)), dsc(derivation),
         dsc(thm.instances), dsc(thm.probabilistic), dsc(thm.numeric),
+        # every user definition's expansion as frozen by define() (the derivation is not built here,
+        # so the heads it uses are unknown: all of them count)
+        "definitions " + definitions_text(),
     ])
     h = hashlib.sha256(world() + text.encode())
     for dist, version in sorted(versions().items()):

@@ -32,16 +32,23 @@ from symattn.derivation import relation_implies
 from symattn.kernel import second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.instances import (
+    candidate_sizes,
     concrete_cases,
     describe_point,
     describe_sizes,
     domain_violation,
+    finite_domain,
     hypotheses_at,
-    sizes_inside,
+    pythagorean_zero,
+    size_symbols,
+    undefined_side,
     unfold_forall,
 )
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
+from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
+from symattn.kernel.wellformed import check_hypotheses, check_terms
+from symattn.kernel.zero import side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
@@ -53,6 +60,11 @@ from symattn.statement import Statement
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
+
+#: the sizes of an infinite domain that a ``proved-for-instances`` verdict counts (the smallest)
+COUNTED_SIZES = 3
+#: the further sizes searched for a counterexample beyond them (not counted when merely shown)
+SEARCHED_SIZES = 6
 
 
 def _applied_ids(d) -> list[str]:
@@ -165,11 +177,20 @@ class Checker:
             verdict_of=self.verdict_of,
         )
         levels: dict[str, LevelResult] = {}
+        try:  # the kernel looks only at terms whose equality, hashing and arithmetic are SymPy's
+            check_terms((thm.statement.lhs, thm.statement.rhs), f"the statement of {thm.id}")
+            check_hypotheses(thm.hypotheses, f"a hypothesis of {thm.id}")
+        except KernelError as exc:
+            why = f"{thm.id}: {exc}"
+            return Outcome(thm.id, Verdict.UNDECIDED, why,
+                           {lv: (LevelResult(Level.FAIL, why) if lv == "symbolic" else LevelResult())
+                            for lv in LEVELS})
         model, no_model = self._model(thm)
         symbolic, steps, engines = self._symbolic(thm, ctx)
         if model is not None:
             symbolic.data["model"] = model
         levels["symbolic"] = symbolic
+        self._no_model = no_model  # the point search refutes nothing from hypotheses with no model
         levels["instances"] = self._instances(thm)
         levels["probabilistic"] = self._probabilistic(thm)
         levels["numeric"] = self._numeric(thm)
@@ -181,6 +202,11 @@ class Checker:
     def _model(self, thm: Any) -> tuple[str | None, str | None]:
         """``(description of a model, None)`` or ``(None, why none was found)``; no hypotheses and
         no symbols: the empty model."""
+        false = [h.name for h in thm.hypotheses if type(h).__name__ == "Assumption"
+                 and (h.condition is False or h.condition is sp.false)]
+        if false:
+            return None, (f"the hypothesis {', '.join(map(repr, false))} is the literal False: the hypotheses "
+                          "have no model")
         inconsistent = _inconsistencies(thm.hypotheses, self.time_limit)
         if inconsistent:
             return None, "the hypotheses are inconsistent: " + "; ".join(inconsistent)
@@ -201,9 +227,20 @@ class Checker:
         if d is None:
             return LevelResult(Level.NA, "no derivation"), [], []
         st = thm.statement
+        try:
+            check_terms([d.start] + [s.expr for s in d.steps], f"the derivation of {thm.id}")
+        except KernelError as exc:
+            return LevelResult(Level.FAIL, f"{thm.id}: {exc}"), [], []
         steps: list[RuleResult] = []
         engines: list[list] = []
         problems: list[str] = []
+        try:  # a summand undefined somewhere in its range, as written (canonical forms evaluate it away)
+            singular = side_singularities(st.lhs, st.rhs, thm.hypotheses)
+        except (KernelError, TypeError, ValueError) as exc:
+            singular = []
+            problems.append(f"the statement's definedness could not be checked: {exc}")
+        if singular:
+            problems.append(f"the statement: {singular_message(singular)}")
         undecided: list[str] = []
         if not d.steps:
             # no step: nothing was checked, so the sides must be the same term (bound names aside)
@@ -338,7 +375,13 @@ class Checker:
     def _kernel_instances(self, thm: Any) -> LevelResult | None:
         """The statement at the smallest sizes inside the hypotheses (:mod:`symattn.kernel.instances`),
         each shown exactly or refuted by an exact counterexample; None when the theorem has no integer
-        dimension."""
+        dimension (then :meth:`_points` searches the statement's points for a counterexample).
+
+        A finite domain (``Contains(n, {1, 2, 3, 4})``, ``1 <= n <= 4``) is checked at every value; an
+        infinite one at the :data:`COUNTED_SIZES` smallest sizes, then searched for a counterexample at
+        up to :data:`SEARCHED_SIZES` further sizes (the smallest exact counterexample refutes; a size
+        neither shown nor refuted there is named, not counted). A size where a side is not a finite
+        exact value (a pole: ``zoo``, ``nan``, ``oo``) is outside the statement's domain: skipped, with why."""
         seconds = min(self.time_limit, 8.0)
         dims = tuple(thm.dimensions)
         if thm.instances is not None:  # the symbol the builder's size sets is a size too
@@ -346,59 +389,140 @@ class Checker:
                 dims += tuple(s for s in _size_mapping(thm, thm.instances, 1) if s not in dims)
             except Exception:  # noqa: BLE001 -- the builder's own check reports it
                 pass
-        try:
-            with time_limit(2 * seconds):
-                syms, mappings, skipped = sizes_inside(thm.statement, thm.hypotheses, dims, seconds=seconds / 2)
-        except TimeLimitExceeded:
-            return LevelResult(Level.UNDECIDED, "time limit while choosing the sizes inside the hypotheses",
-                               {"derived": True, "timed_out": True})
+        syms = size_symbols(thm.statement, tuple(thm.hypotheses), dims)
         if not syms:
-            return None
-        if not mappings:
-            why = "; ".join(f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) or "no candidate size"
-            return LevelResult(Level.UNDECIDED, f"no size inside the hypotheses ({why})", {"derived": True})
-        checked = []
-        for mapping in mappings:
-            where = describe_point(syms, mapping)
+            return self._points(thm)
+        try:
+            with time_limit(seconds):
+                finite = finite_domain(thm.statement, thm.hypotheses, dims)
+        except TimeLimitExceeded:
+            finite = None
+        want = finite if finite is not None else COUNTED_SIZES
+        more = 0 if finite is not None else SEARCHED_SIZES
+        per = None if finite is not None else {1: 16, 2: 6, 3: 4}.get(len(syms), 3)
+        gen = candidate_sizes(thm.statement, thm.hypotheses, dims, per=per, seconds=seconds / 2)
+        checked, skipped, searched, unshown = [], [], [], []
+        budget = None  # the deadline of the search beyond the counted sizes
+        while True:
+            phase_search = len(checked) >= want
+            if phase_search and budget is None:
+                budget = time.monotonic() + seconds / 2
+            if phase_search and (len(searched) + len(unshown) >= more or time.monotonic() > budget):
+                break
             try:
-                with time_limit(seconds):
-                    st = thm.statement
-                    st = Statement(*(expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs)),
-                                   st.relation)
-                    hyps = _hypotheses_at(thm.hypotheses, mapping)
-                    st = _moments_at(st, hyps)
-                    cases = concrete_cases(st, hyps)
+                with time_limit(seconds if not phase_search else max(0.5, min(seconds, budget - time.monotonic()))):
+                    item = next(gen, None)
             except TimeLimitExceeded:
-                return LevelResult(Level.UNDECIDED, f"time limit deriving the instance at {where}",
-                                   {"derived": True, "sizes": checked, "timed_out": True})
-            except Exception as exc:
-                return LevelResult(Level.UNDECIDED, f"deriving the instance at {where} raised "
-                                   f"{type(exc).__name__}: {exc}", {"derived": True, "sizes": checked})
-            # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
-            # out): exhaustive, so the instance holds when every case does
-            for label, case, case_hyps in cases:
-                at = f"{where}, {label}" if label else where
-                ok = _limited(lambda st=case, hyps=case_hyps: _instance_holds(st, hyps), seconds)
-                if not ok and not label and case != st:  # the statement as derived, before writing it out
-                    ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds) or ok
-                if ok:
+                if phase_search:
+                    break
+                return LevelResult(Level.UNDECIDED, "time limit while choosing the sizes inside the hypotheses",
+                                   {"derived": True, "timed_out": True})
+            if item is None:
+                break
+            mapping, why = item
+            if why is not None:
+                skipped.append((mapping, why))
+                continue
+            limit = seconds if not phase_search else max(0.5, min(seconds, budget - time.monotonic()))
+            status, detail = self._size_result(thm, syms, mapping, limit)
+            where = describe_point(syms, mapping)
+            if status == "outside":
+                skipped.append((mapping, detail))
+                continue
+            if status == "fail":
+                where, detail = detail
+                beyond = (f" (beyond the counted sizes {describe_sizes(syms, checked)}: the smallest exact "
+                          "counterexample the search over further sizes found)") if phase_search else ""
+                return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {detail}{beyond}",
+                                   {"counterexample": f"{where}: {detail}", "derived": True})
+            if status != "pass":
+                if phase_search:
+                    unshown.append(mapping)
+                    if status == "timeout":
+                        break
                     continue
-                cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
-                if cex is not None:
-                    return LevelResult(Level.FAIL, f"{at} (derived by the kernel): {cex}",
-                                       {"counterexample": f"{at}: {cex}", "derived": True})
-                reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
-                return LevelResult(Level.UNDECIDED, f"instance derived at {at}: {reason}",
+                return LevelResult(Level.UNDECIDED, f"instance derived at {detail}",
                                    {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
-                                    **({"timed_out": True} if ok is None else {})})
-            checked.append(mapping)
+                                    **({"timed_out": True} if status == "timeout" else {})})
+            (searched if phase_search else checked).append(mapping)
+        if not checked:
+            why = "; ".join(f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) or "no candidate size"
+            return LevelResult(Level.UNDECIDED, f"no size inside the hypotheses and the statement's domain ({why})",
+                               {"derived": True})
         shown = describe_sizes(syms, checked)
+        if finite is not None:
+            shown += " (every value of the finite domain)"
         if skipped:
-            shown += " (skipped, outside the hypotheses: " + "; ".join(
-                f"{describe_point(syms, m)}: {w}" for m, w in skipped[:2]) + ")"
+            shown += " (skipped, outside the hypotheses or the statement's domain: " + "; ".join(
+                f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) + (
+                "; ..." if len(skipped) > 3 else "") + ")"
+        if searched:
+            shown += f"; also exact, searching for a counterexample: {describe_sizes(syms, searched)}"
+        if unshown:
+            shown += (f"; not shown and no counterexample found (not counted): "
+                      f"{describe_sizes(syms, unshown)}")
         return LevelResult(Level.PASS, f"exact for {shown}: instances derived by the kernel at the smallest sizes "
                            "inside the hypotheses",
-                           {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
+                           {"derived": True, "sizes": [describe_point(syms, m) for m in checked + searched]})
+
+    def _size_result(self, thm: Any, syms: list, mapping: dict, seconds: float) -> tuple[str, str]:
+        """The statement at one size: ``("pass", "")``, ``("fail", counterexample)``, ``("outside",
+        why)`` (a side is not a finite exact value there), ``("undecided", why)`` or ``("timeout", why)``."""
+        where = describe_point(syms, mapping)
+        try:
+            with time_limit(seconds):
+                st = thm.statement
+                st = Statement(*(expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs)),
+                               st.relation)
+                hyps = _hypotheses_at(thm.hypotheses, mapping)
+                st = _moments_at(st, hyps)
+                cases = concrete_cases(st, hyps)
+        except TimeLimitExceeded:
+            return "timeout", f"{where}: time limit deriving the instance"
+        except Exception as exc:
+            return "undecided", f"{where}: deriving the instance raised {type(exc).__name__}: {exc}"
+        # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
+        # out): exhaustive, so the instance holds when every case does
+        for label, case, case_hyps in cases:
+            at = f"{where}, {label}" if label else where
+            for side in (case.lhs, case.rhs):
+                why = undefined_side(side)
+                if why:
+                    return "outside", f"the statement is not defined there: {why}"
+            ok = _limited(lambda st=case, hyps=case_hyps: _instance_holds(st, hyps), seconds)
+            if not ok and not label and case != st:  # the statement as derived, before writing it out
+                ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds) or ok
+            if ok:
+                continue
+            cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
+            if cex is not None:
+                return "fail", (at, str(cex))
+            reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
+            return ("timeout" if ok is None else "undecided"), f"{at}: {reason}"
+        return "pass", ""
+
+    def _points(self, thm: Any) -> LevelResult | None:
+        """A theorem with no integer dimension: the statement evaluated exactly at points inside the
+        hypotheses (the model the search finds first, then small rational and integer points;
+        :func:`~symattn.kernel.search.find_counterexample`). An exact point where the sides differ is a
+        counterexample (the level fails, whatever the other levels say); otherwise None: a search
+        that finds nothing is no evidence."""
+        if getattr(self, "_no_model", None) is not None:
+            return None  # hypotheses with no model: no point is inside them
+        if thm.kind in ("heuristic", "empirical"):
+            return None  # its symbols name measured quantities, not variables the claim is universal over
+        seconds = min(self.time_limit, 8.0)
+        try:
+            with time_limit(seconds):
+                cex = find_counterexample(thm.statement, thm.hypotheses, seed=self.seed, tries=8, seconds=seconds / 2)
+        except TimeLimitExceeded:
+            return None
+        except Exception:  # noqa: BLE001 -- a search that breaks finds nothing
+            return None
+        if cex is None:
+            return None
+        return LevelResult(Level.FAIL, f"exact point inside the hypotheses (found by the kernel): {cex}",
+                           {"counterexample": str(cex), "derived": True})
 
     def _builder_instances(self, thm: Any) -> LevelResult:
         spec = thm.instances
@@ -463,6 +587,10 @@ class Checker:
                 st = _limited(lambda st=st, hyps=hyps: _moments_at(st, hyps), self.time_limit) or st
             else:
                 derived_all, why_not = False, why
+            undefined = undefined_side(st.lhs) or undefined_side(st.rhs)
+            if undefined:  # a pole: outside the statement's domain, neither a pass nor a counterexample
+                skipped.append(f"{spec.label} = {size}: the statement is not defined there: {undefined}")
+                continue
             ok = _limited(lambda st=st: _statement_holds(st), self.time_limit)
             if ok:
                 checked.append(size)
@@ -945,12 +1073,32 @@ def pinned_dimensions(dimensions: Iterable, hypotheses: Iterable) -> dict:
 
 
 def _statement_holds(st: Statement) -> bool:
+    if undefined_side(st.lhs) or undefined_side(st.rhs):
+        return False  # a pole (zoo, nan, oo) is no value: "zoo = 2 zoo" is not shown by anything
     if st.relation == "=":
-        return equal(st.lhs, st.rhs)
+        if equal(st.lhs, st.rhs):
+            return True
+        # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
+        diff = _difference(st.lhs, st.rhs)
+        return diff is not None and pythagorean_zero(diff)
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
     gap = sp.simplify(gap)
     sign = sign_of(gap)
     return sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">="))
+
+
+def _difference(a: Any, b: Any) -> Any:
+    """``a - b`` for two scalars or two explicit matrices of one shape (None otherwise)."""
+    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+        if isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase) and a.shape == b.shape:
+            return a - b
+        return None
+    if isinstance(a, sp.MatrixExpr) or isinstance(b, sp.MatrixExpr):
+        return None
+    try:
+        return sp.sympify(a) - sp.sympify(b)
+    except (TypeError, sp.SympifyError):
+        return None
 
 
 def _entries(x: Any) -> list:

@@ -49,9 +49,9 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules.definitions import define
+from symattn.kernel.definitions import define
+from symattn.kernel.timelimit import time_limit
 from symattn.sizes import dimension as _dimension
-from symattn.timelimit import time_limit
 
 __all__ = [
     "UNITS",

@@ -42,7 +42,7 @@ import math
 import sympy as sp
 
 from symattn.complexity import ArrayEntries, MatMulMACs, _dimension
-from symattn.rules.definitions import define
+from symattn.kernel.definitions import define
 
 __all__ = ["FlashHBM", "FlashMACs", "StandardHBM", "TiledWorkspace", "flash_hbm_accesses"]
 

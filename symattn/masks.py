@@ -42,7 +42,7 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules.definitions import define
+from symattn.kernel.definitions import define
 from symattn.sizes import dimension as _dimension
 
 __all__ = ["Band", "causal_mask", "score_pairs", "window_mask"]

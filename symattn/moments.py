@@ -643,7 +643,19 @@ def Var(expr: Any) -> sp.Expr:
     >>> Var(dot(q, k) / sp.sqrt(d))   # the scaled logit: variance independent of d
     s**4
     """
+    expr = _value(expr, "expr") if not isinstance(expr, sp.Basic) else expr
+    _require_real(expr, "Var")
     return _tidy(E(expr**2) - E(expr) ** 2)
+
+
+def _require_real(expr: Any, what: str) -> None:
+    """Refuse a variance or covariance of an argument not known to be real: ``E[X^2] - E[X]^2`` is the
+    variance of a real ``X`` only (of a complex ``Z`` the usual one is ``E|Z - EZ|^2``, which this
+    calculus does not compute), so ``Var(i q)`` is not ``-Var(q)``."""
+    if isinstance(expr, sp.Basic) and expr.is_real is not True:
+        raise ValueError(f"{what}({sp.sstr(expr)}): the argument is not known to be real; the variance and "
+                         "covariance here are of real random variables (E[X^2] - E[X]^2), and of a complex Z the "
+                         "usual variance is E|Z - EZ|^2 -- write that expectation instead")
 
 
 def Cov(a: Any, b: Any) -> sp.Expr:
@@ -656,6 +668,10 @@ def Cov(a: Any, b: Any) -> sp.Expr:
     >>> Cov(dot(q, k1), dot(q, k2))   # two logits of the same query share q
     d*m**2
     """
+    a = _value(a, "a") if not isinstance(a, sp.Basic) else a
+    b = _value(b, "b") if not isinstance(b, sp.Basic) else b
+    _require_real(a, "Cov")
+    _require_real(b, "Cov")
     return _tidy(E(a * b) - E(a) * E(b))
 
 

@@ -53,7 +53,7 @@ import sympy as sp
 from sympy.core.symbol import Str
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.rules.definitions import define
+from symattn.kernel.definitions import define
 from symattn.shapes import ShapedExpr, same_dim
 
 __all__ = [

@@ -47,7 +47,7 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.rules.definitions import define
+from symattn.kernel.definitions import define
 
 __all__ = ["SoftmaxState", "state", "merge", "TileEnd"]
 

@@ -57,7 +57,7 @@ import sympy as sp
 from sympy.core.symbol import Str
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.rules.definitions import define
+from symattn.kernel.definitions import define
 from symattn.shapes import ShapedExpr, same_dim
 from symattn.softmax import Softmax
 from symattn.statement import Hypothesis
@@ -524,7 +524,7 @@ class Entry(sp.Function):
         return None
 
     def expanded(self):
-        from symattn.rules.matrices import entry
+        from symattn.kernel.schemas.matrices import matrix_entry as entry
 
         M, i, j = self.args
         if isinstance(M, Attention):

@@ -56,8 +56,8 @@ import sympy as sp
 from sympy.core.symbol import Str
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
+from symattn.kernel.definitions import define
 from symattn.kernel.terms import declare_binder
-from symattn.rules.definitions import define
 
 __all__ = [
     "CONVENTIONS",

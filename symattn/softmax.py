@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symattn.kernel.definitions import define
 from symattn.kernel.terms import declare_binder
-from symattn.rules.definitions import define
 
 __all__ = ["Softmax", "Score"]
 

@@ -195,7 +195,9 @@ ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64", "exp_u20")
 # rounding per query tile, not one in all: up to 3x the single-rounding reference's error (causal,
 # 150 queries), which is what made it exceed the bound. 32 is the smallest query tile it uses (the
 # most roundings, so the largest correct error); a kernel that rounds more often (every query, or
-# tiles of 8) is not covered.
+# tiles of 8) is not covered. With grouped kv heads torch sums each kv head's dK, dV in the same
+# bfloat16 running sum through the group's query heads, tile after tile (measured: its errors are
+# the model's exactly); so does the member (g x n_q / 32 roundings, not one group sum at the end).
 ACCUMULATE_TILES = (32, 512)
 ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_sqrt", "recompute_seq", "recompute_u20")
 _LOG2E = 1.4426950408889634
@@ -283,11 +285,13 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
             out_r = rounded((rounded(e) @ v_e) / np.where(z == 0, 1, z))
             with np.errstate(divide="ignore"):
                 lse_r = (m + np.log(z))[..., 0].astype(ct)
-            grads["accumulate_rounded"] = _recompute(q, k_e, v_e, do, out_r, lse_r, kw, rounded,
-                                                     accumulate=ACCUMULATE_TILES)
+            folded = _recompute(q, k_e, v_e, do, out_r, lse_r, kw, rounded, accumulate=ACCUMULATE_TILES, group=g)
     # each head's gradient is stored in the dtype, then a group's are summed and stored again
-    return {name: (prec.finish(dq), prec.finish(_fold(prec.finish(dk), g)), prec.finish(_fold(prec.finish(dv), g)))
-            for name, (dq, dk, dv) in grads.items()}
+    found = {name: (prec.finish(dq), prec.finish(_fold(prec.finish(dk), g)), prec.finish(_fold(prec.finish(dv), g)))
+             for name, (dq, dk, dv) in grads.items()}
+    if n_q and n_k and (prec.storage != ct or prec.name == "bfloat16"):  # summed over the group as it goes
+        found["accumulate_rounded"] = tuple(prec.finish(x) for x in folded)
+    return found
 
 
 def exp_u20(x) -> np.ndarray:
@@ -342,13 +346,27 @@ def _accumulated(a, b, axis_tile: int, block: int, alpha, rounded):
     return acc
 
 
-def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None, accumulate=None):
+def _grouped(x_t, y, g: int, block: int):
+    """``x_t (b, h, n_k, n_q)``, ``y (b, h, n_q, d)`` with each group's ``g`` query heads laid end to
+    end along the queries (each padded with zeros to whole tiles of ``block``): ``(b, h / g, n_k,
+    g n_q')`` and ``(b, h / g, g n_q', d)``, so a sum over tiles runs through the group's heads."""
+    b, h, n_k, n_q = x_t.shape
+    pad = -(-n_q // block) * block - n_q
+    x_t = np.pad(x_t, [(0, 0), (0, 0), (0, 0), (0, pad)])
+    y = np.pad(y, [(0, 0), (0, 0), (0, pad), (0, 0)])
+    x_t = x_t.reshape(b, h // g, g, n_k, n_q + pad).transpose(0, 1, 3, 2, 4).reshape(b, h // g, n_k, -1)
+    return x_t, y.reshape(b, h // g, g * (n_q + pad), y.shape[-1])
+
+
+def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None, accumulate=None, group: int = 1):
     """FlashAttention-2's backward from a saved ``out`` and ``lse``, the scores recomputed as
     ``(Q K^T) scale`` (then soft-capped, biased, masked as in :func:`numeric.attention_scores`);
     ``rounded`` (optional) rounds P and dS before the matmuls that take them; ``scores(q, k, kw)``
     (optional) recomputes the scores another way; ``accumulate = (block_q, block_k)`` (optional,
     with ``rounded``) sums dK, dV over tiles of ``block_q`` queries and dQ over tiles of
-    ``block_k`` keys, rounding each running sum after every tile (see :data:`ACCUMULATE_TILES`)."""
+    ``block_k`` keys, rounding each running sum after every tile (see :data:`ACCUMULATE_TILES`);
+    with ``group`` > 1 (grouped kv heads) dK and dV are then summed over each group's query heads
+    in the same running sum, head after head, and returned per kv head."""
     import numeric
 
     ct = q.dtype.type
@@ -369,6 +387,9 @@ def _recompute(q, k, v, do, out, lse, kw: dict, rounded=None, scores=None, accum
         block_q, block_k = accumulate
         p_t = rounded(p).swapaxes(-1, -2)  # (.., n_k, n_q)
         ds_t = ds.swapaxes(-1, -2)
-        return (_accumulated(ds, k, -1, block_k, scale, rounded), _accumulated(ds_t, q, -1, block_q, scale, rounded),
-                _accumulated(p_t, do, -1, block_q, ct(1), rounded))
+        q_g, do_g = q, do
+        if group > 1:
+            (ds_t, q_g), (p_t, do_g) = _grouped(ds_t, q, group, block_q), _grouped(p_t, do, group, block_q)
+        return (_accumulated(ds, k, -1, block_k, scale, rounded), _accumulated(ds_t, q_g, -1, block_q, scale, rounded),
+                _accumulated(p_t, do_g, -1, block_q, ct(1), rounded))
     return scale * (ds @ k), scale * (ds.swapaxes(-1, -2) @ q), dv

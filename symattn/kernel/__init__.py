@@ -32,8 +32,9 @@ The primitives
   the ranges the kernel adds).
 * :mod:`.ledger` -- the records of each decision (which engine decided what), moved onto the ``Thm``
   a primitive returns; the checker reports them per step.
-* :mod:`.definitions` -- ``define`` (refuses a head deriving from one of SymPy's classes and a second,
-  different definition of a name or a head) and ``unfold``.
+* :mod:`.definitions` -- ``define`` (refuses a head deriving from one of SymPy's classes, a head
+  overriding SymPy's protocol, a second, different definition of a name or a head, and circular
+  definitions) and ``unfold``; a user's expansion is computed once per arity and frozen.
 * :mod:`.hypotheses` -- a hypothesis equation used as stated or at instances of its ``forall``
   variables, each kept in its declared domain (every declared assumption; index positions are
   integers; ``IndexRange`` hypotheses with the binders' ranges).
@@ -46,12 +47,19 @@ The primitives
 
 The tests
 ---------
+* :mod:`.wellformed` -- the terms the kernel agrees to look at (the statement, the hypotheses, the
+  chain, both sides and the arguments of every step): every node's class SymPy's, symattn's, or a
+  user's ``sympy.Function`` subclass / ``define()``d head defining only printing (no ``__eq__``,
+  ``__hash__``, arithmetic, ``_hashable_content``, ``eval``, ``_eval_*``, ``is_*``, ``__new__``,
+  ``func``, ``args``, ...); no user ``Symbol`` subclass; no floating-point number.
 * :mod:`.terms` -- locally nameless terms: ``canonical`` replaces every bound variable by the dummy
   of its depth carrying only what its range implies (by Karr's convention, whichever way the range
   runs); ``substitute`` never captures; ``free_symbols`` looks through binders.
 * :mod:`.zero` -- the zero test: the residual must reduce to 0 by exact rewriting with every sum an
   opaque atom (after the kernel's own delta contraction and linear normal form: SymPy never evaluates a
-  sum), *and* every definedness condition of one side the other lacks must be shown nonzero.
+  sum), *and* every definedness condition of one side the other lacks must be shown nonzero (SymPy's
+  functions by a whitelist: one without a table entry has an unknown domain, matched only by the same
+  application on the other side); a summand as written must be defined on its whole range.
 * :mod:`.sign` -- the sign test: SymPy's assumptions on canonical terms (a user's defined heads
   unfolded first), finite sums signed by the kernel (summand sign, range not reversed), ranged
   symbols at the ends of their ranges.
@@ -73,7 +81,10 @@ The tests
 What is trusted, exactly
 ------------------------
 * SymPy's expression trees as data (``.args``, ``.func(*args)``, structural ``==``, ``xreplace``,
-  ``match`` on canonical terms, ``Dummy``).
+  ``match`` on canonical terms, ``Dummy``) -- SymPy's own methods only: :mod:`.wellformed` refuses a
+  user's class that overrides any of them.
+* The table of SymPy functions defined everywhere (``zero.TOTAL``) and of those with named conditions
+  (``zero.CONDITIONED``).
 * SymPy's assumption system on canonical terms: the declared assumptions of free symbols, and the
   assumption methods (``_eval_is_positive`` and its kin) of symattn's own heads, which are part of
   the reviewed library (a user's heads are unfolded instead); likewise the entry formulas (``_symattn_entry``) of
@@ -92,7 +103,7 @@ What is trusted, exactly
 
 Size
 ----
-About 11600 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+About 12200 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
@@ -104,8 +115,9 @@ from pathlib import Path
 __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
-MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "terms", "zero", "sign",
-           "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict", "timelimit")
+MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "wellformed", "terms",
+           "zero", "sign", "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict",
+           "timelimit")
 
 
 def core_size() -> int:

@@ -81,10 +81,141 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
     for other in DEFINITIONS.values():
         if other.name != name and _same_class(other.cls, cls):
             raise ValueError(f"definition {name!r}: {cls.__name__} is already defined as {other.name!r}")
+    if not _own(cls):
+        from symattn.kernel.wellformed import class_problem
+
+        why = class_problem(cls, defining=True)
+        if why:
+            raise ValueError(f"definition {name!r}: {cls.__name__} is refused: {why}")
     d = Definition(name, cls, expand, text)
+    known = DEFINITIONS.get(name)
     DEFINITIONS[name] = d
-    register_unfolding(cls, expand)
+    register_unfolding(cls, lambda e, d=d: _unfold_instance(d, e))
+    if not _own(cls) and known is None:
+        try:
+            _freeze_at_definition(d)
+        except KernelError as exc:  # circular: the definition is not registered
+            DEFINITIONS.pop(name, None)
+            from symattn.kernel.zero import UNFOLDINGS
+
+            UNFOLDINGS.pop(cls, None)
+            for key in [k for k in _FROZEN if k[0] == name]:
+                _FROZEN.pop(key)
+                AT_DEFINITION.pop(key, None)
+            raise ValueError(f"definition {name!r}: {exc}") from None
     return d
+
+
+#: (definition name, arity) -> (fresh arguments, the expansion at them): a user's definition is
+#: expanded ONCE per arity and the kernel unfolds that frozen expansion ever after, so an expansion
+#: that reads mutable state (a global, an environment variable) cannot unfold two ways in a process
+_FROZEN: dict[tuple[str, int], tuple[type, tuple, Any]] = {}
+_IN_PROGRESS: list[str] = []
+
+
+def _arities(cls: type) -> tuple:
+    nargs = getattr(cls, "nargs", None)
+    if isinstance(nargs, sp.FiniteSet) and len(nargs) <= 4:
+        return tuple(int(n) for n in nargs)
+    return (1,)
+
+
+def _freeze_at_definition(d: Definition) -> None:
+    """Freeze the expansion now, at the arities the head takes (one when it does not say): an
+    expansion that cannot be computed yet (it names something defined later) is frozen at first use;
+    a circular definition is refused here."""
+    for n in _arities(d.cls):
+        try:
+            fresh, body = frozen(d, n)
+            AT_DEFINITION[(d.name, n)] = _described(fresh, body)
+        except KernelError as exc:
+            if "circular" in str(exc):
+                raise
+        except Exception:  # noqa: BLE001 - the user's expansion does not apply yet: frozen at first use
+            continue
+
+
+#: (name, arity) -> the expansion frozen when ``define()`` ran, as text (for the cache's quick key)
+AT_DEFINITION: dict[tuple[str, int], str] = {}
+
+
+def _described(fresh: tuple, body: Any) -> str:
+    names = {f: sp.Symbol(f"_arg{i}") for i, f in enumerate(fresh)}
+    return sp.srepr(substitute(body, names)) if isinstance(body, sp.Basic) else repr(body)
+
+
+def definitions_text() -> str:
+    """Every user definition's expansion frozen at ``define()``, as one deterministic text."""
+    return "\n".join(f"{k[0]}/{k[1]}: {v}" for k, v in sorted(AT_DEFINITION.items()))
+
+
+def frozen(d: Definition, arity: int) -> tuple[tuple, Any]:
+    """``(fresh arguments, expansion)`` of the user's definition ``d`` at ``arity`` arguments,
+    computed once; refuses a definition that reaches its own head through other definitions."""
+    key = (d.name, arity)
+    hit = _FROZEN.get(key)
+    if hit is not None and hit[0] is d.cls:
+        return hit[1], hit[2]
+    if d.name in _IN_PROGRESS:
+        cycle = " -> ".join(_IN_PROGRESS[_IN_PROGRESS.index(d.name):] + [d.name])
+        raise KernelError(f"circular definitions ({cycle}): a definition that reaches its own head defines nothing")
+    fresh = tuple(sp.Dummy(f"arg{n}") for n in range(arity))
+    _IN_PROGRESS.append(d.name)
+    try:
+        body = d.expand(d.cls(*fresh))
+        if isinstance(body, sp.Basic) and body.has(d.cls):
+            raise KernelError(f"definition {d.name!r} mentions its own head: a circular definition defines nothing")
+        from symattn.kernel.wellformed import check_term
+
+        check_term(body, f"the expansion of definition {d.name!r}")
+        _reach(d, body, [d.name], set())
+    finally:
+        _IN_PROGRESS.pop()
+    _FROZEN[key] = (d.cls, fresh, body)
+    return fresh, body
+
+
+def _reach(d: Definition, body: Any, path: list, seen: set) -> None:
+    """Refuse when ``body`` reaches ``d``'s head through the (frozen) expansions of the other user
+    definitions it mentions."""
+    if not isinstance(body, sp.Basic):
+        return
+    for other in list(DEFINITIONS.values()):
+        if _own(other.cls) or not body.has(other.cls):
+            continue
+        if other.cls is d.cls:
+            raise KernelError(f"circular definitions ({' -> '.join(path + [d.name])}): a definition that "
+                              "reaches its own head defines nothing")
+        for n in sorted({len(i.args) for i in body.atoms(other.cls)}):
+            if (other.name, n) in seen:
+                continue
+            seen.add((other.name, n))
+            _fresh, inner = frozen(other, n)
+            _reach(d, inner, path + [other.name], seen)
+
+
+def frozen_expansions(expr: Any) -> list[str]:
+    """``srepr`` of the frozen expansion of every user definition whose head occurs in ``expr`` (for
+    the cache key: it changes when an expansion does)."""
+    out = []
+    if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
+        return out
+    for d in DEFINITIONS.values():
+        if _own(d.cls):
+            continue
+        insts = expr.atoms(d.cls) if isinstance(expr, sp.Basic) else set().union(*(e.atoms(d.cls) for e in expr))
+        for n in sorted({len(i.args) for i in insts}):
+            try:
+                fresh, body = frozen(d, n)
+            except Exception as exc:  # noqa: BLE001 - recorded as what it is
+                out.append(f"{d.name}/{n}: {type(exc).__name__}: {exc}")
+                continue
+            out.append(f"{d.name}/{n}: {_described(fresh, body)}")
+    return out
+
+
+def _unfold_instance(d: Definition, e: Any) -> Any:
+    return (_expand_without_capture if _own(d.cls) else _expand_abstract)(d, e)
 
 
 #: SymPy's assumption names: a head that declares any of them says what its definition must show
@@ -127,22 +258,18 @@ def expand(expr: Any, d: Definition) -> Any:
         return expr.applyfunc(lambda e: expand(e, d))
     if not isinstance(expr, sp.Basic):
         return expr
-    unfold_one = _expand_without_capture if _own(d.cls) else _expand_abstract
-    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: unfold_one(d, e))
+    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: _unfold_instance(d, e))
 
 
 def _expand_abstract(d: Definition, e: Any) -> Any:
     """A user's head unfolded as a lambda abstraction: its expansion computed once at fresh arguments
-    that carry no assumption, then the actual arguments substituted. So the expansion is a function of
-    the arguments' values (an ``expand`` that reads their syntax or their assumptions would otherwise
-    unfold ``G(x)`` and ``G(z + 1)`` differently for ``x = z + 1``), and a definition that mentions its
-    own head (``R(t) := R(t) + 1``) is refused."""
+    that carry no assumption (and frozen: :func:`frozen`), then the actual arguments substituted. So the
+    expansion is a function of the arguments' values (an ``expand`` that reads their syntax or their
+    assumptions would otherwise unfold ``G(x)`` and ``G(z + 1)`` differently for ``x = z + 1``), and a
+    definition that mentions its own head (``R(t) := R(t) + 1``) is refused."""
     if not all(isinstance(a, sp.Expr) and not isinstance(a, MatrixExpr) for a in e.args):
         raise KernelError(f"{d.name}: a user's head is unfolded at scalar arguments only")
-    fresh = [sp.Dummy(f"arg{n}") for n in range(len(e.args))]
-    body = d.expand(d.cls(*fresh))
-    if isinstance(body, sp.Basic) and body.has(d.cls):
-        raise KernelError(f"definition {d.name!r} mentions its own head: a circular definition defines nothing")
+    fresh, body = frozen(d, len(e.args))
     return substitute(body, dict(zip(fresh, e.args)))
 
 

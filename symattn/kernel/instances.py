@@ -39,7 +39,8 @@ from symattn.kernel.search import (
     statement_symbols,
 )
 
-__all__ = ["size_symbols", "sizes_inside", "hypotheses_at", "domain_violation", "describe_sizes", "describe_point",
+__all__ = ["size_symbols", "sizes_inside", "candidate_sizes", "finite_domain", "domain_values", "undefined_side",
+           "hypotheses_at", "domain_violation", "describe_sizes", "describe_point",
            "concrete_cases", "explicit"]
 
 #: the most size assignments tried for one theorem
@@ -60,7 +61,9 @@ def size_symbols(statement, hypotheses, dimensions) -> list:
     return out
 
 
-def _candidates(sym: sp.Symbol, members: dict, count: int) -> list:
+def _candidates(sym: sp.Symbol, members: dict, count: int, full: list | None = None) -> list:
+    if full is not None:  # a finite domain: every value of it
+        return full
     where = members.get(sym)
     if isinstance(where, sp.FiniteSet):
         vals = sorted((v for v in where.args if v.is_Integer and _assumption_ok(sym, v)), key=lambda v: (abs(v), v))
@@ -73,9 +76,82 @@ def _candidates(sym: sp.Symbol, members: dict, count: int) -> list:
         start = 1
     elif sym.is_nonnegative:
         start = 0
-    else:
-        return [v for v in (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2)) if _assumption_ok(sym, v)]
+    elif sym.is_negative or sym.is_nonpositive:
+        start = -1 if sym.is_negative else 0
+        return [v for v in (sp.Integer(start - t) for t in range(count * 2)) if _assumption_ok(sym, v)][:count]
+    else:  # 0, 1, -1, 2, -2, ...: smallest absolute value first
+        vals = [sp.Integer(0)] + [sp.Integer(s * t) for t in range(1, count + 1) for s in (1, -1)]
+        return [v for v in vals if _assumption_ok(sym, v)][:count]
     return [v for v in (sp.Integer(start + t) for t in range(count * 2)) if _assumption_ok(sym, v)][:count]
+
+
+#: the most values of a finite domain that are all checked (a larger domain is sampled like an infinite one)
+MAX_FINITE = 64
+
+
+def _bounds(sym: sp.Symbol, hypotheses) -> tuple:
+    """``(lo, hi)``: integer bounds on the integer ``sym`` from its sign assumptions and the
+    hypotheses' conditions ``sym <= c``, ``c < sym`` (alone or in an ``And``), ``Contains(sym, Interval)``
+    and index ranges of ``sym`` with constant ends (None: unbounded on that side)."""
+    lo = 1 if sym.is_positive else 0 if sym.is_nonnegative else None
+    hi = -1 if sym.is_negative else 0 if sym.is_nonpositive else None
+
+    def tighten(new_lo, new_hi):
+        nonlocal lo, hi
+        if new_lo is not None:
+            lo = new_lo if lo is None else max(lo, new_lo)
+        if new_hi is not None:
+            hi = new_hi if hi is None else min(hi, new_hi)
+
+    for h in hypotheses:
+        kind = type(h).__name__
+        if kind == "IndexRange" and h.index == sym:
+            a, b = sp.sympify(h.lower), sp.sympify(h.upper)
+            tighten(int(a) if a.is_Integer else None, int(b) if b.is_Integer else None)
+            continue
+        if kind != "Assumption" or not isinstance(getattr(h, "condition", None), sp.Basic):
+            continue
+        cond = h.condition
+        for c in (cond.args if isinstance(cond, sp.And) else (cond,)):
+            if isinstance(c, sp.Contains) and c.args[0] == sym and isinstance(c.args[1], sp.Interval):
+                iv = c.args[1]
+                a = sp.ceiling(iv.start) if iv.start.is_finite else None
+                b = sp.floor(iv.end) if iv.end.is_finite else None
+                if a is not None and iv.left_open and a == iv.start:
+                    a += 1
+                if b is not None and iv.right_open and b == iv.end:
+                    b -= 1
+                tighten(None if a is None else int(a), None if b is None else int(b))
+            elif isinstance(c, (sp.Le, sp.Lt, sp.Ge, sp.Gt)):
+                small, big = (c.lhs, c.rhs) if isinstance(c, (sp.Le, sp.Lt)) else (c.rhs, c.lhs)
+                strict = isinstance(c, (sp.Lt, sp.Gt))
+                if small == sym and big.is_number and big.is_real:
+                    b = sp.floor(big)
+                    tighten(None, int(b - 1 if strict and b == big else b))
+                elif big == sym and small.is_number and small.is_real:
+                    a = sp.ceiling(small)
+                    tighten(int(a + 1 if strict and a == small else a), None)
+    return lo, hi
+
+
+def domain_values(sym: sp.Symbol, members: dict, hypotheses) -> list | None:
+    """Every value of the integer ``sym`` when its domain is finite (a ``Contains`` of a finite set,
+    or bounded on both sides by its assumptions and the hypotheses) and has at most
+    :data:`MAX_FINITE` values, smallest absolute value first; None otherwise."""
+    lo, hi = _bounds(sym, hypotheses)
+    where = members.get(sym)
+    if isinstance(where, sp.FiniteSet):
+        vals = [v for v in where.args if v.is_Integer and _assumption_ok(sym, v)
+                and (lo is None or v >= lo) and (hi is None or v <= hi)]
+    elif lo is not None and hi is not None:
+        if hi - lo + 1 > MAX_FINITE:
+            return None
+        vals = [sp.Integer(v) for v in range(lo, hi + 1)]
+        vals = [v for v in vals if _assumption_ok(sym, v) and (where is None or where.contains(v) is sp.true)]
+    else:
+        return None
+    vals = sorted(set(vals), key=lambda v: (abs(v), v))
+    return vals if len(vals) <= MAX_FINITE else None
 
 
 def hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
@@ -152,6 +228,32 @@ def _open(e: Any) -> bool:
     return bool(_basic_symbols(e) or (isinstance(e, sp.Basic) and e.atoms(sp.Indexed)))
 
 
+def undefined_side(x: Any) -> str | None:
+    """Why the value ``x`` of a side at an instance is not a finite exact value (``zoo``, ``nan``,
+    ``oo``: a pole, an undefined expression), None when nothing shows it. Such an instance is outside
+    the statement's domain: it is neither a pass nor a counterexample."""
+    if isinstance(x, sp.MatrixBase):
+        for e in x:
+            why = undefined_side(e)
+            if why:
+                return why
+        return None
+    if not isinstance(x, sp.Basic):
+        return None
+    if x.has(sp.nan):
+        return f"{_short(x)} is undefined (nan)"
+    if x.has(sp.zoo):
+        return f"{_short(x)} is undefined (a pole: zoo)"
+    if x in (sp.oo, -sp.oo) or (x.is_number and x.is_finite is False):
+        return f"{_short(x)} is infinite"
+    return None
+
+
+def _short(x: Any, limit: int = 80) -> str:
+    s = sp.sstr(x)
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
 def describe_point(symbols: list, mapping: dict) -> str:
     """``n = 2`` or ``(d, h) = (2, 1)``."""
     if len(symbols) == 1:
@@ -168,13 +270,15 @@ def describe_sizes(symbols: list, mappings: list) -> str:
     return f"({names}) in {{{tuples}}}"
 
 
-def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: float = 4.0):
-    """``(symbols, mappings, skipped)``: the size symbols, up to ``count`` size assignments inside the
-    hypotheses, smallest first, and the assignments skipped with why (``[(mapping, why)]``)."""
+def _plan(statement, hypotheses, dimensions, per: int | None = None):
+    """``(syms, enumerated, determined, lists, finite)``: the size symbols, those enumerated, those
+    computed from the others, each enumerated symbol's values, and the number of assignments when
+    the domain is finite (every enumerated symbol has a finite domain, at most :data:`MAX_FINITE`
+    assignments in all; None otherwise)."""
     hypotheses = tuple(hypotheses)
     syms = size_symbols(statement, hypotheses, dimensions)
     if not syms:
-        return [], [], []
+        return [], [], {}, [], None
     determined = {s: e for s, e in _determined(hypotheses, set(syms)).items()}
     # a symbol determined by the others is computed; a cycle of determinations enumerates them all
     enumerated = [s for s in syms if s not in determined or _basic_symbols(determined[s]) & set(determined)]
@@ -182,29 +286,56 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
         if s in enumerated:
             del determined[s]
     members = _member_sets(hypotheses, set(syms))
-    per = {0: 1, 1: 8, 2: 5, 3: 4}.get(len(enumerated), 3)  # values per symbol: the product stays small
-    lists = [_candidates(s, members, per) for s in enumerated]
+    full = {s: domain_values(s, members, hypotheses) for s in enumerated}
+    finite = None
+    if all(v is not None for v in full.values()):
+        finite = 1
+        for v in full.values():
+            finite *= len(v)
+        if finite > MAX_FINITE:
+            finite = None
+    if per is None:
+        per = {0: 1, 1: 8, 2: 5, 3: 4}.get(len(enumerated), 3)  # values per symbol: the product stays small
+    lists = [_candidates(s, members, per, full[s] if finite is not None else None) for s in enumerated]
+    return syms, enumerated, determined, lists, finite
+
+
+def finite_domain(statement, hypotheses, dimensions) -> int | None:
+    """The number of size assignments when the size symbols' domain is finite (see :func:`_plan`)."""
+    return _plan(statement, hypotheses, dimensions)[4]
+
+
+def candidate_sizes(statement, hypotheses, dimensions, *, per: int | None = None, max_tried: int = MAX_TRIED,
+                    seconds: float = 4.0):
+    """The size assignments, smallest first, each as ``(mapping, why)``: ``why`` None for one inside
+    the hypotheses, otherwise the reason it is outside them (a generator: the caller takes as many
+    as it checks). A finite domain yields every assignment of it."""
+    hypotheses = tuple(hypotheses)
+    syms, enumerated, determined, lists, finite = _plan(statement, hypotheses, dimensions, per)
+    if not syms:
+        return
     combos = sorted(itertools.product(*(range(len(v)) for v in lists)), key=lambda ix: (sum(ix), ix))
-    mappings, skipped = [], []
-    _try_sizes(statement, hypotheses, enumerated, determined, lists, combos[:MAX_TRIED], count, seconds,
-               mappings, skipped)
-    if not mappings and len(enumerated) > 1:
-        # none of the smallest sizes is inside the hypotheses (``M <= N d`` with ``M = 4 B_c d``): larger
-        # values per symbol, smallest total first; the sizes shown outside are checked cheaply (their
-        # closed hypotheses), a model is searched for at most MAX_TRIED of them
-        tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in combos[:MAX_TRIED]}
+    first = combos[:max(max_tried, finite or 0)]
+    yield from _try_sizes(statement, hypotheses, enumerated, determined, lists, first, seconds)
+    if len(enumerated) > 1 and finite is None:
+        # more are wanted than the smallest sizes give (none of them may be inside the hypotheses: ``M <= N d``
+        # with ``M = 4 B_c d``): larger values per symbol, smallest total first; the sizes shown outside are
+        # checked cheaply (their closed hypotheses), a model is searched for at most MAX_TRIED of them (only
+        # those inside are yielded; the caller takes as many as it checks)
+        members = _member_sets(hypotheses, set(syms))
+        tried = {tuple(lists[k][i] for k, i in enumerate(ix)) for ix in first}
         wide = [_candidates(s, members, WIDE) for s in enumerated]
         more = sorted(itertools.product(*(range(len(v)) for v in wide)), key=lambda ix: (sum(ix), ix))
         more = [ix for ix in more if tuple(wide[k][i] for k, i in enumerate(ix)) not in tried][:MAX_SCREENED]
-        _try_sizes(statement, hypotheses, enumerated, determined, wide, more, count, seconds, mappings, skipped,
-                   models=MAX_TRIED)
-    return syms, mappings, skipped
+        for mapping, why in _try_sizes(statement, hypotheses, enumerated, determined, wide, more, seconds,
+                                       models=MAX_TRIED):
+            if why is None:
+                yield mapping, why
 
 
-def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, count, seconds, mappings, skipped,
-               models: int | None = None) -> None:
-    """Append to ``mappings`` the size assignments of ``combos`` inside the hypotheses (at most
-    ``count`` in all), to ``skipped`` the others with why; at most ``models`` model searches."""
+def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, seconds, models: int | None = None):
+    """The size assignments of ``combos``, each as ``(mapping, why)`` (``why`` None inside the
+    hypotheses); at most ``models`` model searches."""
     searched = 0
     for ix in combos:
         if models is not None and searched >= models:
@@ -213,8 +344,7 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, cou
         for s, e in determined.items():
             mapping[s] = expand_finite(sp.sympify(e).xreplace(mapping))
         if any(not getattr(v, "is_Integer", False) for v in mapping.values()):
-            if models is None:
-                skipped.append((mapping, "a determined size is not an integer there"))
+            yield mapping, "a determined size is not an integer there"
             continue
         try:
             why = domain_violation(mapping, hypotheses)
@@ -228,13 +358,22 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, cou
         except (ValueError, TypeError, AttributeError, ZeroDivisionError) as exc:
             # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
             why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"
+        yield mapping, why
+
+
+def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: float = 4.0):
+    """``(symbols, mappings, skipped)``: the size symbols, up to ``count`` size assignments inside the
+    hypotheses, smallest first, and the assignments skipped with why (``[(mapping, why)]``)."""
+    syms = size_symbols(statement, tuple(hypotheses), dimensions)
+    mappings, skipped = [], []
+    for mapping, why in candidate_sizes(statement, hypotheses, dimensions, seconds=seconds):
         if why is not None:
-            if models is None:
-                skipped.append((mapping, why))
+            skipped.append((mapping, why))
             continue
         mappings.append(mapping)
         if len(mappings) >= count:
             break
+    return syms, mappings, skipped
 
 
 # ---------------------------------------------------------------------------------------------- cases
@@ -393,3 +532,35 @@ def unfold_forall(hypotheses, exprs: list) -> list:
             return list(exprs)
         out.append(e)
     return out
+
+
+# ---------------------------------------------------------------------------------------------- trig
+def pythagorean_zero(x: Any) -> bool:
+    """Whether ``x`` is 0 as a polynomial in sines and cosines modulo ``sin(a)^2 + cos(a)^2 = 1``:
+    each ``sin(a)``, ``cos(a)`` (one pair per argument ``a``, different arguments taken as
+    independent) is a fresh variable, and the numerator is reduced by ``c^2 -> 1 - s^2`` (division by
+    the monic ``c^2 + s^2 - 1``). A zero remainder shows ``x = 0`` wherever it is defined (the
+    reduction is a ring homomorphism); anything else -- a denominator with a sine or cosine, another
+    trigonometric function left, a nonzero remainder -- shows nothing (False)."""
+    if isinstance(x, sp.MatrixBase):
+        return all(pythagorean_zero(e) for e in x)
+    if not isinstance(x, sp.Expr):
+        return False
+    trig = x.atoms(sp.sin, sp.cos)
+    if not trig:
+        return False
+    subs, pairs = {}, []
+    for a in sorted({t.args[0] for t in trig}, key=sp.default_sort_key):
+        s, c = sp.Dummy("s"), sp.Dummy("c")
+        subs[sp.sin(a)], subs[sp.cos(a)] = s, c
+        pairs.append((s, c))
+    f = x.xreplace(subs)
+    if f.atoms(sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc):
+        return False
+    num, den = sp.fraction(sp.together(f))
+    if any(den.has(s) or den.has(c) for s, c in pairs):
+        return False
+    num = sp.expand(num)
+    for s, c in pairs:
+        num = sp.expand(sp.rem(num, c**2 + s**2 - 1, c))
+    return num == 0

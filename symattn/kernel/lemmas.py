@@ -81,7 +81,14 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
     for h in thm.hypotheses:
         fields = {k: (tuple(sub(v) for v in val) if k == "forall" else sub(val)) for k, val in vars(h).items()
                   if k != "name"}
-        hyps.append(type(h)(name=h.name, **fields))
+        try:
+            hyps.append(type(h)(name=h.name, **fields))
+        except (TypeError, ValueError) as exc:
+            # the mapping makes the hypothesis ill-formed (an index range's index mapped to n + 1)
+            name = getattr(thm, "id", None) or "the theorem"
+            images = ", ".join(f"{sp.sstr(k)} -> {sp.sstr(v)}" for k, v in mapping.items())
+            raise KernelError(f"apply_theorem {name!r}: under the mapping ({images}) its hypothesis {h.name!r} is not "
+                              f"well-formed: {exc}") from None
     return sub(thm.statement.lhs), sub(thm.statement.rhs), hyps
 
 

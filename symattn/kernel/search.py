@@ -157,7 +157,16 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
         # the trace or determinant of an explicit matrix: exact arithmetic on its entries
         return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1, memo)
     if _is_symattn_head(new):
-        done = new.doit()
+        from symattn.kernel.zero import UNFOLDINGS
+
+        if not (type(new).__module__ or "").startswith("symattn.") and type(new) in UNFOLDINGS:
+            # a head defined elsewhere unfolds through the kernel's frozen definition, never its methods
+            try:
+                done = UNFOLDINGS[type(new)](new)
+            except (TypeError, ValueError):  # KernelError is a ValueError
+                done = new
+        else:
+            done = new.doit()
         # a definition that does not unfold the head (it comes back, possibly with fresh dummies)
         # is left as it is
         if done != new and not (isinstance(done, sp.Basic) and done.has(type(new))):

@@ -85,6 +85,10 @@ class ZeroTest:
             return self.disagreement
         if not self.reduced:
             return "lhs - rhs does not reduce to 0"
+        unknown = [m for m in self.missing if m.startswith("(the kernel does not know")]
+        if unknown:
+            return (f"lhs - rhs reduces to 0, but one side applies a function the other lacks and {unknown[0][1:-1]}; "
+                    "no hypothesis supplies that (rewrite the step so both sides keep the application)")
         conds = " and ".join(f"{m} != 0" for m in self.missing)
         return (f"lhs - rhs reduces to 0 only where {conds}: add the hypothesis "
                 f"(Assumption with condition Ne(..., 0)) or declare the symbols nonzero/positive")
@@ -399,6 +403,13 @@ def _definedness_conditions(expr: Any) -> list:
             pole = 1 / sp.gamma(e.args[-1])
             if pole not in found:
                 found.append(pole)
+        elif isinstance(e, sp.binomial):
+            # SymPy's binomial of integers is defined everywhere (0 outside 0..n); otherwise
+            # Gamma(n + 1) / (Gamma(k + 1) Gamma(n - k + 1)), with the poles of Gamma(n + 1)
+            if not all(a.is_integer for a in e.args):
+                pole = 1 / sp.gamma(e.args[0] + 1)
+                if pole not in found:
+                    found.append(pole)
         elif isinstance(e, sp.factorial):
             pole = 1 / sp.gamma(e.args[0] + 1)
             if pole not in found:
@@ -408,6 +419,12 @@ def _definedness_conditions(expr: Any) -> list:
             cover = sp.Piecewise((1, sp.Or(*[a.cond for a in e.args])), (0, True))
             if cover != 1 and cover not in found:
                 found.append(cover)
+        elif isinstance(e, (sp.sech,)):
+            add(sp.cosh(e.args[0]))
+        elif isinstance(e, (sp.asec, sp.acsc, sp.arg, sp.Mod)):
+            add(e.args[-1] if isinstance(e, sp.Mod) else e.args[0])
+        elif isinstance(e, (sp.atan, sp.acot)):
+            add(1 + e.args[0] ** 2)  # the branch points +-i: atan(i) is infinite
         elif UNFOLDINGS and isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr):
             # an opaque scalar head is defined where its unfolding is (recursive heads: not unfolded)
             body = _unfold_one(e)
@@ -415,11 +432,54 @@ def _definedness_conditions(expr: Any) -> list:
                 for f in definedness_conditions(body):
                     if f not in found:
                         found.append(f)
+        elif unknown_domain(e):
+            # a function the kernel has no table for (zeta, Ei, li, besselk, harmonic, erfinv, beta,
+            # ...): where it is defined is unknown, a condition only the same application on the other
+            # side can match (0 * zeta(x) = 0 is refused, zeta(x) + 1 - 1 = zeta(x) is not)
+            mark = UnknownDomain(e)
+            if mark not in found:
+                found.append(mark)
         for a in e.args:
             walk(a)
 
     walk(expr)
     return found
+
+
+#: SymPy's functions defined at every argument (complex ones included), for the definedness test
+TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.asin, sp.acos, sp.asinh, sp.acosh, sp.Abs,
+         sp.sign, sp.re, sp.im, sp.conjugate, sp.floor, sp.ceiling, sp.frac, sp.Max, sp.Min, sp.Heaviside,
+         sp.KroneckerDelta, sp.erf, sp.erfc, sp.erfi, sp.sinc, sp.LeviCivita)
+#: the functions whose conditions :func:`_definedness_conditions` names (log, tan, gamma, ...)
+CONDITIONED = (sp.log, sp.tan, sp.sec, sp.cot, sp.csc, sp.coth, sp.csch, sp.sech, sp.atanh, sp.acoth, sp.gamma,
+               sp.loggamma, sp.polygamma, sp.digamma, sp.factorial, sp.binomial, sp.asec, sp.acsc, sp.arg, sp.Mod,
+               sp.atan, sp.acot, sp.Piecewise)
+
+
+class UnknownDomain(sp.Function):
+    """The definedness condition of an application of a function the kernel has no table for."""
+
+    nargs = 1
+
+    def _sympystr(self, printer):
+        f = self.args[0]
+        return f"(the kernel does not know where {type(f).__name__} is defined: {printer._print(f)})"
+
+
+def unknown_domain(e: Any) -> bool:
+    """``e`` applies one of SymPy's named functions that is neither total nor conditioned in the
+    kernel's tables (an undefined function ``f(x)`` and a user's or symattn's head are not: the first is
+    total by convention, the others are unfolded or reviewed)."""
+    if not isinstance(e, sp.Function) or isinstance(e, (sp.core.function.AppliedUndef, UnknownDomain)):
+        return False
+    if not (type(e).__module__ or "").startswith("sympy."):
+        return False
+    return not isinstance(e, TOTAL + CONDITIONED)
+
+
+def unknown_message(missing) -> list:
+    """The conditions among ``missing`` that are applications of functions the kernel has no table for."""
+    return [m for m in missing if isinstance(m, UnknownDomain)]
 
 
 def _same_condition(f: Any, g: Any) -> bool:
@@ -452,6 +512,8 @@ def index_ranges(hypotheses) -> tuple:
 
 
 def _shown_nonzero(f: Any, hypotheses) -> bool:
+    if isinstance(f, UnknownDomain):  # nothing shows where an unknown function is defined
+        return False
     ranges = index_ranges(hypotheses)
     if nonzero(f, ranges) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)):
         return True
@@ -467,6 +529,77 @@ def _shown_nonzero(f: Any, hypotheses) -> bool:
                 if _same_condition(diff, f):
                     return True
     return False
+
+
+def singular_summands(expr: Any, hypotheses=(), others=()) -> list:
+    """The definedness conditions of the summands of the sums and products in ``expr`` *as written*
+    (before :func:`canonical` rebuilds the term, which evaluates ``k * k**-1`` to 1 and would drop the
+    pole at ``k = 0``) that are not shown nonzero: a condition on the bound variable for every value in
+    its range (the variable carries what its range implies, and the range itself is given to the sign
+    test), any other condition unless it is one of ``others`` (the conditions the step's sides keep).
+    Each is returned as ``(condition, the sum, the condition as written)``."""
+    out: list = []
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum, sp.Product):
+        return out
+    ranges = index_ranges(hypotheses)
+
+    def walk(e, env):
+        if isinstance(e, (sp.Sum, sp.Product)) and all(len(lim) == 3 for lim in e.limits):
+            env = dict(env)
+            ranged = []
+            for v, lo, hi in reversed(e.limits):  # outermost first
+                lo, hi = lo.xreplace(env), hi.xreplace(env)
+                walk(lo, env)
+                walk(hi, env)
+                from symattn.kernel.terms import _range_assumptions
+
+                new = sp.Dummy(str(v), **_range_assumptions(lo, hi, True))
+                env[v] = new
+                ranged.append((new, lo, hi))
+            body = e.function
+            try:
+                conds = definedness_conditions(body)
+            except (TypeError, ValueError, KernelError):
+                conds = []
+            for f in conds:
+                g = f.xreplace(env) if isinstance(f, sp.Basic) else f
+                bound = isinstance(g, sp.Basic) and any(new in g.free_symbols for new, _lo, _hi in ranged)
+                if not bound and (g in others or any(_same_condition(g, o) for o in others)):
+                    continue
+                if not isinstance(g, UnknownDomain) and _shown_nonzero_ranged(g, hypotheses, ranges + tuple(ranged)):
+                    continue
+                if all(g != h for h, _s, _f in out):
+                    out.append((g, e, f))
+            walk(body, env)
+            return
+        for a in e.args:
+            walk(a, env)
+
+    walk(expr, {})
+    return out
+
+
+def singular_message(found: list) -> str:
+    """The conditions :func:`singular_summands` found, for a message."""
+    parts = []
+    for _g, e, f in found[:3]:
+        what = sp.sstr(f) if isinstance(f, UnknownDomain) else f"{sp.sstr(f)} != 0"
+        parts.append(f"the summand of {sp.sstr(e)} is defined only where {what}, which is not shown for "
+                     "every value of its bound variable in its range")
+    return "; ".join(parts)
+
+
+def side_singularities(lhs: Any, rhs: Any, hypotheses=()) -> list:
+    """:func:`singular_summands` of both sides, the conditions either side keeps counting as kept."""
+    if not any(isinstance(x, sp.Basic) and x.has(sp.Sum, sp.Product) for x in (lhs, rhs)):
+        return []
+    others = list(definedness_conditions(lhs)) + list(definedness_conditions(rhs))
+    return singular_summands(lhs, hypotheses, others) + singular_summands(rhs, hypotheses, others)
+
+
+def _shown_nonzero_ranged(f: Any, hypotheses, ranges) -> bool:
+    return nonzero(f, ranges) or (bool(UNFOLDINGS) and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)) \
+        or _shown_nonzero(f, hypotheses)
 
 
 def undischarged(lhs: Any, rhs: Any, hypotheses=None, same=None) -> list:

@@ -179,6 +179,12 @@ def schwartz_zippel(st, hypotheses, rng: random.Random, trials: int, field_size:
         if kind == "Assumption" and not isinstance(h.condition, sp.Basic):
             raise Refused(f"{h.name} is stated in words: no point can be checked against it")
     lhs, rhs = expand_finite(st.lhs), expand_finite(st.rhs)
+    noncommutative = sorted({str(a) for x in (lhs, rhs) if isinstance(x, (sp.Basic, sp.MatrixBase))
+                             for a in getattr(x, "free_symbols", set()) if a.is_commutative is False})
+    if noncommutative:
+        # values drawn from a field commute: a test at them says nothing about A*B = B*A
+        raise Refused(f"the non-commutative symbols {', '.join(noncommutative)} cannot take values in a field "
+                      "(its values commute)")
     ls, rs = _entries(lhs), _entries(rhs)
     if len(ls) != len(rs) or (isinstance(lhs, sp.MatrixBase) != isinstance(rhs, sp.MatrixBase)):
         raise NotRational("the sides have different shapes")

@@ -32,7 +32,8 @@ from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.thm import accept
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, time_limit
 from symattn.kernel.verdict import Level
-from symattn.kernel.zero import HYPOTHESES, undischarged
+from symattn.kernel.wellformed import check_term, check_terms
+from symattn.kernel.zero import HYPOTHESES, UnknownDomain, side_singularities, singular_message, undischarged
 
 __all__ = [
     "RuleResult",
@@ -191,6 +192,12 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
     reg_token = REGISTRY.set(ctx.registry)
     try:
         with time_limit(ctx.time_limit):
+            # every node a class whose equality, hashing and arithmetic are SymPy's, and no float
+            check_term(lhs, "the step's left side")
+            check_term(rhs, "the step's right side")
+            check_terms([x for v in args.values() for x in (v if isinstance(v, (tuple, list)) else (v,))
+                         if isinstance(x, (sp.Basic, sp.MatrixBase))], "an argument of the step")
+            raw_lhs, raw_rhs = lhs, rhs
             # the term layer first: bound variables become canonical dummies knowing only their range
             lhs, rhs = canonical(lhs), canonical(rhs)
             # no theorem of the library needs an infinite sum, and none of the rules knows the
@@ -206,16 +213,24 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
                 result = failed(f"{rule_name}: the rule proposed {what}; a step is taken only when the kernel "
                                 "has shown it")
             if isinstance(result, RuleResult) and result.ok:
+                singular = side_singularities(raw_lhs, raw_rhs, ctx.hypotheses)
+                if singular:
+                    result = failed(f"{rule_name}: {singular_message(singular)}")
+            if isinstance(result, RuleResult) and result.ok:
                 def same(f, g, r=r, args=args):  # the step's rule rewrites one condition into the other
                     res = r.check(f, g, "=", ctx, **args)
                     return isinstance(res, RuleResult) and res.ok and accept(res.thm, f, g, "=")
 
                 missing = undischarged(lhs, rhs, ctx.hypotheses, same=same)
                 if missing:
-                    conds = " and ".join(f"{sp.sstr(m)} != 0" for m in missing)
+                    conds = " and ".join(sp.sstr(m) if isinstance(m, UnknownDomain) else f"{sp.sstr(m)} != 0"
+                                         for m in missing)
+                    how = ("rewrite the step so both sides keep the application" if all(
+                        isinstance(m, UnknownDomain) for m in missing)
+                        else "add the hypothesis or declare the symbols nonzero/positive")
                     result = failed(
                         f"{rule_name}: the sides are not defined at the same points; the step holds only "
-                        f"where {conds}: add the hypothesis or declare the symbols nonzero/positive"
+                        f"where {conds}: {how}"
                     )
     except TimeLimitExceeded as exc:
         return RuleResult(Level.UNDECIDED, f"{rule_name}: {exc}")

@@ -54,6 +54,9 @@ def assert_rejected(claim: Claim) -> None:
     assert out.verdict is not Verdict.PROVED, out.how
     sym = out.levels["symbolic"]
     assert sym.status is Level.FAIL, f"{claim.id}: symbolic level {sym.status.value}: {sym.detail}"
+    if not out.steps:  # refused before any step: an ill-formed term (kernel.wellformed), named in the detail
+        assert "does not accept" in sym.detail and claim.why in sym.detail.lower(), f"{claim.id}: {sym.detail}"
+        return
     res = out.steps[claim.bad_step - 1]
     assert res.status is Level.FAIL, f"{claim.id}: step {claim.bad_step} is {res.status.value}: {res.reason}"
     assert claim.why in res.reason.lower(), f"{claim.id}: step {claim.bad_step} failed for another reason: {res.reason}"

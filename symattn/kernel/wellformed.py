@@ -1,0 +1,199 @@
+"""Well-formed terms: what the kernel agrees to look at.
+
+The kernel trusts SymPy's expression trees as data (``.args``, ``.func``, structural ``==``,
+hashing, arithmetic). Those are Python methods, and a user's class can override them: a head whose
+``__eq__`` always answers ``True`` makes ``F(x) = F(x + 1)`` a term equality, one whose ``__sub__``
+returns 0 makes every residual vanish (for SymPy and the second engine alike), one whose
+``_hashable_content`` drops its arguments makes ``F(x)`` and ``F(x + 1)`` structurally equal, a
+subclass of ``exp`` with its own ``eval`` evaluates to ``-1`` while the sign test reads ``exp``'s
+positivity. So before it decides anything the kernel checks every node of every term it receives
+(each side of a step and its arguments, in :func:`symattn.rules.check_step`; the statement, the
+hypotheses and the chain's terms, in the checker) with :func:`check_term`:
+
+* a node's class is SymPy's own, symattn's (the reviewed library: ``symattn.*``, ``derivations.*``),
+  SymPy's undefined function of ``Function("f", real=True)`` (assumption keywords only), or a
+  user's head made the sanctioned way: a subclass of ``sympy.Function`` (or a head registered with
+  :func:`~symattn.kernel.definitions.define`);
+* a user's class (every one of its ancestors that is not SymPy's or symattn's) defines nothing but
+  printing (:data:`PRINTING`), a docstring and helpers of its own that SymPy never calls (a public
+  name no SymPy expression class defines, as ``expanded``): no ``__eq__``, ``__hash__``, arithmetic, ``eval``,
+  ``_eval_*``, ``is_*``, ``__new__``, ``doit``, ``subs``, ``func``, ``args``, ``_hashable_content``,
+  ..., and an instance carries no attributes of its own;
+* a user's subclass of ``Symbol`` (or of any atom of SymPy's) is refused outright, and so is a
+  metaclass that is not SymPy's;
+* no floating-point number: ``x (1 + 1e-20) = x`` would be decided by SymPy's rounding (write
+  ``Rational(1, 10**20)``).
+
+A refusal is a :class:`~symattn.kernel.terms.KernelError` naming the class and the method (or the
+float). The check is memoised per class.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import sympy as sp
+from sympy.core.function import AppliedUndef, UndefinedFunction
+
+from symattn.kernel.terms import KernelError
+
+__all__ = ["PRINTING", "check_term", "check_terms", "check_hypotheses"]
+
+#: what a user's head may define: how it prints, nothing the mathematics reads
+PRINTING = frozenset({"_latex", "_pretty", "_sympystr", "__doc__"})
+
+#: what Python and SymPy's metaclass put in every class body (checked for content below)
+_BOOKKEEPING = frozenset({"__module__", "__qualname__", "__dict__", "__weakref__", "__annotations__",
+                          "__firstlineno__", "__static_attributes__", "_explicit_class_assumptions",
+                          "_prop_handler", "default_assumptions", "_nargs", "nargs"})
+
+#: what ``Function("f", **assumptions)`` puts in the undefined class's body
+_UNDEFINED = frozenset({"_kwargs", "_sage_", "name", "__doc__"})
+
+_VERDICTS: dict[int, tuple[type, str]] = {}  # id(cls) -> (cls, "" or the reason it is refused)
+
+
+def _own(cls: type) -> bool:
+    mod = getattr(cls, "__module__", None) or ""
+    return mod.split(".")[0] in ("sympy", "symattn", "derivations") or cls is object
+
+
+def _user_defined_heads() -> set:
+    from symattn.kernel.definitions import DEFINITIONS
+
+    return {d.cls for d in DEFINITIONS.values()}
+
+
+def class_problem(cls: type, defining: bool = False) -> str:
+    """Why nodes of class ``cls`` are refused ("" when they are not); ``defining``: ``cls`` is being
+    registered by ``define()`` (so it need not subclass ``sympy.Function``)."""
+    why = _structural(cls)
+    if why or defining or _own(cls) or type(cls) is UndefinedFunction:
+        return why
+    if not issubclass(cls, sp.Function) and cls not in _user_defined_heads():
+        return "a user's head must subclass sympy.Function (or be registered with define())"
+    return ""
+
+
+def _structural(cls: type) -> str:
+    meta = type(cls)
+    if meta is not type and not _own(meta):
+        return f"its metaclass {meta.__module__}.{meta.__qualname__} is not SymPy's"
+    if meta is UndefinedFunction and cls.__bases__ == (AppliedUndef,) and (cls.__module__ is None):
+        extra = sorted(k for k in vars(cls) if k not in _BOOKKEEPING | _UNDEFINED and not (
+            k.startswith("is_") and isinstance(vars(cls)[k], bool)))
+        return f"it defines {extra} (Function(name, ...) takes assumptions only)" if extra else ""
+    if _own(cls):
+        return ""
+    if issubclass(cls, sp.Atom):
+        return ("it is a user's subclass of SymPy's atom class "
+                f"{next(b for b in cls.__mro__ if _own(b)).__name__}; use sympy.Symbol itself")
+    sympys = [b for b in cls.__mro__ if _own(b) and b is not object]
+    for base in cls.__mro__:
+        if _own(base):
+            continue
+        body = vars(base)
+        bad = sorted(k for k in body if k not in PRINTING | _BOOKKEEPING and not _helper(k, sympys))
+        if bad:
+            where = "" if base is cls else f" (in its base {base.__qualname__})"
+            return (f"it defines {', '.join(bad)}{where}: a user's head may define only printing "
+                    f"({', '.join(sorted(PRINTING - {'__doc__'}))}), never a method SymPy or the kernel calls")
+        if body.get("_explicit_class_assumptions"):
+            return f"it declares assumptions {sorted(body['_explicit_class_assumptions'])}"
+        if "nargs" in body and not isinstance(body["nargs"], (int, tuple, sp.Set)):
+            return "its nargs is not a number of arguments"
+    return ""
+
+
+def _helper(name: str, sympys: list) -> bool:
+    """A method of the user's own that SymPy never calls: a public name (``expanded``) that none of
+    the head's SymPy/symattn bases defines and that is not of a family SymPy looks up by name
+    (``is_*``, ``as_*``, ``could_*``); every underscored name is refused (``_eval_*``, ``_imp_``,
+    ``_sympy_``, ...) but printing."""
+    if name.startswith("_") or name.startswith(("is_", "as_", "could_")):
+        return False
+    return not any(name in vars(b) for b in sympys) and name not in _sympy_names()
+
+
+@functools.lru_cache(maxsize=1)
+def _sympy_names() -> frozenset:
+    """Every attribute name a SymPy expression class defines (``limits``, ``shape``, ``expand``, ...):
+    code that reads such a name duck-typed must never reach a user's method by it."""
+    names: set[str] = set()
+    todo, seen = [sp.Basic], set()
+    while todo:
+        c = todo.pop()
+        if c in seen:
+            continue
+        seen.add(c)
+        if (c.__module__ or "").startswith("sympy"):
+            names.update(vars(c))
+        todo.extend(c.__subclasses__())
+    names.update(dir(sp.MatrixBase))
+    return frozenset(names)
+
+
+def _refusal(cls: type) -> str:
+    hit = _VERDICTS.get(id(cls))
+    if hit is None or hit[0] is not cls:
+        hit = _VERDICTS[id(cls)] = (cls, _structural(cls))
+    if hit[1] or _own(cls) or type(cls) is UndefinedFunction:
+        return hit[1]
+    return class_problem(cls)
+
+
+def check_term(expr: Any, where: str = "") -> None:
+    """Raise :class:`KernelError` unless every node of ``expr`` is well-formed (module docstring)."""
+    at = f" ({where})" if where else ""
+    stack = [expr]
+    seen: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        cls = type(e)
+        if isinstance(e, (list, tuple)) and cls in (list, tuple):
+            stack.extend(e)
+            continue
+        if isinstance(e, (bool, int, str, type(None))) and cls in (bool, int, str, type(None)):
+            continue
+        if isinstance(e, float) and cls is float:
+            raise KernelError(f"the term holds the floating-point number {e!r}{at}: the kernel decides no "
+                              "term with a float (rounding would decide it); write it as sympy.Rational")
+        why = _refusal(cls) or ("it is the kernel's own marker of an unknown domain" if (
+            cls.__name__ == "UnknownDomain" and cls.__module__ == "symattn.kernel.zero") else "")
+        if why:
+            raise KernelError(f"the term holds {cls.__qualname__}(...){at}, which the kernel does not accept: "
+                              f"{why}")
+        if isinstance(e, sp.MatrixBase):
+            stack.extend(list(e))
+            continue
+        if not isinstance(e, sp.Basic):
+            raise KernelError(f"the term holds a {cls.__qualname__}{at}, which is not a SymPy expression")
+        if isinstance(e, sp.Float):
+            raise KernelError(f"the term holds the floating-point number {e}{at}: the kernel decides no term "
+                              "with a Float (SymPy's rounding would decide it: x (1 + 1e-20) = x); write it as "
+                              "sympy.Rational")
+        if not _own(cls) and set(getattr(e, "__dict__", None) or ()) - {"nargs"}:
+            raise KernelError(f"the term holds {cls.__qualname__}(...){at} carrying attributes "
+                              f"{sorted(set(e.__dict__) - {'nargs'})}: a term is its class and its arguments only")
+        stack.extend(e.args)
+
+
+def check_terms(terms, where: str = "") -> None:
+    for t in terms:
+        check_term(t, where)
+
+
+def check_hypotheses(hypotheses, where: str = "hypothesis") -> None:
+    """Every SymPy term held by the hypotheses' fields."""
+    for h in hypotheses or ():
+        if dataclasses.is_dataclass(h):
+            for f in dataclasses.fields(h):
+                v = getattr(h, f.name)
+                if isinstance(v, (sp.Basic, sp.MatrixBase)) or (
+                        isinstance(v, tuple) and any(isinstance(x, (sp.Basic, sp.MatrixBase)) for x in v)):
+                    check_term(v, f"{where} {getattr(h, 'name', '')} {f.name}".strip())
