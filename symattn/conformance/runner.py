@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 from collections.abc import Callable
@@ -142,6 +143,67 @@ class Runner:
         return out, grads
 
 
+def _passed_names(adapter: Adapter, causal, mask, spec: variants.Spec) -> tuple[dict, set]:
+    """``({argument: what declared it}, arguments passed in every call)``: the keyword arguments
+    of ``fn`` the check will use, under the function's own names."""
+    named: dict = {}
+
+    def note(option, why):
+        name = adapter.option_names.get(option)
+        if name is not None:
+            named.setdefault(name, why)
+
+    if causal and adapter.causal_value(causal) not in (None, False):
+        note("causal", f"causal={causal!r}")
+    if mask:
+        note("mask", "mask=True")
+    if spec.kv_heads is not None:
+        note("kv_heads", "kv_heads")
+    if spec.window is not None:
+        note("window", "window=(left, right)")
+        note("align", "window=(left, right)")
+    if spec.softcap is not None:
+        note("softcap", "softcap=c")
+    if spec.alibi:
+        note("alibi_slopes", "alibi=True")
+    if spec.key_lengths:
+        note("key_lengths", "key_lengths=True")
+    if spec.dropout is not None:
+        note("dropout", "dropout=p")
+        if adapter.seed is None:
+            note("seed", "dropout=p")
+    always = set()
+    if causal and not (adapter.fold_causal and mask):
+        always |= {n for n in (adapter.option_names.get("causal"),) if n in named}
+    if mask:
+        always |= {n for n in (adapter.option_names.get("mask"),) if n in named}
+    return named, always
+
+
+def _check_signature(fn: Callable, what: str, positional: tuple[str, ...], named: dict, always: set) -> None:
+    """A clear error now when ``fn`` cannot take the calls the check will make (arity, a declared
+    option it has no argument for, a required argument the check never passes)."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # builtins without a signature: the calls will tell
+        return
+    params = sig.parameters.values()
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
+    accepted = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    call = f"{what}({', '.join(positional)}, **options)"
+    missing = [name for name in named if not var_kw and name not in accepted]
+    if missing:
+        name = missing[0]
+        raise TypeError(f"{named[name]} was declared, but {what}{sig} has no argument {name!r} "
+                        f"(nor **options): add it, or do not declare it")
+    dummy = object()
+    try:
+        sig.bind(*(dummy for _ in positional), **{name: dummy for name in named})
+        sig.bind(*(dummy for _ in positional), **{name: dummy for name in always})
+    except TypeError as exc:
+        raise TypeError(f"{what}{sig} cannot be called as {call} with the declared options: {exc}") from None
+
+
 def prepare(
     fn: Callable,
     *,
@@ -219,6 +281,11 @@ def prepare(
         adapter.require("mask", "mask=True")
     adapter.to_native(np.zeros((1, 1), precision(dtype).storage))  # refuses a dtype it cannot hold, now
     spec.require(adapter)
+    named, always = _passed_names(adapter, causal, mask, spec)
+    _check_signature(fn, "fn", ("q", "k", "v"), named, always)
+    if callable(backward):
+        _check_signature(backward, "backward", ("q", "k", "v", "out") + (("lse",) if returns_lse else ()) + ("d_out",),
+                         named, always)
     if backward == "autograd" and adapter.vjp is None:
         raise ValueError(f"backward='autograd' needs an adapter that can differentiate (torch or jax), "
                          f"not {adapter.name!r}")

@@ -61,3 +61,82 @@ def test_cli_call_timeout_exits_1_with_the_reason(capsys, monkeypatch):
 def test_a_bad_call_timeout_is_an_early_error(bad):
     with pytest.raises(ValueError, match="call_timeout must be a positive number"):
         conformance.check(numeric.attention, call_timeout=bad)
+
+
+# ------------------------------------------------------------------------------------ signatures
+def plain(q, k, v):
+    return numeric.attention(q, k, v)
+
+
+def two_args(q, k):
+    return q
+
+
+def needs_scale(q, k, v, *, scale):
+    return numeric.attention(q, k, v, scale=scale)
+
+
+def causal_only(q, k, v, *, causal=False):
+    return numeric.attention(q, k, v, causal=causal)
+
+
+def takes_all(q, k, v, **options):
+    return numeric.attention(q, k, v, **options)
+
+
+def needs_window(q, k, v, *, window, align="top_left", **options):
+    return numeric.attention(q, k, v, window=window, align=align, **options)
+
+
+def bwd_without_options(q, k, v, out, d_out):
+    raise AssertionError("never called")
+
+
+@pytest.mark.parametrize("fn, declared, message", [
+    (plain, {"causal": True}, "causal='top_left' was declared, but fn(q, k, v) has no argument 'causal'"),
+    (plain, {"mask": True}, "has no argument 'mask'"),
+    (causal_only, {"causal": True, "mask": True}, "has no argument 'mask'"),
+    (causal_only, {"window": (4, 0)}, "has no argument 'window'"),
+    (plain, {"key_lengths": True}, "has no argument 'key_lengths'"),
+    (plain, {"softcap": 2.0}, "has no argument 'softcap'"),
+    (plain, {"alibi": True}, "has no argument 'alibi_slopes'"),
+    (plain, {"dropout": 0.3}, "has no argument 'dropout'"),
+    (two_args, {}, "fn(q, k) cannot be called as fn(q, k, v, **options)"),
+    (needs_scale, {}, "missing a required argument: 'scale'"),
+    # window is passed by its own property only: required, the other properties could not call it
+    (needs_window, {"window": (4, 0)}, "missing a required argument: 'window'"),
+    (takes_all, {"backward": bwd_without_options, "causal": True}, "backward(q, k, v, out, d_out) has no argument"),
+])
+def test_a_signature_without_the_declared_options_is_an_early_error(fn, declared, message, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(conformance.Case, "arrays", lambda self, *a: drawn.append(self))
+    with pytest.raises(TypeError) as info:
+        conformance.check(fn, examples=2, max_n=8, **declared)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert not drawn  # before any input
+
+
+@pytest.mark.parametrize("fn, declared", [
+    (causal_only, {"causal": True}),
+    (takes_all, {"causal": "bottom_right", "mask": True, "window": (3, 1), "softcap": 2.0, "alibi": True,
+                 "key_lengths": True}),
+    (numeric.attention, {"causal": True, "mask": True, "key_lengths": True}),
+    (plain, {}),
+])
+def test_a_signature_taking_the_declared_options_passes_the_early_check(fn, declared):
+    from symattn.conformance.runner import prepare
+
+    prepare(fn, examples=2, max_n=8, **declared)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["plain", "--causal"], "--causal top_left was declared, but fn(q, k, v) has no argument 'causal'"),
+    (["plain", "--mask"], "has no argument 'mask'"),
+    (["plain", "--window", "4,0"], "has no argument 'window'"),
+    (["two_args"], "cannot be called as fn(q, k, v, **options)"),
+])
+def test_cli_signature_errors_exit_2_in_one_line(argv, message, capsys, monkeypatch):
+    monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).parent))
+    assert main(["conform", f"{__name__}:{argv[0]}", *argv[1:], "--max-n", "8", "--examples", "2"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
