@@ -305,6 +305,9 @@ class Checker:
             if data["rechecked"] != "all":
                 data["one_engine"] = [f"step {n} ({rule}): {why}" for n, (rule, (r, why))
                                       in enumerate(per_step, start=1) if r != "both"]
+        elif d.steps:  # the second engine is off: no step was re-checked (the grading reads it so)
+            data["rechecked"] = "none"
+            data["one_engine"] = ["every step: the second engine is off (SYMATTN_SECOND_ENGINE=0)"]
         dims = ", ".join(map(str, thm.dimensions)) or "none"
         return (LevelResult(Level.PASS, f"all {len(d.steps)} steps checked; symbolic dimensions: {dims}", data),
                 steps, engines)

@@ -56,7 +56,7 @@ ENVIRONMENT = {
     "SYMATTN_SECOND_ENGINE": (_choice("0", "1"), "0 turns the second engine's re-check off"),
     "SYMATTN_SECOND_ENGINE_SECONDS": (_positive_seconds, "limit in seconds for one re-check of the second engine"),
     "SYMATTN_Z3_TIMEOUT_MS": (_positive_int, "z3's timeout in milliseconds"),
-    "SYMATTN_REQUIRE_RECHECK": (_choice("0", "1"), "1: proved needs the second engine's re-check"),
+    "SYMATTN_REQUIRE_RECHECK": (_choice("0", "1"), "0: proved without the re-check (diagnostics)"),
     "SYMATTN_NO_CACHE": (_choice("", "0", "1", "false", "true", "no", "yes"), "turns the cache of outcomes off"),
 }
 

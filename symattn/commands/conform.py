@@ -51,6 +51,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--masked-values-safe", action="store_true",
                         help="the function promises NaN/inf behind a mask never reaches its results "
                              "(masked_values_do_not_leak is then graded, not reported)")
+    parser.add_argument("--call-timeout", type=float, default=60.0, metavar="S",
+                        help="seconds one call of the function may take (default 60): a call still running "
+                             "fails the check (exit 1) instead of hanging it")
     parser.add_argument("--json", action="store_true", help="print JSON")
     # calibration of the protocol (no MODULE:FUNCTION)
     parser.add_argument("--calibrate", action="store_true",
@@ -145,6 +148,7 @@ def run(args) -> int:
             "window": _window(args.window) if args.window else None,
             "align": [x.strip() for x in args.align.split(",")], "softcap": args.softcap, "alibi": args.alibi,
             "key_lengths": args.key_lengths, "dropout": args.dropout, "masked_values_safe": args.masked_values_safe,
+            "call_timeout": args.call_timeout,
         }
         result = conformance.check(fn, **kwargs)
     except (ValueError, TypeError, ImportError) as exc:

@@ -41,6 +41,7 @@ PYTHON_TO_CLI = {
     "dtype='float64'": "--dtype float64",
     "dtype='bfloat16'": "--dtype bfloat16",
     "torch_adapter(dtype='bfloat16')": "--adapter torch",
+    "call_timeout=S": "--call-timeout S",
 }
 
 

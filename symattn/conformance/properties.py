@@ -22,7 +22,7 @@ from .references import (
     reference_backward,
     reference_lse,
 )
-from .result import PropertyResult
+from .result import CallTimeout, PropertyResult
 
 DEFINITION = "definition (000 'Scaled dot-product attention')"
 CAUSAL = "causal mask (004 'The Complete Transformer Block')"
@@ -36,11 +36,17 @@ def search(name: str, basis: str, runner, strategy, fails: Callable, describe: C
     def wrapped(case):
         try:
             return bool(fails(case))
+        except CallTimeout as exc:  # stop the search: every later call would wait as long again
+            raise _Hung(case, str(exc)) from None
         except Exception as exc:  # noqa: BLE001  the implementation raised on a declared input: a finding
             errors[case] = f"{type(exc).__name__}: {exc}"
             return True
 
-    found = find(strategy, wrapped, runner.examples)
+    try:
+        found = find(strategy, wrapped, runner.examples)
+    except _Hung as hung:
+        return PropertyResult(name, basis, "fail", hung.why, hung.case.describe() if hasattr(hung.case, "describe")
+                              else repr(hung.case), examples=runner.examples)
     if found is None:
         return PropertyResult(name, basis, "pass", f"no counterexample in {runner.examples} examples",
                               examples=runner.examples)
@@ -48,6 +54,14 @@ def search(name: str, basis: str, runner, strategy, fails: Callable, describe: C
         return PropertyResult(name, basis, "fail", "the function raised", f"{found.describe()}\n{errors[found]}",
                               examples=runner.examples)
     return PropertyResult(name, basis, "fail", describe(found), found.describe(), examples=runner.examples)
+
+
+class _Hung(BaseException):
+    """Raised through Hypothesis (which passes BaseException on) when a call timed out."""
+
+    def __init__(self, case, why: str):
+        super().__init__(why)
+        self.case, self.why = case, why
 
 
 def skipped(name: str, basis: str, why: str) -> PropertyResult:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-__all__ = ["ConformanceResult", "PropertyResult", "dumps"]
+__all__ = ["CallTimeout", "ConformanceResult", "PropertyResult", "dumps"]
+
+
+class CallTimeout(Exception):
+    """One call of the function under test did not return within the check's ``call_timeout``."""
 
 
 @dataclass

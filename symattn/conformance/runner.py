@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -14,17 +15,23 @@ from .cases import Case, Space
 from .hints import for_cli
 from .protocol import precision
 from .references import explicit_mask
-from .result import ConformanceResult, PropertyResult
+from .result import CallTimeout, ConformanceResult, PropertyResult
 
-__all__ = ["Runner", "check"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "CallTimeout", "Runner", "check"]
+
+#: seconds one call of the function (or of its backward) may take before the check stops
+DEFAULT_CALL_TIMEOUT = 60.0
 
 
 class Runner:
     """The implementation under test with everything it declared: how to call it, what to draw."""
 
     def __init__(self, fn, adapter: Adapter, dtype: str, causal, mask: bool, examples: int, space: Space,
-                 backward, returns_lse: bool, dtypes: tuple[str, ...], masked_values_safe: bool = False):
+                 backward, returns_lse: bool, dtypes: tuple[str, ...], masked_values_safe: bool = False,
+                 call_timeout: float | None = DEFAULT_CALL_TIMEOUT):
         self.fn = fn
+        self.call_timeout = call_timeout  # None: no limit
+        self.hung: str | None = None  # set when a call timed out: the check stops there
         self.adapter = adapter
         self.prec = precision(dtype)
         self.causal = causal  # False, "top_left" or "bottom_right"
@@ -74,9 +81,35 @@ class Runner:
         return ~allowed.any(axis=-1)
 
     # ------------------------------------------------------------------------------ calls
+    def guarded(self, thunk):
+        """``thunk()`` under the watchdog: run in a daemon thread, abandoned (and :class:`CallTimeout`
+        raised) when it has not returned within ``call_timeout`` seconds, so a function that never
+        returns fails the check instead of hanging it."""
+        if self.hung:
+            raise CallTimeout(self.hung)
+        if self.call_timeout is None:
+            return thunk()
+        box: dict = {}
+
+        def target():
+            try:
+                box["value"] = thunk()
+            except BaseException as exc:  # noqa: BLE001  handed to the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=target, name="symattn-conform-call", daemon=True)
+        worker.start()
+        worker.join(self.call_timeout)
+        if worker.is_alive():
+            self.hung = f"the function did not return within {self.call_timeout:g} s (allow longer with call_timeout=S)"
+            raise CallTimeout(self.hung)
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
     def call(self, q, k, v, **opts):
         """``(out, lse)`` as numpy in (b, h, n, d) layout; ``lse`` is None unless ``returns_lse``."""
-        result = self.adapter.call(self.fn, q, k, v, **opts)
+        result = self.guarded(lambda: self.adapter.call(self.fn, q, k, v, **opts))
         if self.returns_lse:
             if not isinstance(result, tuple):
                 raise TypeError("returns_lse=True, but the function returned one array, not (out, lse)")
@@ -98,10 +131,11 @@ class Runner:
     def grads(self, q, k, v, d_out, **opts):
         """``(out, (dq, dk, dv))`` from the declared backward."""
         if self.backward == "autograd":
-            out, grads = self.adapter.call_autograd(self.fn, q, k, v, d_out, **opts)
+            out, grads = self.guarded(lambda: self.adapter.call_autograd(self.fn, q, k, v, d_out, **opts))
         else:
             out, lse = self.call(q, k, v, **opts)
-            grads = self.adapter.call_backward(self.backward, q, k, v, self.prec.cast(out), d_out, lse=lse, **opts)
+            grads = self.guarded(lambda: self.adapter.call_backward(self.backward, q, k, v, self.prec.cast(out),
+                                                                    d_out, lse=lse, **opts))
         for name, g, x in zip(("dq", "dk", "dv"), grads, (q, k, v)):
             if g.shape != x.shape:
                 raise ValueError(f"{name} has shape {g.shape}, expected {x.shape}")
@@ -131,6 +165,7 @@ def prepare(
     key_lengths: bool = False,
     dropout=None,
     masked_values_safe: bool = False,
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
 ) -> tuple[Runner, variants.Spec]:
     """:func:`check`'s validation and set-up: the :class:`Runner` and the variants declared, or a
     clear error naming what is wrong before any input is drawn (the calibration uses it too)."""
@@ -164,6 +199,9 @@ def prepare(
         precision(d)
     if dtype not in dtypes:
         raise ValueError(f"dtype {dtype!r} is not among the declared dtypes {list(dtypes)}")
+    if call_timeout is not None and (isinstance(call_timeout, bool) or not isinstance(call_timeout, (int, float))
+                                     or not call_timeout > 0 or call_timeout != call_timeout):
+        raise ValueError(f"call_timeout must be a positive number of seconds or None, got {call_timeout!r}")
     if backward is not None and backward != "autograd" and not callable(backward):
         raise ValueError(f"backward must be None, 'autograd' or a callable, got {backward!r}")
     if head_dims is not None and not isinstance(head_dims, (list, tuple)):
@@ -185,7 +223,7 @@ def prepare(
         raise ValueError(f"backward='autograd' needs an adapter that can differentiate (torch or jax), "
                          f"not {adapter.name!r}")
     runner = Runner(fn, adapter, dtype, causal, mask, examples, space, backward, returns_lse, dtypes,
-                    bool(masked_values_safe))
+                    bool(masked_values_safe), None if call_timeout is None else float(call_timeout))
     return runner, spec
 
 
@@ -215,6 +253,7 @@ def check(
     key_lengths: bool = False,
     dropout=None,
     masked_values_safe: bool = False,
+    call_timeout: float | None = DEFAULT_CALL_TIMEOUT,
 ) -> ConformanceResult:
     """Check ``fn(q, k, v, **options)`` against every property; see :mod:`symattn.conformance`.
 
@@ -250,6 +289,9 @@ def check(
     masked_values_safe : the function promises that NaN/inf in masked or padded keys and values
         never reaches its results; ``masked_values_do_not_leak`` is then graded (without it, it is
         reported: NaN x 0 is NaN in any matmul, so every BLAS-based kernel lets it through).
+    call_timeout : seconds one call of ``fn`` (or of its backward) may take (default 60; None: no
+        limit). A call still running then fails its property ("the function did not return within
+        N s") and the properties after it are skipped: the check ends instead of hanging.
     """
     if hints not in ("python", "cli"):
         raise ValueError(f"hints must be 'python' or 'cli', got {hints!r}")
@@ -257,26 +299,40 @@ def check(
                            value_dim=value_dim, square=square, max_n=max_n, head_dims=head_dims, dtypes=dtypes,
                            backward=backward, returns_lse=returns_lse, kv_heads=kv_heads, window=window,
                            align=align, softcap=softcap, alibi=alibi, key_lengths=key_lengths, dropout=dropout,
-                           masked_values_safe=masked_values_safe)
+                           masked_values_safe=masked_values_safe, call_timeout=call_timeout)
     t0 = time.perf_counter()
-    results: list[PropertyResult] = [
-        props.agrees_with_reference(runner),
-        props.lse_agrees_with_reference(runner),
-        props.backward_agrees_with_reference(runner),
-        props.convex_hull(runner),
-        props.key_value_permutation(runner),
-        props.query_permutation(runner),
-        props.default_scale(runner),
-        props.causal_no_future(runner),
-        props.fully_masked_rows(runner),
-        props.empty_sequences(runner),
-        props.large_logits_finite(runner),
-        props.float16_finite(runner),
-        props.masked_values_do_not_leak(runner, spec),
-        props.deterministic(runner),
-        props.rope_relative(runner, rope),
-        *variants.properties(runner, spec),
+    steps = [
+        lambda: [props.agrees_with_reference(runner)],
+        lambda: [props.lse_agrees_with_reference(runner)],
+        lambda: [props.backward_agrees_with_reference(runner)],
+        lambda: [props.convex_hull(runner)],
+        lambda: [props.key_value_permutation(runner)],
+        lambda: [props.query_permutation(runner)],
+        lambda: [props.default_scale(runner)],
+        lambda: [props.causal_no_future(runner)],
+        lambda: [props.fully_masked_rows(runner)],
+        lambda: [props.empty_sequences(runner)],
+        lambda: [props.large_logits_finite(runner)],
+        lambda: [props.float16_finite(runner)],
+        lambda: [props.masked_values_do_not_leak(runner, spec)],
+        lambda: [props.deterministic(runner)],
+        lambda: [props.rope_relative(runner, rope)],
+        lambda: variants.properties(runner, spec),
     ]
+    results: list[PropertyResult] = []
+    for step in steps:
+        results.extend(step())
+        if runner.hung:
+            break
+    if runner.hung:  # the rest would call a function still running in an abandoned thread
+        import symattn.conformance as _pkg
+
+        last = results[-1]
+        if last.status != "fail":  # a reporting property caught the timeout as an exception
+            last.status, last.detail = "fail", runner.hung
+        done = {r.name for r in results}
+        results.extend(PropertyResult(n, "", "skipped", "not run: a call timed out in an earlier property")
+                       for n in _pkg.PROPERTIES if n not in done)
     options = {"dtype": runner.prec.name, "causal": runner.causal or "off", "mask": runner.mask or False,
                "examples": examples, "adapter": runner.adapter.name, "layout": runner.adapter.layout, "max_n": max_n,
                "value_dim": runner.space.value_dim,
@@ -289,6 +345,8 @@ def check(
         options["returns_lse"] = True
     if masked_values_safe:
         options["masked_values_safe"] = True
+    if call_timeout != DEFAULT_CALL_TIMEOUT:
+        options["call_timeout"] = call_timeout
     options.update(spec.describe())
     if hints == "cli":
         for r in results:

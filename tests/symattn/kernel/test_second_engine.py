@@ -168,9 +168,39 @@ def test_a_step_flint_cannot_express_is_shown_as_one_engine(monkeypatch):
     assert out.levels["symbolic"].status.value == "pass"
     assert out.verdict != Verdict.PROVED
     assert "not every step was re-checked by the second engine" in out.how and "step 1 (algebra)" in out.how
-    monkeypatch.setattr(grading, "REQUIRE_RECHECK", False)  # the default for now: proved, the step named
+    monkeypatch.setattr(grading, "REQUIRE_RECHECK", False)  # SYMATTN_REQUIRE_RECHECK=0: proved, the step named
     out = Checker(numeric=False).check(thm)
     assert out.verdict == Verdict.PROVED and "checked by one engine only at: step 1 (algebra)" in out.how
+
+
+@pytest.mark.parametrize("env, required", [(None, True), ("1", True), ("0", False)])
+def test_require_recheck_is_the_default_and_0_turns_it_off(monkeypatch, env, required):
+    import importlib
+
+    from symattn.kernel import grading
+
+    if env is None:
+        monkeypatch.delenv("SYMATTN_REQUIRE_RECHECK", raising=False)
+    else:
+        monkeypatch.setenv("SYMATTN_REQUIRE_RECHECK", env)
+    try:
+        assert importlib.reload(grading).REQUIRE_RECHECK is required
+    finally:
+        monkeypatch.undo()
+        importlib.reload(grading)
+
+
+def test_with_the_second_engine_off_no_derivation_is_a_proof(monkeypatch):
+    from symattn.kernel import grading
+
+    monkeypatch.setattr(grading, "REQUIRE_RECHECK", True)
+    lhs, rhs = (x + 1) ** 2, x**2 + 2 * x + 1
+    thm = _theorem(lhs, rhs, Derivation(lhs).eq(rhs, "algebra"))
+    with second.disabled():
+        out = Checker(numeric=False).check(thm)
+    assert out.levels["symbolic"].status.value == "pass" and out.verdict != Verdict.PROVED
+    assert "the second engine is off" in out.how
+    assert Checker(numeric=False).check(thm).verdict == Verdict.PROVED
 
 
 def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):

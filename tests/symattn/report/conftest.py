@@ -11,9 +11,15 @@ import pytest
 def library_build(tmp_path_factory):
     """The library's full report, built once per session (every theorem checked, every figure):
     ``(directory, ReportResult, theorems)``. Used only by tests marked ``slow``."""
+    from symattn.cache import Cache, using
     from symattn.report import ReportOptions, build_report
     from symattn.theorem import load_all
 
     theorems = list(load_all())
     out = tmp_path_factory.mktemp("library") / "reports"
-    return out, build_report(ReportOptions(out=out, jobs=os.cpu_count() or 1), theorems=theorems), theorems
+    # the outcomes through the content-addressed cache the registry's and the derivations' items use
+    # (tests/test_registry.py): a theorem another item of the session already checked is not checked
+    # again, and one checked here first is not checked again there
+    with using(Cache()):
+        result = build_report(ReportOptions(out=out, jobs=os.cpu_count() or 1), theorems=theorems)
+    return out, result, theorems
