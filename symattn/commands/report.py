@@ -60,6 +60,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--conform", action="append", default=[], metavar="MODULE:FUNCTION",
                         help="add a section checking this attention implementation against the theorems' "
                              "properties (see `symattn conform`); may be repeated")
+    parser.add_argument("--conform-examples", type=int, default=40, metavar="N",
+                        help="drawn cases per property in each --conform section (default 40, as `symattn conform`)")
 
 
 def output_problem(out: str) -> str | None:
@@ -128,6 +130,9 @@ def run(args) -> int:
     if title is not None and not title.strip():
         print("symattn report: --title must not be empty", file=sys.stderr)
         return 2
+    if args.conform_examples < 1:
+        print(f"symattn report: --conform-examples must be at least 1, got {args.conform_examples}", file=sys.stderr)
+        return 2
     try:
         options = ReportOptions(out=args.out, formats=args.formats, pattern=args.pattern,
                                 templates=args.templates, jobs=args.jobs, time_limit=args.time_limit,
@@ -170,7 +175,7 @@ def run(args) -> int:
             print(f"symattn report: --conform {spec}: {exc}", file=sys.stderr)
             return 2
         print(f"checking conformance of {spec}", file=sys.stderr)
-        extra.append(conformance_section(conformance.check(fn, target=spec)))
+        extra.append(conformance_section(conformance.check(fn, target=spec, examples=args.conform_examples)))
     progress = Progress(len(theorems))
     t0 = time.perf_counter()
     try:

@@ -6,7 +6,7 @@ from symattn.cli import main
 def test_report_with_conform_adds_a_section_per_implementation(tmp_path, capsys):
     out = tmp_path / "r"
     code = main(["report", "-k", "^softmax_add_const$", "--out", str(out), "--format", "html,latex",
-                 "--figures", "none", "--conform", "numeric:attention",
+                 "--figures", "none", "--conform-examples", "8", "--conform", "numeric:attention",
                  "--conform", "tests.symattn.broken_attention:no_scaling"])
     assert code == 0
     html = (out / "index.html").read_text()
@@ -21,4 +21,12 @@ def test_report_with_a_bad_conform_target_is_a_usage_error(tmp_path, capsys):
     code = main(["report", "-k", "^softmax_add_const$", "--out", str(tmp_path / "r"), "--conform", "numeric:nope"])
     assert code == 2
     assert "no attribute" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_report_with_too_few_conform_examples_is_a_usage_error(tmp_path, capsys):
+    code = main(["report", "-k", "^softmax_add_const$", "--out", str(tmp_path / "r"), "--conform", "numeric:attention",
+                 "--conform-examples", "0"])
+    assert code == 2
+    assert "--conform-examples must be at least 1, got 0" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
