@@ -104,8 +104,9 @@ class Case:
         rng = np.random.default_rng(self.seed + 101)
         return rng.standard_normal((self.b, self.h, self.n_q, self.d_v)).astype(dtype)
 
-    def describe(self) -> str:
-        """Three lines: the shapes, the seed and the order of the draws, the code that redraws it."""
+    def describe(self, then: str = "") -> str:
+        """Three lines: the shapes, the seed and the order of the draws, the code that redraws it
+        (``then``: the statements that follow, e.g. what the property did to the arrays and the call)."""
         scaled = f", then q scaled by {self.scale:g}" if self.scale != 1 else ""
         code = (f"Case(b={self.b}, h={self.h}, n_q={self.n_q}, n_k={self.n_k}, d={self.d}, d_v={self.d_v}, "
                 f"seed={self.seed}" + (f", scale={self.scale:g}" if self.scale != 1 else "")
@@ -116,6 +117,7 @@ class Case:
             f"seed {self.seed}: numpy.random.default_rng({self.seed}) draws q, then k, then v, N(0,1){scaled}; "
             f"d_out from default_rng({self.seed + 101}); a mask from default_rng({self.seed + 1})\n"
             f"reproduce: from symattn.conformance import Case; q, k, v = {code}.arrays()"
+            + (f"; {then}" if then else "")
         )
 
 

@@ -29,8 +29,19 @@ CAUSAL = "causal mask (004 'The Complete Transformer Block')"
 CONVENTION = "convention (not a theorem)"
 
 
-def search(name: str, basis: str, runner, strategy, fails: Callable, describe: Callable) -> PropertyResult:
-    """Search for a failing case; an exception inside the function counts as a failure."""
+def search(name: str, basis: str, runner, strategy, fails: Callable, describe: Callable,
+           then: Callable | None = None) -> PropertyResult:
+    """Search for a failing case; an exception inside the function counts as a failure.
+
+    ``then(case)``: the statements of the reproduction after ``Case(...).arrays()`` (default: the
+    call with the case's options, :meth:`~symattn.conformance.runner.Runner.reproduction`)."""
+    if then is None:
+        def then(case):
+            return runner.reproduction(case, runner.options(case))
+
+    def cex(case):
+        return case.describe(then(case)) if isinstance(case, Case) else repr(case)
+
     errors: dict = {}
 
     def wrapped(case):
@@ -45,15 +56,14 @@ def search(name: str, basis: str, runner, strategy, fails: Callable, describe: C
     try:
         found = find(strategy, wrapped, runner.examples)
     except _Hung as hung:
-        return PropertyResult(name, basis, "fail", hung.why, hung.case.describe() if hasattr(hung.case, "describe")
-                              else repr(hung.case), examples=runner.examples)
+        return PropertyResult(name, basis, "fail", hung.why, cex(hung.case), examples=runner.examples)
     if found is None:
         return PropertyResult(name, basis, "pass", f"no counterexample in {runner.examples} examples",
                               examples=runner.examples)
     if found in errors:
-        return PropertyResult(name, basis, "fail", "the function raised", f"{found.describe()}\n{errors[found]}",
+        return PropertyResult(name, basis, "fail", "the function raised", f"{cex(found)}\n{errors[found]}",
                               examples=runner.examples)
-    return PropertyResult(name, basis, "fail", describe(found), found.describe(), examples=runner.examples)
+    return PropertyResult(name, basis, "fail", describe(found), cex(found), examples=runner.examples)
 
 
 class _Hung(BaseException):
@@ -190,7 +200,8 @@ def agreement(name: str, basis: str, runner, strategy, extra: Callable[[Case], d
         last[case] = "; ".join(found)
         return bool(found)
 
-    return search(name, basis, runner, strategy, fails, lambda c: last.get(c, ""))
+    return search(name, basis, runner, strategy, fails, lambda c: last.get(c, ""),
+                  lambda c: runner.reproduction(c, runner.options(c, **extra(c))))
 
 
 def agrees_with_reference(runner) -> PropertyResult:
@@ -256,8 +267,18 @@ def key_value_permutation(runner) -> PropertyResult:
         scale = 1.0 + float(np.abs(v).max(initial=0.0))
         return not np.allclose(out, out_p, rtol=64 * eps, atol=64 * eps * scale)
 
+    def then(c: Case):
+        perm = f"perm = np.random.default_rng({c.seed + 3}).permutation({c.n_k})"
+        opts = runner.options(c)
+        first = runner.reproduction(c, opts)
+        if "mask" in opts:
+            first += "; mask = mask[:, perm]"
+        return (f"{first}; import numpy as np; {perm}; "
+                "out_p = fn(" + runner.reproduction(c, opts).split("out = fn(", 1)[1]
+                .replace("q, k, v", "q, k[..., perm, :], v[..., perm, :]", 1) + "  # differs from out")
+
     return search(name, basis, runner, cases(runner.space), fails,
-                  lambda c: "permuting keys and values together changed the output")
+                  lambda c: "permuting keys and values together changed the output", then)
 
 
 def query_permutation(runner) -> PropertyResult:
@@ -435,10 +456,15 @@ def empty_sequences(runner) -> PropertyResult:
 
 # ------------------------------------------------------------------------------------ robustness
 def large_logits_finite(runner) -> PropertyResult:
+    def factor(case: Case) -> float:
+        return 1e4 / max(1.0, math.sqrt(case.d))  # scores of magnitude ~1e4
+
+    clip = runner.prec.name in ("float16", "bfloat16")
+
     def fails(case: Case):
         q, k, v = case.arrays()
-        q = q * 1e4 / max(1.0, math.sqrt(case.d))  # scores of magnitude ~1e4
-        if runner.prec.name in ("float16", "bfloat16"):
+        q = q * factor(case)
+        if clip:
             q = np.clip(q, -6e4, 6e4)
         qt, kt, vt = (runner.prec.cast(a) for a in (q, k, v))
         opts = runner.options(case)
@@ -446,7 +472,9 @@ def large_logits_finite(runner) -> PropertyResult:
         return not np.all(np.isfinite(out[~runner.empty_rows(case, opts)]))
 
     return search("large_logits_finite", "softmax_add_const", runner, cases(runner.space), fails,
-                  lambda c: "scores of magnitude ~1e4 gave a non-finite output (overflow: no max subtraction?)")
+                  lambda c: "scores of magnitude ~1e4 gave a non-finite output (overflow: no max subtraction?)",
+                  lambda c: runner.reproduction(c, runner.options(c), f"q = q * {factor(c)!r}"
+                                                + ("; q = q.clip(-6e4, 6e4)" if clip else "")))
 
 
 def float16_finite(runner) -> PropertyResult:
@@ -461,7 +489,8 @@ def float16_finite(runner) -> PropertyResult:
         out = runner.out(q, k, v, **opts)
         return not np.all(np.isfinite(out[~runner.empty_rows(case, opts)]))
 
-    return search(name, basis, runner, cases(runner.space), fails, lambda c: "float16 inputs gave a non-finite output")
+    return search(name, basis, runner, cases(runner.space), fails, lambda c: "float16 inputs gave a non-finite output",
+                  lambda c: runner.reproduction(c, runner.options(c), dtype="float16"))
 
 
 def _padding(runner, case: Case, spec):

@@ -69,6 +69,36 @@ class Runner:
         opts.update(extra)
         return {key: value for key, value in opts.items() if value is not None}
 
+    def reproduction(self, case: Case, opts: dict, before: str = "", dtype: str | None = None) -> str:
+        """Python statements that follow ``Case(...).arrays()`` in a counterexample's reproduction:
+        ``before`` (what the property did to the float64 arrays), the cast to the tested dtype,
+        the options passed (the mask redrawn as :meth:`mask_for` draws it) and the call."""
+        parts = [before] if before else []
+        dtype = dtype or self.prec.storage.name
+        if dtype != "float64":
+            parts.append(f"q, k, v = (a.astype('{dtype}') for a in (q, k, v))")
+        args = []
+        for key, value in opts.items():
+            if key == "mask" and self.mask:
+                parts.append("import numpy as np")
+                parts.append(f"mask = np.random.default_rng({case.seed + 1}).random(({case.n_q}, {case.n_k})) < 0.7")
+                parts.append("mask[:, 0] = True")
+                if self.mask == "float":
+                    parts.append(f"mask = np.where(mask, 0.0, -np.inf).astype('{self.prec.storage.name}')")
+                args.append("mask=mask")
+            elif isinstance(value, np.ndarray):
+                parts.append("import numpy as np")
+                args.append(f"{key}=np.array({value.tolist()!r})")
+            else:
+                args.append(f"{key}={value!r}")
+        parts.append("out = fn(" + ", ".join(["q", "k", "v", *args]) + ")")
+        seen, code = set(), []
+        for part in parts:  # "import numpy as np" once
+            if part not in seen:
+                seen.add(part)
+                code.append(part)
+        return "; ".join(code)
+
     def inputs(self, case: Case):
         """``(q, k, v)`` in float64 and the same values in the tested dtype."""
         exact = case.arrays(np.float64)

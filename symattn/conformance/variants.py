@@ -220,7 +220,10 @@ def _dropout(runner, spec: Spec) -> list[PropertyResult]:
         return not np.array_equal(plain, zero, equal_nan=True)
 
     results.append(search(identity, basis, runner, cases(runner.space), fails,
-                          lambda c: "dropout p = 0 changed the output bits"))
+                          lambda c: "dropout p = 0 changed the output bits",
+                          lambda c: runner.reproduction(c, runner.options(c)) + "; out_0 = fn("
+                          + runner.reproduction(c, runner.options(c, dropout=0.0, seed=1)).split("out = fn(", 1)[1]
+                          + "  # differs from out"))
     return results
 
 

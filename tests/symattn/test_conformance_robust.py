@@ -4,13 +4,17 @@ watchdog), a signature lacking the declared options (an early error)."""
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import numeric
 from symattn import conformance
 from symattn.cli import main
 
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in matmul:RuntimeWarning")
+from . import broken_attention as broken
+
+pytestmark = [pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning"),
+              pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")]
 
 
 # ------------------------------------------------------------------------------------ watchdog
@@ -140,3 +144,55 @@ def test_cli_signature_errors_exit_2_in_one_line(argv, message, capsys, monkeypa
     assert main(["conform", f"{__name__}:{argv[0]}", *argv[1:], "--max-n", "8", "--examples", "2"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------------------------ reproductions
+def key_lengths_of_batch_0(q, k, v, *, key_lengths=None, **opts):
+    """Uses batch element 0's key length for every batch element."""
+    if key_lengths is None:
+        return numeric.attention(q, k, v, **opts)
+    return numeric.attention(q, k, v, key_lengths=np.full_like(key_lengths, key_lengths[0]), **opts)
+
+
+def mask_ignored_on_last_query(q, k, v, *, mask=None, **opts):
+    out = numeric.attention(q, k, v, mask=mask, **opts)
+    if mask is not None:
+        out[..., -1, :] = numeric.attention(q, k, v, **opts)[..., -1, :]
+    return out
+
+
+def float16_unsafe(q, k, v, **opts):
+    """exp of the raw scores in the input dtype: overflows in float16 only."""
+    s = (q @ np.swapaxes(k, -1, -2)) / np.sqrt(q.shape[-1]).astype(q.dtype)
+    w = np.exp(s)
+    return ((w / w.sum(-1, keepdims=True)) @ v).astype(q.dtype)
+
+
+def _run(reproduce: str, fn):
+    assert reproduce.startswith("reproduce: ")
+    namespace = {"fn": fn}
+    exec(reproduce.removeprefix("reproduce: "), namespace)  # the line a user would paste
+    return namespace
+
+
+@pytest.mark.parametrize("fn, declared, prop", [
+    (broken.no_max_subtraction, {}, "large_logits_finite"),
+    (broken.no_max_subtraction, {"dtype": "float32"}, "large_logits_finite"),
+    (key_lengths_of_batch_0, {"key_lengths": True}, "key_lengths_agree_with_reference"),
+    (mask_ignored_on_last_query, {"mask": True}, "agrees_with_reference"),
+    (mask_ignored_on_last_query, {"mask": "float", "dtype": "float32"}, "agrees_with_reference"),
+    (float16_unsafe, {"dtypes": ["float64", "float32", "float16"]}, "float16_finite"),
+])
+def test_the_printed_reproduction_reproduces_the_failure(fn, declared, prop):
+    r = conformance.check(fn, examples=20, max_n=64, **declared)
+    p = r.by_name(prop)
+    assert p.status == "fail", r.table()
+    lines = p.counterexample.splitlines()
+    assert len(lines) == 3
+    bad = _run(lines[2], fn)["out"]
+    good = _run(lines[2], numeric.attention)["out"]  # the same inputs and options, a correct kernel
+    assert np.all(np.isfinite(good))
+    if prop.endswith("_finite"):
+        assert not np.all(np.isfinite(bad))
+    else:
+        assert np.all(np.isfinite(bad)) and np.max(np.abs(bad - good)) > 1e-3
