@@ -190,7 +190,40 @@ class Domain:
     max_heads: int
 
     def smaller(self, c: Case):
-        """Cases one field smaller than ``c`` (in the order tried), all inside the domain."""
+        """Cases one field smaller than ``c`` (in the order tried), all inside the domain: first each
+        field at its minimum (b = h = 1, the shortest lengths, d = d_v = 1 ...; with the case's seed,
+        then with two others, since a smaller shape redraws every value), then one step at a time."""
+        tried = set()
+        for jump in self._minima(c):
+            for seed in (c.seed, c.seed + 1, c.seed + 2):
+                x = replace(jump, seed=seed)
+                if x not in tried:
+                    tried.add(x)
+                    yield x
+        for x in self._steps(c):
+            if x not in tried:
+                yield x
+
+    def _minima(self, c: Case):
+        if c.b > 1:
+            yield replace(c, b=1)
+        if self.kv_heads is None and c.h > 1:
+            yield replace(c, h=1)
+        elif self.kv_heads is True and (c.h, c.kv) != (1, 1):
+            yield replace(c, h=1, h_kv=1)
+        elif self.kv_heads not in (None, True) and c.kv > 1:
+            yield replace(c, h=self.kv_heads, h_kv=1)
+        if self.n_k_lengths[0] < c.n_k:
+            n = self.n_k_lengths[0]
+            yield replace(c, n_k=n, n_q=n) if self.square else replace(c, n_k=n)
+        if not self.square and self.lengths[0] < c.n_q:
+            yield replace(c, n_q=self.lengths[0])
+        if self.dims[0] < c.d:
+            yield replace(c, d=self.dims[0], d_v=self.dims[0]) if self.same_dv else replace(c, d=self.dims[0])
+        if not self.same_dv and self.dv_dims[0] < c.d_v:
+            yield replace(c, d_v=self.dv_dims[0])
+
+    def _steps(self, c: Case):
         for b in range(1, c.b):
             yield replace(c, b=b)
         if self.kv_heads is None:

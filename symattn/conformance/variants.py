@@ -18,6 +18,9 @@
 ``dropout_rate``                       dropout on the attention weights (Srivastava et al., 2014):
                                        the fraction dropped is p within a binomial tolerance and
                                        kept weights are scaled by 1 / (1 - p).
+``dropout_masks_independent``         the masks of different seeds, of different (batch, head) slices
+                                       and of consecutive query rows agree on p^2 + (1-p)^2 of the
+                                       weights (6 sigma): the seed is used, no mask is reused.
 ``dropout_zero_is_identity``           p = 0 gives the output without dropout, bit for bit.
 =====================================  =====================================================
 
@@ -172,8 +175,10 @@ def _key_lengths(runner, spec: Spec) -> PropertyResult:
 def _dropout(runner, spec: Spec) -> list[PropertyResult]:
     rate, identity = "dropout_rate", "dropout_zero_is_identity"
     basis = "dropout on the attention weights (Srivastava et al. 2014), kept weights scaled by 1/(1-p)"
+    independent = "dropout_masks_independent"
     if spec.dropout is None:
-        return [skipped(rate, basis, "declare dropout=p"), skipped(identity, basis, "declare dropout=p")]
+        return [skipped(rate, basis, "declare dropout=p"), skipped(independent, basis, "declare dropout=p"),
+                skipped(identity, basis, "declare dropout=p")]
     p = spec.dropout
     results = []
     # Equal scores (q = 0) and v = I: output entry (i, j) is 0 if weight (i, j) was dropped, else
@@ -185,11 +190,13 @@ def _dropout(runner, spec: Spec) -> list[PropertyResult]:
     v = np.broadcast_to(np.eye(n), (b, h, n, n)).copy()
     q, k, v = (runner.prec.cast(a) for a in (q, k, v))
     details, ok = [], True
+    masks = []
     try:
         fractions = []
         for seed in (0, 1, 2):
             out = runner.out(q, k, v, dropout=p, seed=seed)
             dropped = np.isclose(out, 0, atol=1e-3 / n)
+            masks.append(dropped)
             fractions.append(float(dropped.mean()))
             kept = out[~dropped]
             expect = 1 / (n * (1 - p))
@@ -211,6 +218,10 @@ def _dropout(runner, spec: Spec) -> list[PropertyResult]:
                                       None if ok else f"q = 0, v = I, shapes {(b, h, n, n)}, seeds 0, 1, 2"))
     except Exception as exc:  # noqa: BLE001  whatever the implementation raises is reported
         results.append(PropertyResult(rate, basis, "fail", "the function raised", f"{type(exc).__name__}: {exc}"))
+        results.append(PropertyResult(independent, basis, "fail", "the function raised",
+                                      f"{type(exc).__name__}: {exc}"))
+    else:
+        results.append(_independence(independent, basis, p, masks, (b, h, n, n)))
 
     def fails(case: Case):
         _, (qt, kt, vt) = runner.inputs(case)
@@ -227,6 +238,43 @@ def _dropout(runner, spec: Spec) -> list[PropertyResult]:
     return results
 
 
+def _independence(name: str, basis: str, p: float, masks: list, shape: tuple) -> PropertyResult:
+    """Dropout masks (boolean, True = dropped) of seeds 0, 1, 2 on ``shape``: independent draws
+    agree on a fraction ``a = p^2 + (1 - p)^2`` of the weights, within binomial noise. A fraction
+    above ``a + 6 sigma`` (one in 10^9 for independent masks) between two seeds (the seed is
+    ignored), two (batch, head) slices (one mask shared by every slice) or consecutive query rows
+    (one mask shared by every row) is a failure; the same mask gives 1."""
+    if p == 0:
+        return PropertyResult(name, basis, "pass", "p = 0: no weight is dropped, nothing to compare")
+    a = p * p + (1 - p) * (1 - p)
+
+    def too_similar(x, y):
+        count = x.size
+        agree = float(np.mean(x == y))
+        return agree > a + 6 * math.sqrt(a * (1 - a) / count) + 1 / count, agree
+
+    b, h, _, _ = shape
+    checks = []
+    for i, j in ((x, y) for x in range(len(masks)) for y in range(x + 1, len(masks))):
+        checks.append((f"seeds {i} and {j}", masks[i], masks[j]))
+    slices = [(x, y) for x in range(b) for y in range(h)]
+    for seed, m in enumerate(masks):
+        for s1 in range(len(slices)):
+            for s2 in range(s1 + 1, len(slices)):
+                checks.append((f"(batch, head) slices {slices[s1]} and {slices[s2]} under seed {seed}",
+                               m[slices[s1]], m[slices[s2]]))
+        checks.append((f"consecutive query rows under seed {seed}", m[..., :-1, :], m[..., 1:, :]))
+    for label, x, y in checks:
+        bad, agree = too_similar(x, y)
+        if bad:
+            return PropertyResult(name, basis, "fail",
+                                  f"the dropout masks of {label} agree on {agree:.4f} of the weights; independent "
+                                  f"masks agree on p^2 + (1-p)^2 = {a:.4f} (seed ignored, or one mask reused)",
+                                  f"q = 0, v = I, shapes {shape}, dropout={p}, seeds 0, 1, 2")
+    return PropertyResult(name, basis, "pass", f"masks of different seeds, (batch, head) slices and query rows "
+                          f"agree on about p^2 + (1-p)^2 = {a:.4f} of the weights (within 6 sigma)")
+
+
 def _first(a):
     return float(np.asarray(a).ravel()[0])
 
@@ -239,4 +287,4 @@ def properties(runner, spec: Spec) -> list[PropertyResult]:
 NAMES = ("gqa_agrees_with_reference", "window_top_left_agrees_with_reference",
          "window_bottom_right_agrees_with_reference", "softcap_agrees_with_reference",
          "alibi_agrees_with_reference", "key_lengths_agree_with_reference", "dropout_rate",
-         "dropout_zero_is_identity")
+         "dropout_masks_independent", "dropout_zero_is_identity")

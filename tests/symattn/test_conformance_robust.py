@@ -196,3 +196,75 @@ def test_the_printed_reproduction_reproduces_the_failure(fn, declared, prop):
         assert not np.all(np.isfinite(bad))
     else:
         assert np.all(np.isfinite(bad)) and np.max(np.abs(bad - good)) > 1e-3
+
+
+# ------------------------------------------------------------------------------------ shrinking
+from symattn.conformance.cases import Case, Space, cases, shrink  # noqa: E402
+
+_DOMAIN = cases(Space(max_n=512)).symattn_domain
+_BIG = Case(b=3, h=3, n_q=383, n_k=383, d=224, d_v=256, seed=7, scale=3.0)
+
+
+@pytest.mark.parametrize("fails, expected", [
+    # the bug needs long keys and a wide d (a tile bug): b, h, n_q, d_v go to their minimum
+    (lambda c: c.n_k > 64 and c.d > 100, dict(b=1, h=1, n_q=1, d_v=1, n_k=65)),
+    # needs d_v > 128 (the value tile): kept; everything else minimal
+    (lambda c: c.d_v > 128, dict(b=1, h=1, n_q=1, n_k=1, d=1, d_v=160)),
+    # needs two heads: h stays 2, b goes to 1
+    (lambda c: c.h >= 2 and c.n_q > 100, dict(b=1, h=2, n_q=111, n_k=1, d=1, d_v=1)),
+])
+def test_shrink_within_its_default_budget_takes_each_unneeded_field_to_its_minimum(fails, expected):
+    small = shrink(_BIG, fails, _DOMAIN)  # the budget find uses
+    assert fails(small)
+    assert {key: getattr(small, key) for key in expected} == expected
+
+
+def test_shrink_tries_other_seeds_at_the_minimum_when_the_values_matter():
+    big = Case(b=3, h=3, n_q=8, n_k=8, d=4, d_v=4, seed=10)
+    small = shrink(big, lambda c: c.b == 3 or (c.b == 1 and c.seed == 12), _DOMAIN)
+    assert small.b == 1 and small.seed == 12
+
+
+# ------------------------------------------------------------------------------------ dropout masks
+def _dropout_with(draw_mask):
+    def fn(q, k, v, *, dropout=0.0, seed=0, **opts):
+        s = (q @ np.swapaxes(k, -1, -2)) / np.sqrt(q.shape[-1])
+        w = np.exp(s - s.max(-1, keepdims=True))
+        w = w / w.sum(-1, keepdims=True)
+        if dropout:
+            w = w * (~draw_mask(seed, dropout, w.shape)) / (1 - dropout)
+        return w @ v
+    return fn
+
+
+independent = _dropout_with(lambda seed, p, shape: np.random.default_rng(seed).random(shape) < p)
+# one (n_q, n_k) mask for every batch element and head (the RNG offset not advanced per head)
+shared_by_slices = _dropout_with(lambda seed, p, shape: np.broadcast_to(
+    np.random.default_rng(seed).random(shape[-2:]) < p, shape))
+seed_ignored = _dropout_with(lambda seed, p, shape: np.random.default_rng(1234).random(shape) < p)
+# one mask row for every query row
+shared_by_rows = _dropout_with(lambda seed, p, shape: np.broadcast_to(
+    np.random.default_rng(seed).random(shape[:-2] + (1, shape[-1])) < p, shape))
+# seed used, but only its parity (seeds 0 and 2 give the same mask)
+seed_parity = _dropout_with(lambda seed, p, shape: np.random.default_rng(seed % 2).random(shape) < p)
+
+
+@pytest.mark.parametrize("p", [0.1, 0.3, 0.7])
+@pytest.mark.parametrize("fn, ok", [(independent, True), (shared_by_slices, False), (seed_ignored, False),
+                                    (shared_by_rows, False), (seed_parity, False)])
+def test_dropout_masks_must_depend_on_the_seed_and_differ_across_slices(fn, ok, p):
+    r = conformance.check(fn, dropout=p, examples=2, max_n=8)
+    got = r.by_name("dropout_masks_independent")
+    assert got.status == ("pass" if ok else "fail"), r.table()
+    if ok:
+        assert r.passed, r.table()
+
+
+def test_torch_sdpa_dropout_masks_are_independent():
+    torch = pytest.importorskip("torch")
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    for p in (0.1, 0.3):
+        r = conformance.check(sdpa, dtype="float32", dropout=p, examples=2, max_n=8,
+                              adapter=conformance.torch_adapter())
+        for name in ("dropout_rate", "dropout_masks_independent", "dropout_zero_is_identity"):
+            assert r.by_name(name).status == "pass", r.table()
