@@ -287,7 +287,8 @@ def jax_adapter(layout: str = "bnhd", *, option_names: dict | None = None) -> Ad
     float32, and ``dtype="float64"`` is refused rather than silently downcast. The adapter declares
     what the function supports, so a check through it needs no more: ``value_dim="same"``
     (``dot_product_attention`` wants d_v = d) and dtypes float32, float16 (float64 too with x64),
-    float32 the default.
+    float32 the default; float16 only when the backend computes it (probed once: XLA on CPU
+    refuses a jitted float16 attention, so there ``float16_finite`` is skipped, not failed).
     """
     import jax
     import jax.numpy as jnp
@@ -349,9 +350,35 @@ def jax_adapter(layout: str = "bnhd", *, option_names: dict | None = None) -> Ad
     # jax.nn.dot_product_attention needs the value head dim to equal the query's; without x64 it
     # computes in float32 (float64 inputs would be downcast silently: refused instead)
     dtypes = ("float64", "float32", "float16") if jax.config.jax_enable_x64 else ("float32", "float16")
+    if not _jax_float16_works():  # XLA on CPU refuses float16 dot_general with float32 accumulation
+        dtypes = tuple(d for d in dtypes if d != "float16")
     return Adapter(name="jax", layout=layout, to_native=to_native, from_native=np.asarray, option_names=names,
                    causal_value=causal_value, window_value=window_value, vjp=vjp, invoke=invoke,
                    value_dim="same", dtypes=dtypes)
+
+
+_JAX_FLOAT16: dict = {}
+
+
+def _jax_float16_works() -> bool:
+    """Whether the default JAX backend computes a jitted float16 ``dot_product_attention`` and its
+    ``vjp`` (XLA on CPU refuses the float16 x float16 -> float32 ``dot_general``). Probed once per
+    backend on a (1, 1, 1, 1) input."""
+    import jax
+    import jax.numpy as jnp
+
+    backend = jax.default_backend()
+    if backend not in _JAX_FLOAT16:
+        x = jnp.ones((1, 1, 1, 1), jnp.float16)
+        f = jax.nn.dot_product_attention
+        try:
+            jax.block_until_ready(jax.jit(f)(x, x, x))
+            out, pull = jax.vjp(jax.jit(f), x, x, x)
+            jax.block_until_ready(pull(jnp.ones_like(out)))
+            _JAX_FLOAT16[backend] = True
+        except Exception:  # noqa: BLE001  any refusal: the backend does not compute float16 attention
+            _JAX_FLOAT16[backend] = False
+    return _JAX_FLOAT16[backend]
 
 
 def load_callable(spec: str) -> Callable:

@@ -268,3 +268,25 @@ def test_torch_sdpa_dropout_masks_are_independent():
                               adapter=conformance.torch_adapter())
         for name in ("dropout_rate", "dropout_masks_independent", "dropout_zero_is_identity"):
             assert r.by_name(name).status == "pass", r.table()
+
+
+# ------------------------------------------------------------------------------------ jax float16
+def test_jax_adapter_declares_float16_only_when_the_backend_computes_it():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    x = jnp.ones((1, 2, 1, 4), jnp.float16)
+    try:  # independently of the adapter's probe: a jitted float16 attention and its vjp
+        out, pull = jax.vjp(jax.jit(jax.nn.dot_product_attention), x, x, x)
+        pull(jnp.ones_like(out))
+        works = True
+    except Exception:  # noqa: BLE001
+        works = False
+    adapter = conformance.jax_adapter()
+    assert ("float16" in adapter.dtypes) == works and "float32" in adapter.dtypes
+    r = conformance.check(jax.nn.dot_product_attention, adapter=adapter, causal=True, backward="autograd",
+                          max_n=16, examples=3)
+    f16 = r.by_name("float16_finite")
+    assert f16.status == ("pass" if works else "skipped"), r.table()
+    assert works or "backend" in f16.detail
+    assert r.passed, r.table()
