@@ -171,6 +171,8 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 #   sqrt_scale_seq  the same with Q K^T summed by a plain loop over the head dim, the order of a
 #                GEMM micro-kernel accumulating each entry over k in turn (MKL's sgemm under torch's
 #                math backend: bit for bit, measured)
+#   seq_u20      Q K^T summed in that order, scaled after, exp_u20, normalised after the product
+#                (torch's flash CPU forward: the same sgemm, then its exponential)
 #   exp2         exp2((s - m) log2 e) in the compute precision (FlashAttention's exponential)
 #   tiled_64     scale folded into Q, online softmax over tiles of 64 keys, normalised after the
 #                product (FlashAttention-2's order; torch's flash CPU backend)
@@ -189,7 +191,7 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 # the backward's to 1 and its scores summed by the loop: torch's flash CPU pair of kernels). In
 # float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the dtype before the
 # matmuls that take them ("p_rounded", "recompute_rounded").
-ENSEMBLE = ("numeric", "sqrt_scale", "sqrt_scale_seq", "exp2", "tiled_64", "exp_u20")
+ENSEMBLE = ("numeric", "sqrt_scale", "sqrt_scale_seq", "exp2", "tiled_64", "exp_u20", "seq_u20")
 # In float16 and bfloat16, "accumulate_rounded": the gradients summed tile by tile *in the dtype*,
 # each tile's product added into the stored gradient and the sum rounded (C = round(C + A_t B_t)):
 # dK and dV over tiles of 32 queries, dQ over tiles of 512 keys. torch's flash CPU backward does
@@ -247,6 +249,14 @@ def ensemble(q, k, v, opts: dict, prec: Precision) -> dict:
     e_seq = np.exp(s_seq - np.where(m_seq == -np.inf, 0, m_seq).astype(ct))
     z_seq = np.sum(e_seq, axis=-1, keepdims=True)
     outs["sqrt_scale_seq"] = (e_seq / np.where(z_seq == 0, 1, z_seq)) @ v
+    # torch's flash CPU forward: Q K^T by the same sgemm (in order over the head dim), the scale
+    # applied after, its exp_u20, normalised after P V
+    s_fl = _sequential_scores(q, k, kw)
+    m_fl = np.max(s_fl, axis=-1, keepdims=True, initial=-np.inf)
+    s_fl = s_fl - np.where(m_fl == -np.inf, 0, m_fl).astype(ct)
+    e_fl = exp_u20(s_fl) if ct == np.float32 else np.exp(s_fl)
+    z_fl = np.sum(e_fl, axis=-1, keepdims=True)
+    outs["seq_u20"] = (e_fl @ v) / np.where(z_fl == 0, 1, z_fl)
     n_q, n_k = q.shape[-2], k.shape[-2]
     if n_q and n_k:
         outs["tiled_64"] = numeric.tiled_attention(q, k, v, block_q=64, block_k=64, threads=1, **kw)[0]
