@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import sys
 from typing import Any
 
 import sympy as sp
@@ -55,9 +57,56 @@ _UNDEFINED = frozenset({"_kwargs", "_sage_", "name", "__doc__"})
 _VERDICTS: dict[int, tuple[type, str]] = {}  # id(cls) -> (cls, "" or the reason it is refused)
 
 
+_TRUSTED: dict[int, tuple[type, bool]] = {}
+
+
 def _own(cls: type) -> bool:
+    """``cls`` is SymPy's, symattn's or the library's own: its ``__module__`` names one of those
+    packages AND the class really lives there (a user's class that sets ``__module__`` to
+    ``symattn.softmax`` is not trusted): the module is loaded from inside the package's directory,
+    the class is found under its name there (or is a local class), and every function of its body
+    was compiled from a file inside that directory."""
+    if cls is object:
+        return True
     mod = getattr(cls, "__module__", None) or ""
-    return mod.split(".")[0] in ("sympy", "symattn", "derivations") or cls is object
+    if not isinstance(mod, str) or mod.split(".")[0] not in ("sympy", "symattn", "derivations"):
+        return False
+    hit = _TRUSTED.get(id(cls))
+    if hit is None or hit[0] is not cls:
+        hit = _TRUSTED[id(cls)] = (cls, _really_from(cls, mod))
+    return hit[1]
+
+
+def _package_dir(top: str) -> str:
+    pkg = sys.modules.get(top)
+    f = getattr(pkg, "__file__", None)
+    return os.path.dirname(os.path.realpath(f)) if f else ""
+
+
+def _inside(path: Any, root: str) -> bool:
+    if not isinstance(path, str) or not root:
+        return False
+    return os.path.realpath(path).startswith(root + os.sep)
+
+
+def _really_from(cls: type, mod: str) -> bool:
+    root = _package_dir(mod.split(".")[0])
+    module = sys.modules.get(mod)
+    if module is None or not _inside(getattr(module, "__file__", None), root):
+        return False
+    qual = getattr(cls, "__qualname__", "") or ""
+    if "<locals>" not in qual:
+        obj: Any = module
+        for part in qual.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not cls:
+            return False
+    for v in vars(cls).values():
+        for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
+            code = getattr(f, "__code__", None)
+            if code is not None and not _inside(code.co_filename, root):
+                return False
+    return True
 
 
 def _user_defined_heads() -> set:
@@ -173,6 +222,10 @@ def check_term(expr: Any, where: str = "") -> None:
             continue
         if not isinstance(e, sp.Basic):
             raise KernelError(f"the term holds a {cls.__qualname__}{at}, which is not a SymPy expression")
+        if isinstance(e, sp.Symbol) and _may_be_infinite(e):
+            raise KernelError(f"the term holds the symbol {e.name}{at}, which may be infinite (its assumptions "
+                              f"{_infinite_assumptions(e)} allow +-oo, where 0*x and x - x are undefined): "
+                              "declare it real/positive/nonnegative/... (finite) instead")
         if isinstance(e, sp.Float):
             raise KernelError(f"the term holds the floating-point number {e}{at}: the kernel decides no term "
                               "with a Float (SymPy's rounding would decide it: x (1 + 1e-20) = x); write it as "
@@ -181,6 +234,22 @@ def check_term(expr: Any, where: str = "") -> None:
             raise KernelError(f"the term holds {cls.__qualname__}(...){at} carrying attributes "
                               f"{sorted(set(e.__dict__) - {'nargs'})}: a term is its class and its arguments only")
         stack.extend(e.args)
+
+
+def _infinite_assumptions(e: sp.Symbol) -> list:
+    a = e.assumptions0
+    return sorted(k for k, v in a.items() if v is True and (k == "infinite" or k.startswith("extended_")))
+
+
+def _may_be_infinite(e: sp.Symbol) -> bool:
+    """A symbol whose declared assumptions allow an infinite value explicitly (``extended_real``,
+    ``extended_positive``, ... without ``real``/``finite``, or ``infinite``)."""
+    a = e.assumptions0
+    if a.get("infinite") is True:
+        return True
+    if a.get("finite") is True or a.get("real") is True or a.get("complex") is True:
+        return False
+    return any(v is True and k.startswith("extended_") for k, v in a.items())
 
 
 def check_terms(terms, where: str = "") -> None:

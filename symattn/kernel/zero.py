@@ -386,6 +386,13 @@ def _definedness_conditions(expr: Any) -> list:
             return
         if isinstance(e, sp.Pow) and (e.exp.is_negative or (e.exp.is_number and e.exp < 0)):
             add(e.base)
+        elif isinstance(e, sp.Pow) and not e.exp.is_number and e.exp.is_positive is not True:
+            # a symbolic exponent may be negative (x**y at x = 0, y = -1 is zoo; x**m * x**-m at x = 0 is
+            # 0 * zoo): defined where the base is nonzero unless the exponent is shown positive
+            add(e.base)
+        elif isinstance(e, sp.tanh) and e.args[0].is_extended_real is not True:
+            # total on the reals only: tanh(i pi/2) = zoo
+            add(sp.cosh(e.args[0]))
         elif isinstance(e, sp.log):
             add(e.args[0])
         elif isinstance(e, (sp.tan, sp.sec)):
@@ -447,11 +454,12 @@ def _definedness_conditions(expr: Any) -> list:
 
 
 #: SymPy's functions defined at every argument (complex ones included), for the definedness test
-TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.asin, sp.acos, sp.asinh, sp.acosh, sp.Abs,
+#: (tanh, total on the reals only, is CONDITIONED: cosh(z) != 0 for an argument not shown real)
+TOTAL = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.asin, sp.acos, sp.asinh, sp.acosh, sp.Abs,
          sp.sign, sp.re, sp.im, sp.conjugate, sp.floor, sp.ceiling, sp.frac, sp.Max, sp.Min, sp.Heaviside,
          sp.KroneckerDelta, sp.erf, sp.erfc, sp.erfi, sp.sinc, sp.LeviCivita)
 #: the functions whose conditions :func:`_definedness_conditions` names (log, tan, gamma, ...)
-CONDITIONED = (sp.log, sp.tan, sp.sec, sp.cot, sp.csc, sp.coth, sp.csch, sp.sech, sp.atanh, sp.acoth, sp.gamma,
+CONDITIONED = (sp.log, sp.tanh, sp.tan, sp.sec, sp.cot, sp.csc, sp.coth, sp.csch, sp.sech, sp.atanh, sp.acoth, sp.gamma,
                sp.loggamma, sp.polygamma, sp.digamma, sp.factorial, sp.binomial, sp.asec, sp.acsc, sp.arg, sp.Mod,
                sp.atan, sp.acot, sp.Piecewise)
 
