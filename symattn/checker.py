@@ -47,6 +47,7 @@ from symattn.kernel.instances import (
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
+from symattn.timelimit import check_seconds
 from symattn.kernel.wellformed import check_hypotheses, check_terms
 from symattn.kernel.zero import side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
@@ -102,7 +103,12 @@ class Checker:
 
     def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0,
                  cache=None):
-        self.time_limit = time_limit
+        # bad options are an error here, at the call, never a verdict of each theorem checked
+        self.time_limit = check_seconds(time_limit, "Checker: time_limit")
+        if not isinstance(numeric, bool):
+            raise TypeError(f"Checker: numeric must be True or False, got {numeric!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"Checker: seed must be an int, got {seed!r}")
         self.numeric = numeric
         self.seed = seed
         #: a :class:`symattn.cache.Cache` of outcomes by content key (None: the ambient one, if any,
@@ -712,6 +718,13 @@ class Checker:
             res = thm.numeric(self.seed)
         except Exception as exc:
             return LevelResult(Level.UNDECIDED, f"numeric check raised {type(exc).__name__}: {exc}")
+        from symattn.theorem import NumericResult
+
+        if not isinstance(res, NumericResult) or not (
+                isinstance(res.ok, bool) or (type(res.ok).__module__ == "numpy" and type(res.ok).__name__ in ("bool_", "bool"))):
+            got = f"{type(res).__name__} {res!r}" if not isinstance(res, NumericResult) else f"ok={res.ok!r}"
+            return LevelResult(Level.UNDECIDED, f"theorem {thm.id!r}: its numeric callback must return a "
+                               f"symattn.NumericResult (ok: bool, samples, seed, max_error, tolerance), got {got}"[:400])
         data = {
             "samples": res.samples,
             "seed": res.seed,
@@ -1112,9 +1125,20 @@ def check_theorem(thm: Any, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
     from symattn.acceptance import remember
 
-    outcome = Checker(**kwargs).check(thm)
+    outcome = _checker(kwargs, "check_theorem").check(thm)
     outcome.target = thm.target
     return remember(outcome, thm)
+
+
+_OPTIONS = ("time_limit", "numeric", "seed", "cache")
+
+
+def _checker(kwargs: dict, where: str) -> Checker:
+    """A :class:`Checker` of ``kwargs``; an unknown option is a ``TypeError`` naming it and the known ones."""
+    unknown = sorted(set(kwargs) - set(_OPTIONS))
+    if unknown:
+        raise TypeError(f"{where}: unknown option(s) {', '.join(unknown)}; the options are {', '.join(_OPTIONS)}")
+    return Checker(**kwargs)
 
 
 def _worker(args):
@@ -1127,9 +1151,11 @@ def _worker(args):
 
 def check_many(theorems: Iterable, *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
     """Check many theorems, in parallel processes when ``jobs > 1``; results in input order."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"check_many: jobs must be an integer >= 1, got {jobs!r}")
+    checker = _checker(kwargs, "check_many")  # the options validated before any work, whatever jobs is
     theorems = list(theorems)
     if jobs <= 1 or len(theorems) <= 1:
-        checker = Checker(**kwargs)
         out = []
         for t in theorems:
             o = checker.check(t)
