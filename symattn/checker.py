@@ -720,8 +720,7 @@ class Checker:
             return LevelResult(Level.UNDECIDED, f"numeric check raised {type(exc).__name__}: {exc}")
         from symattn.theorem import NumericResult
 
-        if not isinstance(res, NumericResult) or not (
-                isinstance(res.ok, bool) or (type(res.ok).__module__ == "numpy" and type(res.ok).__name__ in ("bool_", "bool"))):
+        if not isinstance(res, NumericResult) or not _truth_value(res.ok):
             got = f"{type(res).__name__} {res!r}" if not isinstance(res, NumericResult) else f"ok={res.ok!r}"
             return LevelResult(Level.UNDECIDED, f"theorem {thm.id!r}: its numeric callback must return a "
                                f"symattn.NumericResult (ok: bool, samples, seed, max_error, tolerance), got {got}"[:400])
@@ -747,6 +746,19 @@ def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext) -> Non
         return
     if whole is not None:
         checks.append(dataclasses.replace(whole, kind="step"))
+
+
+def _truth_value(ok: Any) -> bool:
+    """Whether ``ok`` is a truth value: a bool, or one that equals True or False (numpy's, SymPy's
+    ``true``/``false``); not a string, ``None`` or an array."""
+    if isinstance(ok, bool):
+        return True
+    if ok is None or isinstance(ok, (str, bytes)):
+        return False
+    try:
+        return bool(ok == True) or bool(ok == False)  # noqa: E712
+    except Exception:
+        return False
 
 
 def _ambient_cache():
