@@ -168,6 +168,11 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 #
 #   numeric      softmax(scale Q K^T) V, normalised before the product (the textbook; JAX's XLA path)
 #   sqrt_scale   (sqrt(scale) Q)(sqrt(scale) K)^T, then as above (torch's math backend)
+#   sqrt_scale_seq  the same with Q K^T summed by a plain loop over the head dim, the order of a
+#                GEMM micro-kernel accumulating each entry over k in turn (MKL's sgemm under torch's
+#                math backend: bit for bit, measured)
+#   seq_u20      Q K^T summed in that order, scaled after, exp_u20, normalised after the product
+#                (torch's flash CPU forward: the same sgemm, then its exponential)
 #   exp2         exp2((s - m) log2 e) in the compute precision (FlashAttention's exponential)
 #   tiled_64     scale folded into Q, online softmax over tiles of 64 keys, normalised after the
 #                product (FlashAttention-2's order; torch's flash CPU backend)
@@ -186,7 +191,7 @@ def magnitudes(q, k, v, d_out, opts: dict, grads: bool = False) -> dict:
 # the backward's to 1 and its scores summed by the loop: torch's flash CPU pair of kernels). In
 # float16 and bfloat16 also FlashAttention's rounding of P (and dS) to the dtype before the
 # matmuls that take them ("p_rounded", "recompute_rounded").
-ENSEMBLE = ("numeric", "sqrt_scale", "exp2", "tiled_64", "exp_u20")
+ENSEMBLE = ("numeric", "sqrt_scale", "sqrt_scale_seq", "exp2", "tiled_64", "exp_u20", "seq_u20")
 # In float16 and bfloat16, "accumulate_rounded": the gradients summed tile by tile *in the dtype*,
 # each tile's product added into the stored gradient and the sum rounded (C = round(C + A_t B_t)):
 # dK and dV over tiles of 32 queries, dQ over tiles of 512 keys. torch's flash CPU backward does
@@ -235,6 +240,23 @@ def ensemble(q, k, v, opts: dict, prec: Precision) -> dict:
     outs["exp_u20"] = (e20 @ v) / np.where(z20 == 0, 1, z20)
     if prec.storage != ct or prec.name == "bfloat16":  # P rounded to the dtype, normalised after P V
         outs["p_rounded"] = (prec.cast(e) @ v) / np.where(z == 0, 1, z)
+    # torch's math backend in float32: sqrt(scale) on Q and K, then MKL's sgemm, whose micro-kernel
+    # accumulates each entry of Q K^T over the head dim in order (measured: bit for bit a plain
+    # left-to-right FMA loop), not in the blocked/pairwise order of numpy's BLAS; its rounding grows
+    # with d (up to 4x numeric's at d >= 96 with scores scaled by 3)
+    s_seq = _sequential_scores(q * a, k * a, dict(kw, scale=1.0))
+    m_seq = np.max(s_seq, axis=-1, keepdims=True, initial=-np.inf)
+    e_seq = np.exp(s_seq - np.where(m_seq == -np.inf, 0, m_seq).astype(ct))
+    z_seq = np.sum(e_seq, axis=-1, keepdims=True)
+    outs["sqrt_scale_seq"] = (e_seq / np.where(z_seq == 0, 1, z_seq)) @ v
+    # torch's flash CPU forward: Q K^T by the same sgemm (in order over the head dim), the scale
+    # applied after, its exp_u20, normalised after P V
+    s_fl = _sequential_scores(q, k, kw)
+    m_fl = np.max(s_fl, axis=-1, keepdims=True, initial=-np.inf)
+    s_fl = s_fl - np.where(m_fl == -np.inf, 0, m_fl).astype(ct)
+    e_fl = exp_u20(s_fl) if ct == np.float32 else np.exp(s_fl)
+    z_fl = np.sum(e_fl, axis=-1, keepdims=True)
+    outs["seq_u20"] = (e_fl @ v) / np.where(z_fl == 0, 1, z_fl)
     n_q, n_k = q.shape[-2], k.shape[-2]
     if n_q and n_k:
         outs["tiled_64"] = numeric.tiled_attention(q, k, v, block_q=64, block_k=64, threads=1, **kw)[0]
@@ -319,7 +341,7 @@ def _sequential_scores(q, k, kw: dict) -> np.ndarray:
     import numeric
 
     ct = q.dtype.type
-    scale = ct(_scale_of(q))
+    scale = ct(kw["scale"] if kw.get("scale") is not None else _scale_of(q))
     blas = numeric.attention_scores(q, k, **kw)  # masked, capped, biased: the reference's
     raw_blas = (q @ k.swapaxes(-1, -2)) * scale
     raw = np.zeros(raw_blas.shape, q.dtype)
