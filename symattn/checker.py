@@ -47,7 +47,6 @@ from symattn.kernel.instances import (
 from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
-from symattn.timelimit import check_seconds
 from symattn.kernel.wellformed import check_hypotheses, check_terms
 from symattn.kernel.zero import side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
@@ -58,6 +57,7 @@ from symattn.library import registry
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
+from symattn.timelimit import check_seconds
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
@@ -722,8 +722,9 @@ class Checker:
 
         if not isinstance(res, NumericResult) or not _truth_value(res.ok):
             got = f"{type(res).__name__} {res!r}" if not isinstance(res, NumericResult) else f"ok={res.ok!r}"
-            return LevelResult(Level.UNDECIDED, f"theorem {thm.id!r}: its numeric callback must return a "
-                               f"symattn.NumericResult (ok: bool, samples, seed, max_error, tolerance), got {got}"[:400])
+            return LevelResult(Level.UNDECIDED, (f"theorem {thm.id!r}: its numeric callback must return a symattn."
+                                                 f"NumericResult (ok: bool, samples, seed, max_error, tolerance), "
+                                                 f"got {got}")[:400])
         data = {
             "samples": res.samples,
             "seed": res.seed,

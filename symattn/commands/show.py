@@ -64,7 +64,6 @@ def suggestions(wanted: str, ids, n: int = 5) -> list[str]:
 
 def run(args) -> int:
     from symattn.theorem import load_all
-
     from symattn.timelimit import seconds_problem
 
     problem = None if args.time_limit is None else seconds_problem(args.time_limit)
