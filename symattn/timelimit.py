@@ -18,7 +18,7 @@ import os
 
 __all__ = ["time_limit", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS", "ENVIRONMENT",  # noqa: F822
            "check_environment", "default_seconds", "environment_errors", "MAX_SECONDS", "seconds_problem",
-           "check_seconds"]
+           "check_seconds", "environment_value"]
 
 _FALLBACK = 8.0
 
@@ -77,9 +77,12 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value <= 0:
-        raise ValueError("must be a positive integer")
+    if not 0 < value <= _MAX_INT:
+        raise ValueError(f"must be a positive integer at most {_MAX_INT}")
     return value
+
+
+_MAX_INT = int(MAX_SECONDS * 1000)  # (the one integer variable is z3's timeout in milliseconds)
 
 
 def _choice(*allowed: str):
@@ -119,6 +122,18 @@ def check_environment(environ=None) -> None:
     errors = environment_errors(environ)
     if errors:
         raise ValueError("; ".join(errors))
+
+
+def environment_value(name: str, default):
+    """The validated value of the environment variable ``name`` (one of :data:`ENVIRONMENT`), or
+    ``default`` when it is not set; ``ValueError`` naming it and its value otherwise."""
+    if name not in os.environ:
+        return default
+    text = os.environ[name]
+    try:
+        return ENVIRONMENT[name][0](text)
+    except ValueError as exc:
+        raise ValueError(f"{name} {exc}, got {text!r}") from None
 
 
 def default_seconds(environ=None) -> float:

@@ -275,6 +275,10 @@ def test_environment_variables_are_validated_in_one_line(value, ok):
 
 @pytest.mark.parametrize("name, value, message", [
     ("SYMATTN_SECOND_ENGINE_SECONDS", "ten", "must be a positive number of seconds"),
+    ("SYMATTN_SECOND_ENGINE_SECONDS", "1e300", "must be a positive number of seconds at most 86400"),
+    ("SYMATTN_SECOND_ENGINE_SECONDS", "inf", "must be a positive number of seconds at most 86400"),
+    ("SYMATTN_Z3_TIMEOUT_MS", "1" + "0" * 30, "must be a positive integer at most 86400000"),
+    ("SYMATTN_Z3_TIMEOUT_MS", "0", "must be a positive integer"),
     ("SYMATTN_Z3_TIMEOUT_MS", "2.5", "must be a positive integer"),
     ("SYMATTN_SECOND_ENGINE", "off", "must be one of '0', '1'"),
     ("SYMATTN_REQUIRE_RECHECK", "yes", "must be one of '0', '1'"),
@@ -285,6 +289,21 @@ def test_every_environment_variable_symattn_reads_is_validated(name, value, mess
 
     (line,) = environment_errors({name: value})
     assert line.startswith(f"{name} {message}") and line.endswith(f"got {value!r}")
+
+
+@pytest.mark.parametrize("name, text, value", [("SYMATTN_SECOND_ENGINE_SECONDS", "2.5", 2.5),
+                                               ("SYMATTN_Z3_TIMEOUT_MS", "86400000", 86400000),
+                                               ("SYMATTN_TIME_LIMIT", "86400", 86400.0)])
+def test_environment_values_are_read_through_the_one_validation(name, text, value, monkeypatch):
+    from symattn.timelimit import environment_value
+
+    monkeypatch.delenv(name, raising=False)
+    assert environment_value(name, "default") == "default"
+    monkeypatch.setenv(name, text)
+    assert environment_value(name, None) == value
+    monkeypatch.setenv(name, "1e300")
+    with pytest.raises(ValueError, match=f"^{name} must be a positive"):
+        environment_value(name, None)
 
 
 def test_a_bad_environment_variable_is_a_one_line_usage_error_before_any_import():
