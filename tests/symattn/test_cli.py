@@ -74,11 +74,28 @@ def test_check_exits_1_when_a_theorem_is_below_target(monkeypatch, capsys):
     from symattn.statement import Statement
     from symattn.theorem import Theorem, registry
 
-    x = sp.Symbol("x")
-    bad = Theorem(id="zz_unprovable", title="x = x + 1", statement=Statement(x, x + 1), source="extension")
+    x = sp.Symbol("x", real=True)
+    # true, but stated with no derivation and no instances: nothing shows it, so it stays undecided
+    # (a false statement would be refuted by the kernel's exact point search instead)
+    bad = Theorem(id="zz_unprovable", title="sin^2 + cos^2 = 1, unproved",
+                  statement=Statement(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.S.One), source="extension")
     monkeypatch.setitem(registry._theorems, "zz_unprovable", bad)
     assert main(["check", "-k", "^zz_unprovable$"]) == 1
-    assert "below target" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "below target" in out and "REFUTED" not in out
+
+
+def test_check_exits_1_and_says_refuted_for_a_false_theorem(monkeypatch, capsys):
+    import sympy as sp
+
+    from symattn.statement import Statement
+    from symattn.theorem import Theorem, registry
+
+    x = sp.Symbol("x")
+    bad = Theorem(id="zz_false", title="x = x + 1", statement=Statement(x, x + 1), source="extension")
+    monkeypatch.setitem(registry._theorems, "zz_false", bad)
+    assert main(["check", "-k", "^zz_false$"]) == 1
+    assert "REFUTED" in capsys.readouterr().out
 
 
 def test_python_dash_m_entry_point_runs_in_parallel():
