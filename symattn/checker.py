@@ -57,6 +57,7 @@ from symattn.library import registry
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
 from symattn.statement import Statement
+from symattn.timelimit import check_seconds
 from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict, wording
 
 __all__ = ["check_theorem", "check_many", "outcome_to_json", "Checker"]
@@ -102,7 +103,12 @@ class Checker:
 
     def __init__(self, *, time_limit: float = DEFAULT_SECONDS, numeric: bool = True, seed: int = 0,
                  cache=None):
-        self.time_limit = time_limit
+        # bad options are an error here, at the call, never a verdict of each theorem checked
+        self.time_limit = check_seconds(time_limit, "Checker: time_limit")
+        if not isinstance(numeric, bool):
+            raise TypeError(f"Checker: numeric must be True or False, got {numeric!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise TypeError(f"Checker: seed must be an int, got {seed!r}")
         self.numeric = numeric
         self.seed = seed
         #: a :class:`symattn.cache.Cache` of outcomes by content key (None: the ambient one, if any,
@@ -712,6 +718,13 @@ class Checker:
             res = thm.numeric(self.seed)
         except Exception as exc:
             return LevelResult(Level.UNDECIDED, f"numeric check raised {type(exc).__name__}: {exc}")
+        from symattn.theorem import NumericResult
+
+        if not isinstance(res, NumericResult) or not _truth_value(res.ok):
+            got = f"{type(res).__name__} {res!r}" if not isinstance(res, NumericResult) else f"ok={res.ok!r}"
+            return LevelResult(Level.UNDECIDED, (f"theorem {thm.id!r}: its numeric callback must return a symattn."
+                                                 f"NumericResult (ok: bool, samples, seed, max_error, tolerance), "
+                                                 f"got {got}")[:400])
         data = {
             "samples": res.samples,
             "seed": res.seed,
@@ -734,6 +747,19 @@ def _recheck_whole_step(checks: list, prev: Any, step, ctx: ProofContext) -> Non
         return
     if whole is not None:
         checks.append(dataclasses.replace(whole, kind="step"))
+
+
+def _truth_value(ok: Any) -> bool:
+    """Whether ``ok`` is a truth value: a bool, or one that equals True or False (numpy's, SymPy's
+    ``true``/``false``); not a string, ``None`` or an array."""
+    if isinstance(ok, bool):
+        return True
+    if ok is None or isinstance(ok, (str, bytes)):
+        return False
+    try:
+        return bool(ok == True) or bool(ok == False)  # noqa: E712
+    except Exception:
+        return False
 
 
 def _ambient_cache():
@@ -1112,9 +1138,20 @@ def check_theorem(thm: Any, **kwargs) -> Outcome:
     """Check one theorem (all levels) and return its :class:`Outcome` (which knows the target)."""
     from symattn.acceptance import remember
 
-    outcome = Checker(**kwargs).check(thm)
+    outcome = _checker(kwargs, "check_theorem").check(thm)
     outcome.target = thm.target
     return remember(outcome, thm)
+
+
+_OPTIONS = ("time_limit", "numeric", "seed", "cache")
+
+
+def _checker(kwargs: dict, where: str) -> Checker:
+    """A :class:`Checker` of ``kwargs``; an unknown option is a ``TypeError`` naming it and the known ones."""
+    unknown = sorted(set(kwargs) - set(_OPTIONS))
+    if unknown:
+        raise TypeError(f"{where}: unknown option(s) {', '.join(unknown)}; the options are {', '.join(_OPTIONS)}")
+    return Checker(**kwargs)
 
 
 def _worker(args):
@@ -1127,9 +1164,11 @@ def _worker(args):
 
 def check_many(theorems: Iterable, *, jobs: int = 1, progress=None, **kwargs) -> list[Outcome]:
     """Check many theorems, in parallel processes when ``jobs > 1``; results in input order."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"check_many: jobs must be an integer >= 1, got {jobs!r}")
+    checker = _checker(kwargs, "check_many")  # the options validated before any work, whatever jobs is
     theorems = list(theorems)
     if jobs <= 1 or len(theorems) <= 1:
-        checker = Checker(**kwargs)
         out = []
         for t in theorems:
             o = checker.check(t)

@@ -350,8 +350,36 @@ def _make(name: str, dim: Any, mean: Any, variance: Any, raw: dict, central: dic
     label = _EntryLabel(name, next(_serials))
     central = central if isinstance(central, _GaussianMoments) else dict(central)
     vec = RandomVector(name, d, m, v, dict(raw), central, sp.IndexedBase(label, real=True))
+    if raw or (central and not isinstance(central, _GaussianMoments)):
+        from symattn.statement import RandomFamily
+
+        orders = sorted(set(raw) | set(central))
+        family = RandomFamily(f"{name}_iid", base=vec.base, dim=d, mean=m, variance=v,
+                              moments=tuple((r, vec.raw_moment(r)) for r in orders))
+        _refuse_impossible(f"iid_vector {name!r}", [family])
     _VECTORS[label] = vec
     return vec
+
+
+def _refuse_impossible(what: str, hypotheses: list) -> None:
+    """``ValueError`` when the declared law is shown impossible (a negative even moment, Jensen
+    E[x^4] >= E[x^2]^2, |correlation| > 1, Cauchy-Schwarz, ...): the theorem layer's own check of the
+    same hypotheses (:func:`symattn.kernel.schemas.probability.problems`). What is only *not shown*
+    possible (symbolic moments of unknown sign) is accepted, as is a check that runs out of time."""
+    from symattn.kernel.schemas.probability import problems
+    from symattn.kernel.timelimit import TimeLimitExceeded, TimeLimitUnavailable, time_limit
+
+    try:
+        with time_limit(_VALIDATION_SECONDS):
+            found = problems(hypotheses)
+    except (TimeLimitExceeded, TimeLimitUnavailable):
+        return
+    found = [f for f in found if "not shown" not in f]
+    if found:
+        raise ValueError(f"{what}: impossible distribution: " + "; ".join(found))
+
+
+_VALIDATION_SECONDS = 2.0
 
 
 def iid_vector(name: str, dim: Any, *, mean: Any = 0, variance: Any, moments: dict | None = None,
@@ -780,6 +808,12 @@ def correlated_vectors(name_q: str, name_k: str, dim: Any, *, variance: Any, cov
     else:
         q = iid_vector(name_q, dim, variance=var)
         k = iid_vector(name_k, dim, variance=var)
+    from symattn.statement import CorrelatedPairs
+
+    _refuse_impossible(f"correlated_vectors {name_q!r}, {name_k!r}", [
+        q.family(f"{name_q}_iid"), k.family(f"{name_k}_iid"),
+        CorrelatedPairs(f"{name_q}{name_k}_pairs", q=q.base, k=k.base, dim=q.dim, covariance=cov,
+                        mixed=tuple(sorted(mixed.items())))])
     pair = CorrelatedPair(q, k, var, cov, gaussian, mixed)
     object.__setattr__(q, "pair", pair)
     object.__setattr__(k, "pair", pair)

@@ -92,6 +92,13 @@ def _specs(config) -> list[tuple[str, str]]:
 
 
 def pytest_configure(config) -> None:
+    limit = config.getoption("symattn_time_limit", None)
+    if limit is not None:  # a usage error before any collection
+        from symattn.timelimit import seconds_problem
+
+        problem = seconds_problem(limit)
+        if problem is not None:
+            raise pytest.UsageError(f"--symattn-time-limit {problem}, got {limit}")
     if _specs(config) or config.getoption("symattn_with_library", False):
         from symattn.sources import watch_registrations
 

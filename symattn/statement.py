@@ -51,6 +51,11 @@ class Statement:
     def __post_init__(self) -> None:
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
+        for name in ("lhs", "rhs"):  # text is never parsed (no sympify of outside strings)
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)):
+                raise TypeError(f"Statement: {name} must be a SymPy expression (or a symattn term), got the string "
+                                f"{value!r}; build it with SymPy, e.g. x = sympy.Symbol('x'), then Statement(x, x)")
         object.__setattr__(self, "lhs", sp.sympify(self.lhs, strict=True) if _plain(self.lhs) else self.lhs)
         object.__setattr__(self, "rhs", sp.sympify(self.rhs, strict=True) if _plain(self.rhs) else self.rhs)
 

@@ -6,7 +6,7 @@ before anything else) can report a bad ``SYMATTN_TIME_LIMIT`` in one line instea
 traceback of a failed import.
 
 >>> environment_errors({"SYMATTN_TIME_LIMIT": "abc"})
-["SYMATTN_TIME_LIMIT must be a positive number of seconds (e.g. 8 or 0.5), got 'abc'"]
+["SYMATTN_TIME_LIMIT must be a positive number of seconds at most 86400 (e.g. 8 or 0.5), got 'abc'"]
 >>> environment_errors({"SYMATTN_TIME_LIMIT": "2.5"})
 []
 """
@@ -17,19 +17,59 @@ import math
 import os
 
 __all__ = ["time_limit", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS", "ENVIRONMENT",  # noqa: F822
-           "check_environment", "default_seconds", "environment_errors"]
+           "check_environment", "default_seconds", "environment_errors", "MAX_SECONDS", "seconds_problem",
+           "check_seconds", "environment_value"]
 
 _FALLBACK = 8.0
 
+#: the longest time limit accepted (one day): beyond it, or not finite, a limit is a mistake (and
+#: the system timer overflows)
+MAX_SECONDS = 86400.0
+
+_SECONDS_RULE = f"a positive number of seconds at most {MAX_SECONDS:g} (e.g. 8 or 0.5)"
+
+
+def seconds_problem(value) -> str | None:
+    """What is wrong with ``value`` as a time limit in seconds (a number, or the text of one), or ``None``.
+
+    The one validator of every time limit read from the command line, the environment or an option:
+    finite, positive and at most :data:`MAX_SECONDS`.
+
+    >>> [seconds_problem(v) is None for v in (8, 0.5, "2.5", 86400)]
+    [True, True, True, True]
+    >>> [seconds_problem(v) is None for v in (0, -1, float("nan"), float("inf"), "1e300", "abc", True, None)]
+    [False, False, False, False, False, False, False, False]
+    """
+    if isinstance(value, bool):
+        return f"must be {_SECONDS_RULE}, not a bool"
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return f"must be {_SECONDS_RULE}"
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return f"must be {_SECONDS_RULE}"
+    if not (math.isfinite(number) and 0 < number <= MAX_SECONDS):
+        return f"must be {_SECONDS_RULE}"
+    return None
+
+
+def check_seconds(value, name: str = "time limit") -> float:
+    """``value`` as a float when :func:`seconds_problem` finds nothing wrong; otherwise ``ValueError``
+    naming ``name`` and the value."""
+    problem = seconds_problem(value)
+    if problem is not None:
+        raise ValueError(f"{name} {problem}, got {value!r}")
+    return float(value)
+
 
 def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError("must be a positive number of seconds (e.g. 8 or 0.5)")
-    return value
+    problem = seconds_problem(text)
+    if problem is not None:
+        raise ValueError(problem)
+    return float(text)
 
 
 def _positive_int(text: str) -> int:
@@ -37,9 +77,12 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value <= 0:
-        raise ValueError("must be a positive integer")
+    if not 0 < value <= _MAX_INT:
+        raise ValueError(f"must be a positive integer at most {_MAX_INT}")
     return value
+
+
+_MAX_INT = int(MAX_SECONDS * 1000)  # (the one integer variable is z3's timeout in milliseconds)
 
 
 def _choice(*allowed: str):
@@ -79,6 +122,18 @@ def check_environment(environ=None) -> None:
     errors = environment_errors(environ)
     if errors:
         raise ValueError("; ".join(errors))
+
+
+def environment_value(name: str, default):
+    """The validated value of the environment variable ``name`` (one of :data:`ENVIRONMENT`), or
+    ``default`` when it is not set; ``ValueError`` naming it and its value otherwise."""
+    if name not in os.environ:
+        return default
+    text = os.environ[name]
+    try:
+        return ENVIRONMENT[name][0](text)
+    except ValueError as exc:
+        raise ValueError(f"{name} {exc}, got {text!r}") from None
 
 
 def default_seconds(environ=None) -> float:

@@ -7,7 +7,10 @@ reports numbers and never fails on them (exit 0), except for usage errors (exit 
 from __future__ import annotations
 
 import json
+import math
 import sys
+
+from symattn.timelimit import seconds_problem
 
 HELP = "benchmark tiled attention (forward/backward, variants) against naive numpy and torch SDPA"
 
@@ -99,9 +102,16 @@ def run(args) -> int:
     for name in ("d", "batch", "repeats", "rounds", "block_q", "block_k", "matmul_n", "threads", "window",
                  "softcap", "group"):
         value = getattr(args, name)
-        if value is not None and value <= 0:
+        if value is not None and not (math.isfinite(value) and value > 0):
             print(f"symattn bench: --{name.replace('_', '-')} must be positive, got {value}", file=sys.stderr)
             return 2
+    if not (math.isfinite(args.naive_cap) and args.naive_cap > 0):
+        print(f"symattn bench: --naive-cap must be a positive number of MiB, got {args.naive_cap}", file=sys.stderr)
+        return 2
+    problem = seconds_problem(args.budget)
+    if problem is not None:
+        print(f"symattn bench: --budget {problem}, got {args.budget}", file=sys.stderr)
+        return 2
     progress = None if args.json or not sys.stderr.isatty() else (lambda m: print(m, file=sys.stderr))
     result = run_bench(
         sizes, d=args.d, batch=args.batch, dtype=args.dtype, causal=args.causal, repeats=args.repeats,

@@ -15,7 +15,7 @@ from symattn.cache import add_arguments as add_cache_arguments
 from symattn.cache import from_args as cache_from_args
 from symattn.cache import using as using_cache
 from symattn.commands.sources import add_source_arguments, resolve
-from symattn.timelimit import default_seconds
+from symattn.timelimit import default_seconds, seconds_problem
 
 HELP = "check theorems at every level and grade them; exit 1 if any does not pass (see symattn.acceptance)"
 
@@ -57,8 +57,9 @@ def run(args) -> int:
     if args.jobs < 1:
         print(f"symattn check: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
         return 2
-    if args.time_limit <= 0:
-        print(f"symattn check: --time-limit must be positive, got {args.time_limit}", file=sys.stderr)
+    problem = seconds_problem(args.time_limit)
+    if problem is not None:
+        print(f"symattn check: --time-limit {problem}, got {args.time_limit}", file=sys.stderr)
         return 2
     chosen = resolve(args, "check", pattern=args.pattern)
     if chosen.status is not None:

@@ -64,9 +64,11 @@ def suggestions(wanted: str, ids, n: int = 5) -> list[str]:
 
 def run(args) -> int:
     from symattn.theorem import load_all
+    from symattn.timelimit import seconds_problem
 
-    if args.time_limit is not None and not args.time_limit > 0:
-        print(f"symattn show: --time-limit must be positive, got {args.time_limit}", file=sys.stderr)
+    problem = None if args.time_limit is None else seconds_problem(args.time_limit)
+    if problem is not None:
+        print(f"symattn show: --time-limit {problem}, got {args.time_limit}", file=sys.stderr)
         return 2
     reg = load_all()
     if args.sources:

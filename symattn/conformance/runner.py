@@ -9,6 +9,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from symattn.timelimit import MAX_SECONDS, seconds_problem
+
 from . import properties as props
 from . import variants
 from .adapters import NUMPY, Adapter
@@ -292,8 +294,9 @@ def prepare(
     if dtype not in dtypes:
         raise ValueError(f"dtype {dtype!r} is not among the declared dtypes {list(dtypes)}")
     if call_timeout is not None and (isinstance(call_timeout, bool) or not isinstance(call_timeout, (int, float))
-                                     or not call_timeout > 0 or call_timeout != call_timeout):
-        raise ValueError(f"call_timeout must be a positive number of seconds or None, got {call_timeout!r}")
+                                     or seconds_problem(call_timeout) is not None):
+        raise ValueError(f"call_timeout must be a positive number of seconds at most {MAX_SECONDS:g}, or None, "
+                         f"got {call_timeout!r}")
     if backward is not None and backward != "autograd" and not callable(backward):
         raise ValueError(f"backward must be None, 'autograd' or a callable, got {backward!r}")
     if head_dims is not None and not isinstance(head_dims, (list, tuple)):

@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import signal
 import threading
 import time
 from collections.abc import Iterator
 
+from symattn.timelimit import check_seconds, default_seconds  # the one validation (a leaf module)
+
 __all__ = ["time_limit", "paused_time_limits", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS"]
 
 #: Default limit for one rule check, configurable with ``SYMATTN_TIME_LIMIT`` (seconds).
-DEFAULT_SECONDS = float(os.environ.get("SYMATTN_TIME_LIMIT", "8"))
+DEFAULT_SECONDS = default_seconds()
 
 
 class TimeLimitExceeded(BaseException):
@@ -97,9 +98,7 @@ def _arm(deadline: float) -> None:
 @contextlib.contextmanager
 def time_limit(seconds: float | None = None) -> Iterator[None]:
     """Run the body with a wall-clock limit of ``seconds`` (default :data:`DEFAULT_SECONDS`)."""
-    seconds = DEFAULT_SECONDS if seconds is None else float(seconds)
-    if not seconds > 0:
-        raise ValueError(f"time limit must be positive, got {seconds}")
+    seconds = DEFAULT_SECONDS if seconds is None else check_seconds(seconds)
     if threading.current_thread() is not threading.main_thread():
         raise TimeLimitUnavailable("SymPy checks must run on the main thread so that they can be time-limited")
     now = time.monotonic()

@@ -50,7 +50,7 @@ from symattn.report.content import (
     theorem_entry,
     undecided_outcome,
 )
-from symattn.timelimit import DEFAULT_SECONDS
+from symattn.timelimit import DEFAULT_SECONDS, seconds_problem
 from symattn.verdict import Outcome, Verdict
 
 __all__ = ["ReportOptions", "ReportResult", "ReportError", "build_report", "FORMATS", "OUTPUTS"]
@@ -99,8 +99,9 @@ class ReportOptions:
             raise ValueError(f"jobs must be a positive integer, got {self.jobs!r}")
         if self.figures not in ("all", "used", "none"):
             raise ValueError(f"figures must be 'all', 'used' or 'none', got {self.figures!r}")
-        if self.time_limit <= 0:
-            raise ValueError(f"time_limit must be positive, got {self.time_limit}")
+        problem = seconds_problem(self.time_limit)
+        if problem is not None:
+            raise ValueError(f"time_limit {problem}, got {self.time_limit!r}")
         if self.templates is not None:
             self.templates = Path(self.templates)
             if not self.templates.is_dir():

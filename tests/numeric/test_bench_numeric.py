@@ -81,6 +81,13 @@ def test_cli_plugin_interface_and_json_output(capsys):
         (["--sizes", "a,b"], "--sizes must be positive integers, got 'a,b'"),
         (["--block-q", "-1"], "--block-q must be positive, got -1"),
         (["--repeats", "0"], "--repeats must be positive, got 0"),
+        (["--softcap", "nan"], "--softcap must be positive, got nan"),
+        (["--softcap", "inf"], "--softcap must be positive, got inf"),
+        (["--naive-cap", "nan"], "--naive-cap must be a positive number of MiB, got nan"),
+        (["--naive-cap=-1"], "--naive-cap must be a positive number of MiB, got -1.0"),
+        (["--budget", "nan"], "--budget must be a positive number of seconds at most 86400"),
+        (["--budget", "1e300"], "--budget must be a positive number of seconds at most 86400"),
+        (["--budget", "0"], "--budget must be a positive number of seconds at most 86400"),
     ],
 )
 def test_cli_rejects_bad_arguments_with_exit_status_2(argv, message, capsys):

@@ -262,3 +262,65 @@ def test_a_paused_limit_does_not_count_the_pause_and_still_holds_after_it():
             with pytest.raises(TimeLimitExceeded):
                 with time_limit(0.1):
                     time.sleep(1.0)
+
+
+# ------------------------------------------------------------------------------ bad inputs: early, clear errors
+@pytest.mark.parametrize("returned, ok", [
+    (True, False), (False, False), (None, False), ((True, 1), False), ({"ok": True}, False),
+    (NumericResult(True, 1, 0, 0.0, 0.0), True), (NumericResult(False, 1, 0, 1.0, 0.0), True),
+    (NumericResult("yes", 1, 0, 0.0, 0.0), False),
+])
+def test_a_numeric_callback_returning_something_else_than_a_numeric_result_is_named(returned, ok):
+    o = check(thm(id="zz_cb", statement=Statement(x * 0, 0), numeric=lambda seed: returned))
+    level = o.levels["numeric"]
+    if ok:
+        assert level.status is (Level.PASS if returned.ok else Level.FAIL)
+    else:
+        assert level.status is Level.UNDECIDED
+        assert "theorem 'zz_cb': its numeric callback must return a symattn.NumericResult" in level.detail
+        assert "AttributeError" not in level.detail
+
+
+@pytest.mark.parametrize("lhs, rhs", [("x", "x"), ("x", x), (x, "x + 1"), (b"x", x)])
+def test_a_statement_of_strings_is_refused_never_parsed(lhs, rhs):
+    with pytest.raises(TypeError, match=r"Statement: (lhs|rhs) must be a SymPy expression .* build it with SymPy"):
+        Statement(lhs, rhs)
+
+
+@pytest.mark.parametrize("lhs, rhs", [(x, x), (1, x - x + 1), (0.5, sp.Rational(1, 2)), (sp.Integer(2), 2)])
+def test_a_statement_of_expressions_and_numbers_is_accepted(lhs, rhs):
+    assert Statement(lhs, rhs).relation == "="
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"time_limit": -1}, ValueError, "time_limit must be a positive number"),
+    ({"time_limit": 0}, ValueError, "time_limit must be a positive number"),
+    ({"time_limit": float("nan")}, ValueError, "time_limit must be a positive number"),
+    ({"time_limit": float("inf")}, ValueError, "time_limit must be a positive number"),
+    ({"time_limit": 1e300}, ValueError, "at most 86400"),
+    ({"numeric": "no"}, TypeError, "numeric must be True or False"),
+    ({"seed": 1.5}, TypeError, "seed must be an int"),
+    ({"timelimit": 3}, TypeError, "unknown option.*timelimit.*the options are time_limit"),
+])
+def test_bad_checker_options_are_an_error_at_the_call_not_a_verdict(options, error, message):
+    from symattn.checker import check_many, check_theorem
+
+    t = thm(id="zz_opts")
+    for call in (lambda: check_theorem(t, **options), lambda: check_many([t], **options), lambda: t.check(**options)):
+        with pytest.raises(error, match=message):
+            call()
+
+
+@pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2"])
+def test_check_many_refuses_bad_jobs(jobs):
+    from symattn.checker import check_many
+
+    with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
+        check_many([thm(id="zz_jobs")], jobs=jobs)
+
+
+def test_good_checker_options_still_check():
+    from symattn.checker import check_many, check_theorem
+
+    t = thm(id="zz_good", statement=Statement(x + 0, x))
+    assert check_theorem(t, time_limit=5, numeric=False, seed=3).verdict is check_many([t], jobs=1, seed=1)[0].verdict

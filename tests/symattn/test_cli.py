@@ -74,11 +74,28 @@ def test_check_exits_1_when_a_theorem_is_below_target(monkeypatch, capsys):
     from symattn.statement import Statement
     from symattn.theorem import Theorem, registry
 
-    x = sp.Symbol("x")
-    bad = Theorem(id="zz_unprovable", title="x = x + 1", statement=Statement(x, x + 1), source="extension")
+    x = sp.Symbol("x", real=True)
+    # true, but stated with no derivation and no instances: nothing shows it, so it stays undecided
+    # (a false statement would be refuted by the kernel's exact point search instead)
+    bad = Theorem(id="zz_unprovable", title="sin^2 + cos^2 = 1, unproved",
+                  statement=Statement(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.S.One), source="extension")
     monkeypatch.setitem(registry._theorems, "zz_unprovable", bad)
     assert main(["check", "-k", "^zz_unprovable$"]) == 1
-    assert "below target" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "below target" in out and "REFUTED" not in out
+
+
+def test_check_exits_1_and_says_refuted_for_a_false_theorem(monkeypatch, capsys):
+    import sympy as sp
+
+    from symattn.statement import Statement
+    from symattn.theorem import Theorem, registry
+
+    x = sp.Symbol("x")
+    bad = Theorem(id="zz_false", title="x = x + 1", statement=Statement(x, x + 1), source="extension")
+    monkeypatch.setitem(registry._theorems, "zz_false", bad)
+    assert main(["check", "-k", "^zz_false$"]) == 1
+    assert "REFUTED" in capsys.readouterr().out
 
 
 def test_python_dash_m_entry_point_runs_in_parallel():
@@ -261,18 +278,24 @@ def test_an_unknown_theorem_id_suggests_close_ones(typed, suggested, capsys):
 
 
 @pytest.mark.parametrize("value, ok", [("abc", False), ("", False), ("-1", False), ("0", False), ("nan", False),
-                                       ("inf", False), ("8", True), ("0.5", True), ("1e1", True)])
+                                       ("inf", False), ("1e300", False), ("86401", False), ("8", True), ("0.5", True),
+                                       ("1e1", True), ("86400", True)])
 def test_environment_variables_are_validated_in_one_line(value, ok):
     from symattn.timelimit import environment_errors
 
     errors = environment_errors({"SYMATTN_TIME_LIMIT": value})
     assert (errors == []) is ok
     if not ok:
-        assert errors == [f"SYMATTN_TIME_LIMIT must be a positive number of seconds (e.g. 8 or 0.5), got {value!r}"]
+        assert errors == [f"SYMATTN_TIME_LIMIT must be a positive number of seconds at most 86400 (e.g. 8 or 0.5), "
+                          f"got {value!r}"]
 
 
 @pytest.mark.parametrize("name, value, message", [
     ("SYMATTN_SECOND_ENGINE_SECONDS", "ten", "must be a positive number of seconds"),
+    ("SYMATTN_SECOND_ENGINE_SECONDS", "1e300", "must be a positive number of seconds at most 86400"),
+    ("SYMATTN_SECOND_ENGINE_SECONDS", "inf", "must be a positive number of seconds at most 86400"),
+    ("SYMATTN_Z3_TIMEOUT_MS", "1" + "0" * 30, "must be a positive integer at most 86400000"),
+    ("SYMATTN_Z3_TIMEOUT_MS", "0", "must be a positive integer"),
     ("SYMATTN_Z3_TIMEOUT_MS", "2.5", "must be a positive integer"),
     ("SYMATTN_SECOND_ENGINE", "off", "must be one of '0', '1'"),
     ("SYMATTN_REQUIRE_RECHECK", "yes", "must be one of '0', '1'"),
@@ -285,13 +308,66 @@ def test_every_environment_variable_symattn_reads_is_validated(name, value, mess
     assert line.startswith(f"{name} {message}") and line.endswith(f"got {value!r}")
 
 
+@pytest.mark.parametrize("name, text, value", [("SYMATTN_SECOND_ENGINE_SECONDS", "2.5", 2.5),
+                                               ("SYMATTN_Z3_TIMEOUT_MS", "86400000", 86400000),
+                                               ("SYMATTN_TIME_LIMIT", "86400", 86400.0)])
+def test_environment_values_are_read_through_the_one_validation(name, text, value, monkeypatch):
+    from symattn.timelimit import environment_value
+
+    monkeypatch.delenv(name, raising=False)
+    assert environment_value(name, "default") == "default"
+    monkeypatch.setenv(name, text)
+    assert environment_value(name, None) == value
+    monkeypatch.setenv(name, "1e300")
+    with pytest.raises(ValueError, match=f"^{name} must be a positive"):
+        environment_value(name, None)
+
+
 def test_a_bad_environment_variable_is_a_one_line_usage_error_before_any_import():
     env = {k: v for k, v in __import__("os").environ.items() if k != "SYMATTN_TIME_LIMIT"}
     out = subprocess.run([sys.executable, "-m", "symattn", "list"], capture_output=True, text=True,
                          env={**env, "SYMATTN_TIME_LIMIT": "abc"}, timeout=120)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "symattn: SYMATTN_TIME_LIMIT must be a positive number of seconds (e.g. 8 or 0.5), got 'abc'"]
+        "symattn: SYMATTN_TIME_LIMIT must be a positive number of seconds at most 86400 (e.g. 8 or 0.5), got 'abc'"]
+
+
+@pytest.mark.parametrize("command", [["check"], ["report", "--out", "REPORT_DIR"], ["show", "softmax_add_const"]])
+@pytest.mark.parametrize("value, ok", [("nan", False), ("inf", False), ("-inf", False), ("-1", False), ("0", False),
+                                       ("1e300", False), ("86400.5", False), ("0.5", True), ("86400", True)])
+def test_every_time_limit_option_is_validated_before_any_work(command, value, ok, monkeypatch, capsys, tmp_path):
+    """--time-limit must be finite, positive and at most a day, for every command taking it: one line
+    naming the option and the value, exit 2; a valid value goes past the check (stopped here by a
+    selection matching nothing, also exit 2 but with its own message)."""
+    argv = [str(tmp_path / "r") if a == "REPORT_DIR" else a for a in command] + [f"--time-limit={value}"]
+    if command[0] != "show":
+        argv += ["-k", "matches_nothing_zzz"]
+    else:
+        argv += ["--no-check"] if ok else []
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    if ok:
+        assert "--time-limit" not in err
+    else:
+        assert code == 2
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"symattn {command[0]}: --time-limit must be a positive "
+                                                       "number of seconds at most 86400"), err
+        assert lines[0].endswith(f"got {float(value)}")
+
+
+def test_a_huge_environment_time_limit_is_a_usage_error_not_an_overflow():
+    env = {k: v for k, v in __import__("os").environ.items() if k != "SYMATTN_TIME_LIMIT"}
+    for value, code in (("1e300", 2), ("inf", 2), ("nan", 2)):
+        out = subprocess.run([sys.executable, "-m", "symattn", "check", "-k", "matches_nothing_zzz"],
+                             capture_output=True, text=True, env={**env, "SYMATTN_TIME_LIMIT": value}, timeout=120)
+        assert out.returncode == code
+        assert out.stderr.strip().splitlines() == [
+            f"symattn: SYMATTN_TIME_LIMIT must be a positive number of seconds at most 86400 (e.g. 8 or 0.5), "
+            f"got {value!r}"]
 
 
 def test_help_imports_neither_sympy_nor_numpy():

@@ -61,7 +61,7 @@ def test_cli_call_timeout_exits_1_with_the_reason(capsys, monkeypatch):
     assert code == 1 and "did not return within 0.3 s" in out and "--call-timeout S" in out
 
 
-@pytest.mark.parametrize("bad", [0, -1, float("nan"), "5", True])
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), 1e300, 86400.5, "5", True])
 def test_a_bad_call_timeout_is_an_early_error(bad):
     with pytest.raises(ValueError, match="call_timeout must be a positive number"):
         conformance.check(numeric.attention, call_timeout=bad)
@@ -315,3 +315,10 @@ def test_torch_sdpa_float32_at_wide_heads_is_inside_the_bound(case, opts):
     assert comparison.ok, comparison
     members = props.member_errors(runner, c, runner.options(c), "out")["out"]
     assert {"sqrt_scale_seq", "seq_u20"} <= set(members)
+
+
+@pytest.mark.parametrize("value", ["inf", "1e300", "nan", "-1"])
+def test_a_bad_cli_call_timeout_is_a_usage_error(value, capsys):
+    code = main(["conform", "numeric:attention", "--examples", "1", f"--call-timeout={value}"])
+    err = capsys.readouterr().err
+    assert code == 2 and "call_timeout must be a positive number of seconds at most 86400" in err, err

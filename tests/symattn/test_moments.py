@@ -236,3 +236,62 @@ INVALID = [
 def test_invalid_arguments_raise_clear_errors(name, call, error):
     with pytest.raises(error):
         call()
+
+
+# ------------------------------------------------------------------------------ impossible declared laws
+_d = sp.Symbol("d", integer=True, positive=True)
+_s = sp.Symbol("s", positive=True)
+_m4 = sp.Symbol("m4")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(variance=1, moments={4: sp.Rational(1, 2)}), r"E\[x\^4\] = 1/2 < E\[x\^2\]\^2 = 1, impossible \(Jensen"),
+    (dict(variance=1, central_moments={4: sp.Rational(1, 2)}), "Jensen"),
+    (dict(variance=_s**2, moments={4: _s**4 / 2}), "Jensen"),
+    (dict(variance=1, moments={4: -1}), r"the even moment E\[x\^4\] = -1 is negative"),
+    (dict(variance=1, moments={3: 5, 4: 2}), r"E\[x\^3\]\^2 > E\[x\^2\] E\[x\^4\], impossible \(Cauchy-Schwarz\)"),
+    (dict(mean=1, variance=0, moments={3: 2}), "with variance 0 every entry equals its mean"),
+])
+def test_iid_vector_refuses_impossible_moments_naming_the_moment_and_the_bound(kwargs, message):
+    import re
+
+    with pytest.raises(ValueError, match=r"iid_vector 'r': impossible distribution: .*" + message) as info:
+        iid_vector("r", _d, **kwargs)
+    assert re.search(message, str(info.value))
+
+
+@pytest.mark.parametrize("kwargs, var_rr", [
+    (dict(variance=1, moments={4: 1}), 0),                          # Rademacher: E x^4 = (E x^2)^2 exactly
+    (dict(variance=1, moments={4: 3}), 2 * _d),                     # Gaussian-like
+    (dict(variance=_s**2, moments={4: 3 * _s**4}), 2 * _d * _s**4),
+    (dict(variance=1, moments={4: _m4}), _d * (_m4 - 1)),           # symbolic: accepted as before
+    (dict(variance=1, central_moments={4: _m4}), _d * (_m4 - 1)),
+])
+def test_iid_vector_accepts_possible_and_symbolic_moments(kwargs, var_rr):
+    r = iid_vector("r", _d, **kwargs)
+    assert same(Var(dot(r, r)), var_rr)
+
+
+@pytest.mark.parametrize("covariance, ok", [
+    (2 * _s**2, False), (-2 * _s**2, False), (sp.Rational(3, 2) * _s**2, False),
+    (_s**2, True), (-_s**2, True), (_s**2 / 2, True), (0, True), (sp.Symbol("rho", positive=True) * _s**2, True),
+])
+def test_correlated_vectors_refuses_a_correlation_above_one(covariance, ok):
+    from symattn.moments import correlated_vectors
+
+    if ok:
+        q, k = correlated_vectors("q", "k", _d, variance=_s**2, covariance=covariance)
+        assert same(E(dot(q, k)), _d * covariance)
+    else:
+        with pytest.raises(ValueError, match=r"correlated_vectors 'q', 'k': impossible distribution: .*"
+                                             r"\|correlation\| > 1 is impossible"):
+            correlated_vectors("q", "k", _d, variance=_s**2, covariance=covariance)
+
+
+def test_correlated_vectors_refuses_impossible_mixed_moments():
+    from symattn.moments import correlated_vectors
+
+    with pytest.raises(ValueError, match="impossible"):
+        correlated_vectors("q", "k", _d, variance=1, covariance=sp.Rational(1, 2), mixed_moments={(2, 2): -1})
+    q, k = correlated_vectors("q", "k", _d, variance=1, covariance=sp.Rational(1, 2), mixed_moments={(2, 2): 2})
+    assert same(Var(dot(q, k)), _d * (2 - sp.Rational(1, 4)))

@@ -61,7 +61,10 @@ def test_each_theorem_is_an_item_and_a_failure_shows_the_step_not_a_traceback(pr
         assert line in out, out
     assert "2 failed, 1 passed, 1 xfailed" in out
     # the failure is told by the failing step, its rule, the residual and the verdict's reason
-    for fragment in ("mine.py:9: plug_wrong_first: undecided, target proved", "reason: symbolic: step 1 (algebra)",
+    # (x + 1)^2 = x^2 + 1 is false: the kernel's exact search refutes it at a point, and the failing
+    # step of the derivation is shown too
+    for fragment in ("mine.py:9: plug_wrong_first: refuted, target proved",
+                     "reason: instances check failed: exact point inside the hypotheses (found by the kernel): at x = ",
                      "failing step 1 (fail): = x**2 + 1", "rule:     algebra  -- expand",
                      "residual: before - after = 2*x (should be 0)"):
         assert fragment in out, out
@@ -143,3 +146,16 @@ def test_with_library_adds_every_builtin_theorem_after_the_sources(project):
     assert out.index("mine.py::plug_square") < out.index("symattn-library::softmax_add_const")
     chosen = 1 + sum("softmax_add_const" in t.id for t in all_theorems())
     assert f"{4 + len(all_theorems()) - chosen} deselected" in out, out
+
+
+@pytest.mark.parametrize("value, ok", [("nan", False), ("inf", False), ("-1", False), ("0", False), ("1e300", False),
+                                       ("30", True)])
+def test_a_bad_symattn_time_limit_is_a_usage_error_naming_the_option(project, value, ok):
+    r = run_pytest(project, "--symattn", "mine.py", f"--symattn-time-limit={value}", "-k", "plug_square")
+    if ok:
+        assert r.returncode == 0 and "1 passed" in r.stdout, r.stdout + r.stderr
+    else:
+        assert r.returncode == 4, r.stdout + r.stderr  # pytest's usage error
+        assert f"--symattn-time-limit must be a positive number of seconds at most 86400 (e.g. 8 or 0.5), got " \
+               f"{float(value)}" in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr

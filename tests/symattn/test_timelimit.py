@@ -33,9 +33,9 @@ def test_outer_limit_still_applies_after_an_inner_block():
             time.sleep(3)
 
 
-@pytest.mark.parametrize("bad", [0, -1])
-def test_non_positive_limits_are_rejected(bad):
-    with pytest.raises(ValueError, match="positive"):
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), -float("inf"), 1e300, 86400.5, True, "abc"])
+def test_limits_not_finite_positive_and_at_most_a_day_are_rejected(bad):
+    with pytest.raises(ValueError, match="positive number of seconds at most 86400"):
         with time_limit(bad):
             pass
 
@@ -138,3 +138,17 @@ def test_an_alarm_during_garbage_collection_waits_until_the_collection_ends(monk
         if where == "gc_callback":
             gc.callbacks.remove(slow_gc_callback)
     assert ran and not unraisable
+
+
+@pytest.mark.parametrize("value, ok", [(8, True), (0.5, True), ("2.5", True), (86400, True), (0, False), (-1, False),
+                                       (float("nan"), False), (float("inf"), False), ("1e300", False), ("abc", False),
+                                       (None, False), (True, False), (1 + 2j, False)])
+def test_one_validator_of_seconds(value, ok):
+    from symattn.timelimit import check_seconds, seconds_problem
+
+    assert (seconds_problem(value) is None) is ok
+    if ok:
+        assert check_seconds(value) == float(value)
+    else:
+        with pytest.raises(ValueError, match=r"^the limit must be a positive number .*, got "):
+            check_seconds(value, "the limit")

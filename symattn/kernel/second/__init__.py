@@ -33,6 +33,8 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from symattn.timelimit import environment_value
+
 __all__ = ["AGREE", "Check", "DISAGREE", "INEXPRESSIBLE", "collecting", "disabled", "enabled", "record",
            "step_rechecked", "theorem_rechecked"]
 
@@ -85,7 +87,7 @@ def disabled() -> Iterator[None]:
 
 #: the second engine's own limit per fact (seconds); its time does not count against the kernel's
 #: step limit (the step's limit is paused meanwhile), so re-checking never makes a step undecided
-SECONDS = float(os.environ.get("SYMATTN_SECOND_ENGINE_SECONDS", "10"))
+SECONDS = environment_value("SYMATTN_SECOND_ENGINE_SECONDS", 10.0)
 
 
 def bounded(engine: str, fact: str, thunk) -> Check:

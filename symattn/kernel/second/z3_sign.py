@@ -32,7 +32,6 @@ a timeout) or an untranslatable term is ``inexpressible``, never agreement.
 from __future__ import annotations
 
 import functools
-import os
 from fractions import Fraction
 from typing import Any
 
@@ -40,13 +39,14 @@ import sympy as sp
 import z3
 
 from symattn.kernel.second import AGREE, DISAGREE, INEXPRESSIBLE, Check
+from symattn.timelimit import environment_value
 
 __all__ = ["RELATIONS", "TIMEOUT_MS", "recheck_integer", "recheck_sign"]
 
 _ENGINE = "z3"
 
 #: every Z3 call's timeout (milliseconds); ``unknown`` is never agreement
-TIMEOUT_MS = int(os.environ.get("SYMATTN_Z3_TIMEOUT_MS", "2000"))
+TIMEOUT_MS = environment_value("SYMATTN_Z3_TIMEOUT_MS", 2000)
 
 RELATIONS = ("positive", "nonnegative", "negative", "nonpositive", "nonzero", "integer", "noninteger")
 
