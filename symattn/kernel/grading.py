@@ -56,7 +56,10 @@ def grade(
         lv = levels[name]
         if lv.status is Level.FAIL:
             cex = lv.data.get("counterexample") or lv.detail
-            return Verdict.REFUTED, f"{name} check failed: {lv.detail}", str(cex)
+            how = f"{name} check failed: {lv.detail}"
+            if levels["symbolic"].status is Level.FAIL:  # say why the derivation did not check, too
+                how += f" (the derivation did not check: {levels['symbolic'].detail})"
+            return Verdict.REFUTED, how, str(cex)
     for name in ("instances", "probabilistic"):
         lv = levels[name]
         if lv.status is Level.UNDECIDED and lv.data.get("builder_counterexample"):
