@@ -27,9 +27,10 @@ says so.
 >>> from symattn.statement import Statement
 >>> from symattn.theorem import Theorem
 >>> x = sp.Symbol("x")
->>> wrong = Theorem(id="square_of_sum", title="(x+1)^2 = x^2 + 1", source="extension",
-...                 statement=Statement((x + 1)**2, x**2 + 1),
-...                 derivation=Derivation((x + 1)**2).eq(x**2 + 1, "algebra", note="expand"))
+>>> wrong = Theorem(id="square_of_sum", title="(x+1)^2 = x^2 + 2x + 1, by a wrong step", source="extension",
+...                 statement=Statement((x + 1)**2, x**2 + 2*x + 1),
+...                 derivation=Derivation((x + 1)**2).eq(x**2 + 1, "algebra", note="expand")
+...                 .eq(x**2 + 2*x + 1, "algebra"))
 >>> outcome = check_theorem(wrong)
 >>> judge(wrong, outcome).status
 'fail'

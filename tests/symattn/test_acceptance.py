@@ -44,6 +44,15 @@ def square(tid: str, rhs, *, target="proved") -> Theorem:
                    derivation=Derivation((x + 1) ** 2).eq(rhs, "algebra", note="expand"))
 
 
+def wrong_step(tid: str, *, target="proved") -> Theorem:
+    """A true statement, (x + 1)^2 = x^2 + 2x + 1, whose derivation takes a false first step through
+    x^2 + 1: nothing refutes the statement, and the derivation does not check (undecided)."""
+    return Theorem(id=tid, title="t", source="extension", target=target,
+                   statement=Statement((x + 1) ** 2, x**2 + 2 * x + 1),
+                   derivation=Derivation((x + 1) ** 2).eq(x**2 + 1, "algebra", note="expand")
+                   .eq(x**2 + 2 * x + 1, "algebra"))
+
+
 @pytest.mark.parametrize("rhs, declared, status", [
     (x**2 + 2 * x + 1, False, "pass"), (x**2 + 1, False, "fail"),
     (x**2 + 1, True, "xfail"), (x**2 + 2 * x + 1, True, "xpass"),
@@ -108,7 +117,7 @@ def test_raise_for_verdict_returns_a_passing_outcome_and_raises_the_description_
     good = square("acc_good", x**2 + 2 * x + 1).check()
     assert good.raise_for_verdict() is good and good.target is Verdict.PROVED
     # undecided reaches the target undecided, but the derivation it has did not check
-    bad = square("acc_bad", x**2 + 1, target="undecided").check()
+    bad = wrong_step("acc_bad", target="undecided").check()
     assert bad.target is Verdict.UNDECIDED
     with pytest.raises(VerdictError, match=r"acc_bad: undecided, target undecided(.|\n)*failing step 1 \(fail\)"):
         bad.raise_for_verdict()
@@ -117,7 +126,7 @@ def test_raise_for_verdict_returns_a_passing_outcome_and_raises_the_description_
 
 
 def test_notebook_views_show_verdict_levels_and_failing_step():
-    o = square("acc_view", x**2 + 1).check()
+    o = wrong_step("acc_view").check()
     html = o._repr_html_()
     assert "<code>acc_view</code>" in html and "undecided" in html and "does not pass" in html
     assert "failing step 1 (fail)" in html and "<td>symbolic</td><td>fail</td>" in html
