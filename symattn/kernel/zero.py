@@ -567,8 +567,11 @@ def singular_summands(expr: Any, hypotheses=(), others=()) -> list:
                 env[v] = new
                 ranged.append((new, lo, hi))
             body = e.function
-            try:  # read with the bound variables carrying their ranges (x**k for k in 0..3 is total)
-                conds = definedness_conditions(body.xreplace(env))
+            try:  # read as written (no evaluation: k/k keeps its pole) with the bound variables carrying
+                # their ranges (x**k for k in 0..3 is total)
+                with sp.evaluate(False):
+                    ranged_body = body.xreplace(env)
+                conds = definedness_conditions(ranged_body)
             except (TypeError, ValueError, KernelError):
                 conds = []
             for f in conds:
