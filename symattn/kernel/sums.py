@@ -247,6 +247,9 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
         if not _is_integer(sol, hyps, env):
             raise KernelError(f"cannot contract {where}: the solution {k} = {sp.sstr(sol)} is not known to be an "
                               f"integer")
+        if not _is_integer(lo, hyps, env):
+            # the terms are k = lo, lo + 1, ...: an integer solution is one of them only for an integer lo
+            raise KernelError(f"cannot contract {where}: the lower bound {sp.sstr(lo)} is not known to be an integer")
         if index_in_range(sol, lo, hi, hyps, env):
             return const * substitute(dep / delta, {k: sol})
         if _outside(sol, lo, hi, hyps, env):

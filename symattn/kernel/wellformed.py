@@ -232,6 +232,14 @@ def check_term(expr: Any, where: str = "") -> None:
                               "decides no term "
                               "with a Float (SymPy's rounding would decide it: x (1 + 1e-20) = x); write it as "
                               "sympy.Rational")
+        if isinstance(e, (sp.Sum, sp.Product)):
+            for lim in e.limits:
+                bad = [b for b in lim[1:] if isinstance(b, sp.Basic) and b.is_integer is False]
+                if bad:
+                    raise KernelError(f"the term holds {cls.__name__.lower()} over {sp.sstr(lim[0])} = "
+                                      f"{sp.sstr(lim[1])}..{sp.sstr(lim[-1])}{at}, which the kernel does not accept: "
+                                      f"the bound {sp.sstr(bad[0])} is not an integer (the kernel's sums and "
+                                      "products run over integer ranges)")
         if not _own(cls) and set(getattr(e, "__dict__", None) or ()) - {"nargs"}:
             raise KernelError(f"the term holds {cls.__qualname__}(...){at} carrying attributes "
                               f"{sorted(set(e.__dict__) - {'nargs'})}: a term is its class and its arguments only")

@@ -346,6 +346,30 @@ def _conditions_cached(expr: Any) -> tuple:
     return tuple(_definedness_conditions(expr))
 
 
+@functools.lru_cache(maxsize=4096)
+def _approximate_cached(expr: Any) -> frozenset:
+    approx: set = set()
+    _definedness_conditions(expr, approx)
+    return frozenset(approx)
+
+
+def approximate_conditions(expr: Any) -> frozenset:
+    """The conditions of :func:`definedness_conditions` that are over-approximations only: ``b != 0``
+    for a power ``b**y`` whose exponent is not shown positive nor a nonnegative integer (``0**y`` is
+    defined for ``y > 0``, so ``b != 0`` is more than the term needs), and that no other subterm
+    requires exactly. Such a condition must be shown (sign test, hypotheses); it never matches a
+    condition of the other side of an equation (the two domains could differ where it fails:
+    ``d/dx a**x = a**x log(a)`` at ``a = 0``)."""
+    if isinstance(expr, sp.MatrixBase):
+        expr = sp.ImmutableMatrix(expr)
+    try:
+        return _approximate_cached(expr)
+    except TypeError:  # unhashable
+        approx: set = set()
+        _definedness_conditions(expr, approx)
+        return frozenset(approx)
+
+
 def definedness_conditions(expr: Any) -> list:
     """Factors ``f`` such that ``expr`` is undefined where ``f = 0``."""
     if isinstance(expr, sp.MatrixBase):
@@ -356,14 +380,19 @@ def definedness_conditions(expr: Any) -> list:
         return _definedness_conditions(expr)
 
 
-def _definedness_conditions(expr: Any) -> list:
+def _definedness_conditions(expr: Any, approx: set | None = None) -> list:
     """Factors ``f`` such that ``expr`` is undefined where ``f = 0`` (see the module docstring).
-    Bound variables are canonical, so conditions under a sum mention the canonical index."""
+    Bound variables are canonical, so conditions under a sum mention the canonical index.
+    ``approx``, when given, receives the factors that are over-approximations only
+    (:func:`approximate_conditions`): added by a power with a symbolic exponent and by nothing else."""
     expr = canonical(expr)
     found: list = []
+    exact: set = set()
+    loose: set = set()
 
-    def add(b):
+    def add(b, over: bool = False):
         for f in _factors(b):
+            (loose if over else exact).add(f)
             if f not in found:
                 found.append(f)
 
@@ -390,8 +419,9 @@ def _definedness_conditions(expr: Any) -> list:
                 e.exp.is_integer and e.exp.is_nonnegative):
             # a symbolic exponent may be negative (x**y at x = 0, y = -1 is zoo; x**m * x**-m at x = 0 is
             # 0 * zoo): defined where the base is nonzero unless the exponent is shown positive or a
-            # nonnegative integer (0**0 = 1, as SymPy and the empty product have it)
-            add(e.base)
+            # nonnegative integer (0**0 = 1, as SymPy and the empty product have it); more than the
+            # term needs (0**y is defined for y > 0): an over-approximation, see approximate_conditions
+            add(e.base, over=True)
         elif isinstance(e, sp.tanh) and e.args[0].is_extended_real is not True:
             # total on the reals only: tanh(i pi/2) = zoo
             add(sp.cosh(e.args[0]))
@@ -452,6 +482,8 @@ def _definedness_conditions(expr: Any) -> list:
             walk(a)
 
     walk(expr)
+    if approx is not None:
+        approx.update(loose - exact)
     return found
 
 
@@ -621,13 +653,20 @@ def undischarged(lhs: Any, rhs: Any, hypotheses=None, same=None) -> list:
     show two conditions equal in a further way (the step's own rule applied to them)."""
     hyps = HYPOTHESES.get() if hypotheses is None else hypotheses
     left, right = definedness_conditions(lhs), definedness_conditions(rhs)
+    loose = {id(left): approximate_conditions(lhs), id(right): approximate_conditions(rhs)}
     missing = []
     for mine, other in ((left, right), (right, left)):
+        # an over-approximate condition (a power with a symbolic exponent) matches nothing: it is shown
+        # or it is missing
+        exact_other = [g for g in other if g not in loose[id(other)]]
         for f in mine:
-            if f in other or _shown_nonzero(f, hyps) or any(_same_condition(f, g) for g in other):
+            if _shown_nonzero(f, hyps):
                 continue
-            if same is not None and any(_try(same, f, g) for g in other):
-                continue
+            if f not in loose[id(mine)]:
+                if f in exact_other or any(_same_condition(f, g) for g in exact_other):
+                    continue
+                if same is not None and any(_try(same, f, g) for g in exact_other):
+                    continue
             if not any(_same_condition(f, m) for m in missing):
                 missing.append(f)
     return missing

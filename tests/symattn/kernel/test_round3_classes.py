@@ -1,0 +1,120 @@
+"""Adversarial review 3 (public API): two classes of false claims that were graded ``proved``.
+
+1. A sum with bounds that are not integers mixed two readings: the constant part counted
+   ``hi - lo + 1`` terms (k = 1/2, 3/2, 5/2) while a Kronecker delta was contracted as if ``k`` ran over
+   the integers in ``[lo, hi]``. The kernel's sums run over integer ranges: a bound shown not to be an
+   integer is refused as a term, and a delta is contracted only over a lower bound shown an integer.
+2. A power with a symbolic exponent, ``a**x`` or ``x**a``, is defined where the base is nonzero *or*
+   the exponent is positive (``0**x = 0`` for ``x > 0``); the kernel's condition ``base != 0`` is an
+   over-approximation, so it may not match a condition of the other side: ``d/dx a**x = a**x log(a)``
+   at ``a = 0``, ``x = 1`` has a defined left side (0) and an undefined right side.
+Each class: false claims not proved, true claims of the same shape still proved.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from symattn import Assumption, Derivation, IndexRange, Statement, Theorem, Verdict
+from symattn.checker import check_theorem
+
+KD = sp.KroneckerDelta
+half = sp.Rational(1, 2)
+i, j = sp.Symbol("i", integer=True), sp.Symbol("j", integer=True)
+n = sp.Symbol("n", integer=True, positive=True)
+a, x, t = sp.symbols("a x t", real=True)
+D = sp.Derivative
+
+
+def _check(lhs, rhs, steps, hyps=(), dims=(), tid="r3"):
+    def derivation():
+        d = Derivation(lhs)
+        for expr, rule in steps:
+            d = d.eq(expr, rule)
+        return d
+
+    thm = Theorem(id=tid, title=tid, source="test", statement=Statement(lhs, rhs), hypotheses=tuple(hyps),
+                  derivation=derivation, dimensions=tuple(dims))
+    return check_theorem(thm, numeric=False)
+
+
+J_IN = IndexRange("j_in", index=j, lower=1, upper=n)
+J_12 = IndexRange("j_12", index=j, lower=1, upper=2)
+
+NON_INTEGER_BOUNDS = [
+    # (lhs, rhs, steps, hypotheses, dimensions): each false under the integer reading, or mixing two
+    ("count_minus_delta_symbolic", sp.Sum(1 - KD(i, j), (i, half, n + half)), n,
+     [(sp.Sum(1, (i, half, n + half)) - sp.Sum(KD(i, j), (i, half, n + half)), "sum_linearity"),
+      (n, "sum_evaluate")], (J_IN,), (n,)),
+    ("count_minus_delta_literal", sp.Sum(1 - KD(i, 1), (i, half, 5 * half)), 2,
+     [(sp.Sum(1, (i, half, 5 * half)) - sp.Sum(KD(i, 1), (i, half, 5 * half)), "sum_linearity"),
+      (2, "sum_evaluate")], (), ()),
+    ("delta_over_half_integers", sp.Sum(KD(i, j), (i, half, 5 * half)), 1, [(1, "sum_evaluate")], (J_12,), ()),
+    ("count_over_half_integers", sp.Sum(1, (i, half, 5 * half)), 3, [(3, "sum_evaluate")], (), ()),
+    ("upper_bound_off_the_integers", sp.Sum(KD(i, 1), (i, 1, n + half)), 1, [(1, "sum_evaluate")], (), (n,)),
+    ("product_over_half_integers", sp.Product(i, (i, half, 5 * half)), sp.Rational(15, 8),
+     [(sp.Rational(15, 8), "algebra")], (), ()),
+    ("delta_over_a_real_lower_bound", sp.Sum(KD(i, 1), (i, t, t + 2)), 1, [(1, "sum_evaluate")],
+     (Assumption("t_in", condition=sp.And(t > 0, t < 1)),), ()),
+    ("delta_over_a_real_lower_bound_wide", sp.Sum(KD(i, 2), (i, t, t + 3)), 1, [(1, "sum_evaluate")],
+     (Assumption("t_in", condition=sp.And(t > 0, t < 1)),), ()),
+]
+
+INTEGER_BOUNDS = [
+    ("count_minus_delta", sp.Sum(1 - KD(i, j), (i, 1, n)), n - 1,
+     [(sp.Sum(1, (i, 1, n)) - sp.Sum(KD(i, j), (i, 1, n)), "sum_linearity"), (n - 1, "sum_evaluate")], (J_IN,), (n,)),
+    ("delta_in_range", sp.Sum(KD(i, j), (i, 1, 2)), 1, [(1, "sum_evaluate")], (J_12,), ()),
+    ("count_literal", sp.Sum(1, (i, 1, 3)), 3, [(3, "sum_evaluate")], (), ()),
+    ("delta_shifted_range", sp.Sum(KD(i, j), (i, 0, n)), 1, [(1, "sum_evaluate")], (J_IN,), (n,)),
+]
+
+
+@pytest.mark.parametrize("case", NON_INTEGER_BOUNDS, ids=lambda c: c[0])
+def test_sums_off_the_integers_are_not_proved(case):
+    tid, lhs, rhs, steps, hyps, dims = case
+    out = _check(lhs, rhs, steps, hyps, dims, tid)
+    assert out.verdict is not Verdict.PROVED, out.how
+    assert out.verdict is not Verdict.REFUTED or out.counterexample is not None, out.how
+    assert "integer" in out.how, out.how
+
+
+@pytest.mark.parametrize("case", INTEGER_BOUNDS, ids=lambda c: c[0])
+def test_sums_over_integer_ranges_are_still_proved(case):
+    tid, lhs, rhs, steps, hyps, dims = case
+    out = _check(lhs, rhs, steps, hyps, dims, tid)
+    assert out.verdict is Verdict.PROVED, out.how
+
+
+A_POS = Assumption("a_pos", condition=a > 0)
+X_POS = Assumption("x_pos", condition=x > 0)
+SYMBOLIC_EXPONENTS = [
+    ("exponential_base_may_be_0", D(a**x, x), a**x * sp.log(a), ()),
+    ("power_exponent_may_be_0", D(x**a, x), a * x ** (a - 1), ()),
+    ("power_written_with_a_quotient", D(x**a, x), a * x**a / x, ()),
+    ("power_of_a_shifted_exponent", D(x ** (a + 1), x), (a + 1) * x**a, ()),
+    ("second_exponential", D(a ** (2 * x), x), 2 * a ** (2 * x) * sp.log(a), ()),
+    ("product_of_powers", x**a * x**t, x ** (a + t), ()),
+]
+SYMBOLIC_EXPONENTS_WITH_HYPOTHESES = [
+    ("exponential_base_positive", D(a**x, x), a**x * sp.log(a), (A_POS,)),
+    ("power_base_positive", D(x**a, x), a * x ** (a - 1), (X_POS,)),
+    ("power_quotient_base_positive", D(x**a, x), a * x**a / x, (X_POS,)),
+    ("second_exponential_base_positive", D(a ** (2 * x), x), 2 * a ** (2 * x) * sp.log(a), (A_POS,)),
+]
+
+
+@pytest.mark.parametrize("case", SYMBOLIC_EXPONENTS, ids=lambda c: c[0])
+def test_a_symbolic_exponent_does_not_hide_a_domain_difference(case):
+    tid, lhs, rhs, hyps = case
+    rule = "algebra" if not isinstance(lhs, sp.Derivative) else "differentiate"
+    out = _check(lhs, rhs, [(rhs, rule)], hyps, (), tid)
+    assert out.verdict is not Verdict.PROVED, out.how
+    assert "!= 0" in out.how, out.how
+
+
+@pytest.mark.parametrize("case", SYMBOLIC_EXPONENTS_WITH_HYPOTHESES, ids=lambda c: c[0])
+def test_with_the_base_positive_the_same_claims_are_proved(case):
+    tid, lhs, rhs, hyps = case
+    out = _check(lhs, rhs, [(rhs, "differentiate")], hyps, (), tid)
+    assert out.verdict is Verdict.PROVED, out.how
