@@ -234,7 +234,8 @@ def check_term(expr: Any, where: str = "") -> None:
                               "sympy.Rational")
         if isinstance(e, (sp.Sum, sp.Product)):
             for lim in e.limits:
-                bad = [b for b in lim[1:] if isinstance(b, sp.Basic) and b.is_integer is False]
+                bad = [b for b in lim[1:] if isinstance(b, sp.Basic) and b.is_integer is False
+                       and not b.has(sp.oo, -sp.oo, sp.zoo)]  # infinite sums: refused by every rule
                 if bad:
                     raise KernelError(f"the term holds {cls.__name__.lower()} over {sp.sstr(lim[0])} = "
                                       f"{sp.sstr(lim[1])}..{sp.sstr(lim[-1])}{at}, which the kernel does not accept: "

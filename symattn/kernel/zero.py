@@ -238,8 +238,22 @@ def _reduces_cached(expr: Any, hyps: tuple) -> bool:
     return _reduces_uncached(expr)  # hyps is HYPOTHESES.get() here: the key, read again inside
 
 
+def _opaque_binomials(expr: Any) -> Any:
+    """``binomial(n, k)`` with ``n`` not shown a nonnegative integer as an opaque atom (one per term):
+    SymPy's combinatorial simplification uses ``binomial(n, k) = binomial(n, n - k)``, false for a
+    negative ``n`` (``binomial(-6, 0) = 1``, ``binomial(-6, -6) = 0``)."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.binomial):
+        return expr
+    table: dict = {}
+    for b in expr.atoms(sp.binomial):
+        top = b.args[0]
+        if not (top.is_integer and top.is_nonnegative):
+            table[b] = sp.Dummy("binomial", **({"integer": True} if all(a.is_integer for a in b.args) else {}))
+    return expr.xreplace(table) if table else expr
+
+
 def _reduces_uncached(expr: Any) -> bool:
-    base = opaque_foreign(_contracted(canonical(sp.sympify(expr, strict=True))))
+    base = _opaque_binomials(opaque_foreign(_contracted(canonical(sp.sympify(expr, strict=True)))))
     forms = [opaque_sums(base)]
     if isinstance(base, sp.Basic) and base.has(sp.Sum):
         linear = opaque_sums(_linearised(base))
@@ -422,6 +436,14 @@ def _definedness_conditions(expr: Any, approx: set | None = None) -> list:
             # nonnegative integer (0**0 = 1, as SymPy and the empty product have it); more than the
             # term needs (0**y is defined for y > 0): an over-approximation, see approximate_conditions
             add(e.base, over=True)
+        elif isinstance(e, sp.Inverse) or (isinstance(e, sp.MatPow) and not (
+                e.exp.is_integer and e.exp.is_nonnegative)):
+            # a matrix inverse (or a negative power) exists only where the determinant is nonzero: A^-1 A = I
+            # is no identity of every A
+            base = e.arg if isinstance(e, sp.Inverse) else e.base
+            det = sp.Determinant(base)
+            if det not in found:
+                found.append(det)
         elif isinstance(e, sp.tanh) and e.args[0].is_extended_real is not True:
             # total on the reals only: tanh(i pi/2) = zoo
             add(sp.cosh(e.args[0]))

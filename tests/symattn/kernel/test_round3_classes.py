@@ -118,3 +118,73 @@ def test_with_the_base_positive_the_same_claims_are_proved(case):
     tid, lhs, rhs, hyps = case
     out = _check(lhs, rhs, [(rhs, "differentiate")], hyps, (), tid)
     assert out.verdict is Verdict.PROVED, out.how
+
+
+# ------------------------------------------------------------------------------ review 4
+# 3. A matrix inverse exists only where the determinant is nonzero: a step that brings in A^-1 A = I
+#    (SymPy cancels it on sight) holds only for an invertible A ("AB = 0 implies B = 0" was derived).
+# 4. SymPy's binomial(n, k) = binomial(n, n - k) is false for a negative n: a binomial whose top is not
+#    shown a nonnegative integer is opaque to the kernel's zero test.
+from symattn import Equation  # noqa: E402
+
+N = sp.Symbol("N", integer=True, positive=True)
+A_, B_ = sp.MatrixSymbol("A", N, N), sp.MatrixSymbol("B", N, N)
+AB_ZERO = Equation("ab_zero", lhs=A_ * B_, rhs=sp.ZeroMatrix(N, N))
+
+
+def _symbolic(out):
+    return out.levels["symbolic"].status.value
+
+
+INVERSE_STEPS = [
+    ("inverse_brought_in_by_distributivity", B_, A_.I * (A_ * B_ + B_) - A_.I * B_, "matrix_distributivity", ()),
+    ("inverse_brought_in_by_algebra", B_, A_.I * (A_ * B_ + B_) - A_.I * B_, "algebra", ()),
+    ("identity_through_an_inverse", sp.Identity(N), A_.I * (A_ + B_) - A_.I * B_, "algebra", ()),
+    ("negative_power", sp.Identity(N), sp.MatPow(A_, -1) * (A_ + B_) - sp.MatPow(A_, -1) * B_, "algebra", ()),
+]
+# (A^-1 A B alone is no case: SymPy cancels A^-1 A when the product is built, before the kernel sees it)
+
+
+@pytest.mark.parametrize("case", INVERSE_STEPS, ids=lambda c: c[0])
+def test_a_step_through_an_inverse_needs_the_determinant_nonzero(case):
+    tid, lhs, rhs, rule, hyps = case
+    out = _check(lhs, rhs, [(rhs, rule)], (AB_ZERO,) + hyps, (N,), tid)
+    assert out.verdict is not Verdict.PROVED, out.how
+    assert _symbolic(out) == "fail", out.how
+    if rule == "matrix_distributivity":  # the rule's own step is sound; the domains differ
+        assert "Determinant" in out.how, out.how
+
+
+def test_the_false_cancellation_derives_nothing():
+    out = _check(B_, sp.ZeroMatrix(N, N), [(A_.I * (A_ * B_ + B_) - A_.I * B_, "matrix_distributivity"),
+                                         (A_.I * B_ - A_.I * B_, "substitute"), (sp.ZeroMatrix(N, N), "algebra")],
+                 (AB_ZERO,), (N,), "ab_zero_b_zero")
+    assert out.verdict is not Verdict.PROVED and _symbolic(out) == "fail", out.how
+
+
+m_int, k_int = sp.Symbol("m", integer=True), sp.Symbol("k", integer=True)
+m_nat = sp.Symbol("m", integer=True, nonnegative=True)
+WORDS = Assumption("words", text="a hypothesis stated in words only")
+BINOMIAL_FALSE = [
+    ("symmetry_for_any_integer_top", sp.binomial(m_int, k_int), sp.binomial(m_int, m_int - k_int)),
+    ("symmetry_for_a_real_top", sp.binomial(x, k_int), sp.binomial(x, x - k_int)),
+    ("symmetry_shifted", sp.binomial(m_int - 3, k_int), sp.binomial(m_int - 3, m_int - 3 - k_int)),
+]
+BINOMIAL_TRUE = [
+    ("symmetry_for_a_natural_top", sp.binomial(m_nat, k_int), sp.binomial(m_nat, m_nat - k_int)),
+    ("same_binomial_twice", sp.binomial(m_int, k_int) + sp.binomial(m_int, k_int), 2 * sp.binomial(m_int, k_int)),
+]
+
+
+@pytest.mark.parametrize("case", BINOMIAL_FALSE, ids=lambda c: c[0])
+def test_binomial_symmetry_is_not_taken_for_a_top_that_may_be_negative(case):
+    tid, lhs, rhs = case
+    out = _check(lhs, rhs, [(rhs, "algebra")], (WORDS,), (), tid)
+    assert out.verdict is not Verdict.PROVED and _symbolic(out) == "fail", out.how
+
+
+@pytest.mark.parametrize("case", BINOMIAL_TRUE, ids=lambda c: c[0])
+def test_binomial_identities_that_hold_still_check(case):
+    tid, lhs, rhs = case
+    out = _check(lhs, rhs, [(rhs, "algebra")], (), (), tid)
+    assert _symbolic(out) == "pass", out.how
