@@ -14,8 +14,9 @@ import time
 from symattn.cache import add_arguments as add_cache_arguments
 from symattn.cache import from_args as cache_from_args
 from symattn.cache import using as using_cache
+from symattn.commands import usage_error
 from symattn.commands.sources import add_source_arguments, resolve
-from symattn.timelimit import default_seconds, seconds_problem
+from symattn.timelimit import default_seconds
 
 HELP = "check theorems at every level and grade them; exit 1 if any does not pass (see symattn.acceptance)"
 
@@ -54,13 +55,9 @@ def run(args) -> int:
     from symattn.checker import check_many, outcome_to_json
     from symattn.verdict import Verdict, wording
 
-    if args.jobs < 1:
-        print(f"symattn check: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
-        return 2
-    problem = seconds_problem(args.time_limit)
-    if problem is not None:
-        print(f"symattn check: --time-limit {problem}, got {args.time_limit}", file=sys.stderr)
-        return 2
+    status = usage_error("check", args)
+    if status is not None:
+        return status
     chosen = resolve(args, "check", pattern=args.pattern)
     if chosen.status is not None:
         return chosen.status

@@ -19,8 +19,9 @@ import time
 from symattn.cache import add_arguments as add_cache_arguments
 from symattn.cache import from_args as cache_from_args
 from symattn.cache import using as using_cache
+from symattn.commands import usage_error
 from symattn.commands.sources import add_source_arguments, resolve
-from symattn.timelimit import default_seconds, seconds_problem
+from symattn.timelimit import default_seconds
 
 HELP = "check the theorems and write the reports (offline HTML, LaTeX, PDF)"
 
@@ -130,13 +131,9 @@ def run(args) -> int:
     if title is not None and not title.strip():
         print("symattn report: --title must not be empty", file=sys.stderr)
         return 2
-    if args.jobs < 1:
-        print(f"symattn report: --jobs must be >= 1, got {args.jobs}", file=sys.stderr)
-        return 2
-    problem = seconds_problem(args.time_limit)
-    if problem is not None:
-        print(f"symattn report: --time-limit {problem}, got {args.time_limit}", file=sys.stderr)
-        return 2
+    status = usage_error("report", args)
+    if status is not None:
+        return status
     if args.conform_examples < 1:
         print(f"symattn report: --conform-examples must be at least 1, got {args.conform_examples}", file=sys.stderr)
         return 2

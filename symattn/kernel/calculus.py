@@ -6,8 +6,9 @@ products, powers, ``exp``, ``log``, trigonometric and hyperbolic functions, fini
 undefined functions), the core's sign test (:mod:`.sign`), zero test (:mod:`.zero`) and term layer.
 SymPy's calculus is asked for a derivative only once the expression has been checked, head by head
 on every path to the variable, to be differentiable there (the second engine cannot express a
-continuity fact: :func:`one_engine` records each as checked by one engine; a derivative SymPy took
-is re-checked by the second engine's own differentiation, :func:`recheck_derivative`):
+continuity fact is re-checked by the second engine's own table of continuous heads, with its
+conditions decided by Z3, :func:`recheck_continuous`; a derivative SymPy took is re-checked by the
+second engine's own differentiation, :func:`recheck_derivative`):
 
 * a head that is not differentiable everywhere (``Piecewise``, ``floor``, ``ceiling``, ``frac``,
   ``Heaviside``, ``DiracDelta``, ``sign``, ``Max``, ``Min``, ``Mod``, ``re``/``im``/``arg``/``conjugate``,
@@ -215,8 +216,21 @@ def check_smooth(e: Any, v: Any, at: Any = None, ranges: tuple = (), undefined_o
 
 def check_continuous(e: Any, v: Any, at: Any, ranges: tuple = ()) -> None:
     """Raise :class:`KernelError` unless ``e`` is continuous in ``v`` at the point ``at``."""
-    _check(canonical(e), v, at, tuple(ranges), True, False)
-    one_engine(f"{sp.sstr(e)} continuous in {sp.sstr(v)} at {sp.sstr(at)}"[:200], "continuity read head by head")
+    e = canonical(e)
+    _check(e, v, at, tuple(ranges), True, False)
+    recheck_continuous(e, v, at, tuple(ranges))
+
+
+def recheck_continuous(e: Any, v: Any, at: Any, ranges: tuple = ()) -> None:
+    """The second engine's re-check of a continuity fact (its own table of heads, conditions at the
+    point decided by Z3: :mod:`symattn.kernel.second.continuity`), recorded for the step."""
+    from symattn.kernel import second
+
+    if not second.enabled():
+        return
+    from symattn.kernel.second.continuity import recheck_continuous as second_continuity
+
+    second.record(second.bounded("z3", "continuity", lambda: second_continuity(e, v, at, ranges)), "calculus")
 
 
 def one_engine(fact: str, what: str) -> None:

@@ -223,11 +223,13 @@ def check_term(expr: Any, where: str = "") -> None:
         if not isinstance(e, sp.Basic):
             raise KernelError(f"the term holds a {cls.__qualname__}{at}, which is not a SymPy expression")
         if isinstance(e, sp.Symbol) and _may_be_infinite(e):
-            raise KernelError(f"the term holds the symbol {e.name}{at}, which may be infinite (its assumptions "
+            raise KernelError(f"the term holds the symbol {e.name}{at}, which the kernel does not accept: it may be "
+                              f"infinite (its assumptions "
                               f"{_infinite_assumptions(e)} allow +-oo, where 0*x and x - x are undefined): "
                               "declare it real/positive/nonnegative/... (finite) instead")
         if isinstance(e, sp.Float):
-            raise KernelError(f"the term holds the floating-point number {e}{at}: the kernel decides no term "
+            raise KernelError(f"the term holds the floating-point number {e}{at}, which the kernel does not accept: it "
+                              "decides no term "
                               "with a Float (SymPy's rounding would decide it: x (1 + 1e-20) = x); write it as "
                               "sympy.Rational")
         if not _own(cls) and set(getattr(e, "__dict__", None) or ()) - {"nargs"}:

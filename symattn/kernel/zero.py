@@ -386,9 +386,11 @@ def _definedness_conditions(expr: Any) -> list:
             return
         if isinstance(e, sp.Pow) and (e.exp.is_negative or (e.exp.is_number and e.exp < 0)):
             add(e.base)
-        elif isinstance(e, sp.Pow) and not e.exp.is_number and e.exp.is_positive is not True:
+        elif isinstance(e, sp.Pow) and not e.exp.is_number and e.exp.is_positive is not True and not (
+                e.exp.is_integer and e.exp.is_nonnegative):
             # a symbolic exponent may be negative (x**y at x = 0, y = -1 is zoo; x**m * x**-m at x = 0 is
-            # 0 * zoo): defined where the base is nonzero unless the exponent is shown positive
+            # 0 * zoo): defined where the base is nonzero unless the exponent is shown positive or a
+            # nonnegative integer (0**0 = 1, as SymPy and the empty product have it)
             add(e.base)
         elif isinstance(e, sp.tanh) and e.args[0].is_extended_real is not True:
             # total on the reals only: tanh(i pi/2) = zoo
@@ -565,8 +567,11 @@ def singular_summands(expr: Any, hypotheses=(), others=()) -> list:
                 env[v] = new
                 ranged.append((new, lo, hi))
             body = e.function
-            try:
-                conds = definedness_conditions(body)
+            try:  # read as written (no evaluation: k/k keeps its pole) with the bound variables carrying
+                # their ranges (x**k for k in 0..3 is total)
+                with sp.evaluate(False):
+                    ranged_body = body.xreplace(env)
+                conds = definedness_conditions(ranged_body)
             except (TypeError, ValueError, KernelError):
                 conds = []
             for f in conds:

@@ -499,6 +499,7 @@ class RationalForm:
         * ``log(u)``: ``u' / u``;
         * ``atan(u)``: ``u' / (1 + u**2)``; ``asinh(u)``: ``u' / sqrt(1 + u**2)``;
           ``erf(u)``: ``2 exp(-u**2) u' / sqrt(pi)``;
+        * ``|f|`` (one factor of :meth:`_abs`): ``sign(f) f'``, where ``f`` is real and nonzero;
         * a finite sum ``Sum(f, (k, lo, hi))`` whose bounds do not involve ``v`` (and whose index is not
           ``v``): ``Sum(f', (k, lo, hi))``, the summand's derivative by these same rules.
         """
@@ -530,6 +531,11 @@ class RationalForm:
                 return self.mul(du, self.power(self.of(sp.sqrt(1 + u**2)), -1))
             factor = self.mul(self.const(sp.Integer(2)), self.of(sp.exp(-u**2) / sp.sqrt(sp.pi)))
             return self.mul(factor, du)
+        if a.kind == "function" and len(a.parts) == 1 and isinstance(a.expr, sp.Abs):
+            # |f|' = sign(f) f' wherever |f| is differentiable (f real and nonzero: the kernel shows it
+            # before it differentiates, and that sign fact is re-checked by Z3)
+            f = a.parts[0]
+            return self.mul(self.of(sp.sign(f)), self._derivative(f, v))
         if a.kind == "sum" and len(a.parts) == 4:
             summand, k, lo, hi = a.parts
             if k == v or k in (free_symbols(v) if isinstance(v, sp.Basic) else ()):

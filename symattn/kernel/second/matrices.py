@@ -11,7 +11,10 @@ A family of blocks (symattn's ``Concat``, ``Stack`` and ``MatSum`` over a block 
 letter keyed by the index, the number of blocks (or the bounds) and the normal form of its block,
 once the factors common to every word of the block and free of ``m`` are taken out: on the left of a
 ``Concat`` (``[L B_1 ... L B_h] = L [B_1 ... B_h]``), on the right of a ``Stack``, on either side of
-a ``MatSum`` (linearity). Identities of block matrices, each valid whatever the letters are.
+a ``MatSum`` (linearity); a ``MatSum`` with literal bounds is written out, a ``Concat`` or ``Stack`` of
+one block is that block; ``HConcat(X_1, ..., X_k) VStack(Y_1, ..., Y_k)`` is ``X_1 Y_1 + ... + X_k Y_k``
+when each ``X_i`` is as wide as ``Y_i`` is tall. Identities of block matrices, each valid whatever the
+letters are.
 ``expr == 0`` is agreed when every coefficient of the normal form is 0; anything else is undecided
 (this module never disagrees: the letters may satisfy relations it does not know).
 """
@@ -95,8 +98,20 @@ class NCForm:
             return out
         if isinstance(e, sp.MatMul):
             out = {(): self.form.one_r()}
-            for a in e.args:
+            args = list(e.args)
+            i = 0
+            while i < len(args):
+                a = args[i]
+                if i + 1 < len(args) and self._fitting_blocks(a, args[i + 1]):
+                    # [X_1 ... X_k] [Y_1; ...; Y_k] = X_1 Y_1 + ... + X_k Y_k (each inner pair of one size)
+                    pairs: dict = {}
+                    for x, y in zip(a.args, args[i + 1].args):
+                        pairs = self._add(pairs, self._mul(self.of(x), self.of(y)))
+                    out = self._mul(out, pairs)
+                    i += 2
+                    continue
                 out = self._mul(out, self.of(a) if isinstance(a, MatrixExpr) else self._scalar(self.form.of(a)))
+                i += 1
             return out
         if isinstance(e, sp.Transpose):
             inner = self.of(e.arg)
@@ -129,6 +144,41 @@ class NCForm:
             return self._letter(("head", type(e), tuple(keys)), e)
         raise Inexpressible(f"not a matrix expression: {type(e).__name__}")
 
+    def _same_size(self, a: Any, b: Any) -> bool:
+        try:
+            return self.form.reduce(self.form.of(sp.sympify(a, strict=True) - sp.sympify(b, strict=True))[0]).is_zero()
+        except (Inexpressible, TypeError, sp.SympifyError):
+            return False
+
+    def _fitting_blocks(self, a: Any, b: Any) -> bool:
+        """Whether ``a`` is symattn's ``HConcat`` and ``b`` its ``VStack`` of as many blocks, each
+        block of ``a`` as wide as the matching block of ``b`` is tall (sizes equal as rational forms)."""
+        if type(a).__name__ != "HConcat" or type(b).__name__ != "VStack" or \
+                type(a).__module__ != "symattn.multihead" or type(b).__module__ != "symattn.multihead":
+            return False
+        if len(a.args) != len(b.args) or not a.args:
+            return False
+        return all(isinstance(x, MatrixExpr) and isinstance(y, MatrixExpr) and self._same_size(x.shape[1], y.shape[0])
+                   for x, y in zip(a.args, b.args))
+
+    def _written_out(self, e: Any) -> dict | None:
+        """A family with literal bounds written out: ``MatSum(F_m, (m, lo, hi))`` with integers
+        ``lo <= hi`` (at most 16 terms) is ``F_lo + ... + F_hi``; ``Concat``/``Stack`` of one block is
+        that block at ``m = 1``; ``None`` otherwise."""
+        name = type(e).__name__
+        if name == "MatSum":
+            body, (m, lo, hi) = e.args[0], tuple(e.args[1])
+            if not (isinstance(lo, sp.Integer) and isinstance(hi, sp.Integer) and 0 <= int(hi) - int(lo) < 16):
+                return None
+            out: dict = {}
+            for j in range(int(lo), int(hi) + 1):
+                out = self._add(out, self.of(body.xreplace({m: sp.Integer(j)})))
+            return out
+        lam, count = e.args
+        if count == 1 and isinstance(lam, sp.Lambda) and len(lam.variables) == 1:
+            return self.of(lam.expr.xreplace({lam.variables[0]: sp.Integer(1)}))
+        return None
+
     # ---------------------------------------------------------------------------- families of blocks
     def _family(self, e: Any) -> dict | None:
         """A family of blocks (symattn's ``Concat``, ``Stack``, ``MatSum``: read by name and module) with
@@ -149,6 +199,9 @@ class NCForm:
             extent = (count,)
         if not isinstance(body, MatrixExpr) or any(isinstance(b, sp.Basic) and m in free_symbols(b) for b in extent):
             return None
+        written = self._written_out(e)
+        if written is not None:
+            return written
         poly = self.of(body)
         if not poly:
             return None

@@ -69,7 +69,7 @@ def recheck_step(lhs: Any, rhs: Any, relation: str, hypotheses=(), rule: str = "
             diff = a - b
         except (TypeError, ValueError, sp.ShapeError):
             return None
-        check = recheck_zero(diff)
+        check = recheck_zero(diff, hypotheses=hypotheses) if hypotheses else recheck_zero(diff)
         if check.verdict != AGREE and rule == "substitute":
             eqs = _equations(hypotheses, args)
             if eqs:

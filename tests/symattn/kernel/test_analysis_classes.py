@@ -65,9 +65,9 @@ SIGN_FALSE = [
     claim("abs_kink_inside_range", sp.Abs(T - sp.Rational(1, 2)), sp.Rational(1, 2), "tanh_bound", "<",
           why="real and nonzero"),
     claim("slope_of_unknown_sign", y * T, y, "tanh_bound", "<", why="sign of the derivative"),
-    # an extended real may be oo, where tanh is 1
+    # an extended real may be oo, where tanh is 1: refused as a term (kernel.wellformed) before any step
     claim("tanh_of_an_extended_real", sp.tanh(sp.Symbol("e", extended_real=True)), 1, "tanh_bound", "<",
-          why="not known to be real"),
+          why="may be infinite"),
     # a delta term makes the summand negative at j = m; a possibly reversed range is a negative sum
     claim("delta_makes_a_term_negative", sp.S.Zero, sp.Sum(w[k] * (1 - 2 * KD(k, j)), (k, 1, n)),
           "nonnegative_terms", "<=", M_IN, why="not shown nonnegative"),

@@ -102,13 +102,20 @@ def test_higher_derivatives():
 @pytest.mark.parametrize("f, v", [
     (F(x**2), x),  # the chain rule of an abstract map: SymPy writes Subs(Derivative(F(xi), xi), xi, x**2)
     (sp.Sum(x * k, (k, 1, sp.floor(x))), x),  # a bound that moves with the variable: no rule
-    (sp.Abs(x - y), x),  # |g|: no rule here (the kernel asks g != 0 first)
 ])
 def test_no_rule_is_inexpressible_never_agreement(f, v):
     assert recheck_derivative(f, v, sp.diff(f, v) + 1).verdict != AGREE
     if sp.diff(f, v).has(sp.Derivative):  # SymPy keeps the derivative unevaluated: the same atom
         return
     assert recheck_derivative(f, v, sp.diff(f, v)).verdict == INEXPRESSIBLE
+
+
+def test_the_modulus_has_its_rule_where_it_is_differentiable():
+    # |g|' = sign(g) g' (the kernel asks g real and nonzero before it differentiates)
+    f = sp.Abs(x - y)
+    assert recheck_derivative(f, x, sp.diff(f, x)).verdict == AGREE
+    assert recheck_derivative(f, x, sp.diff(f, x) + 1).verdict != AGREE
+    assert recheck_derivative(f, y, sp.diff(f, x)).verdict != AGREE  # d/dy is -sign(x - y)
 
 
 def test_the_kernel_records_the_recheck_and_refuses_a_wrong_diff(monkeypatch):
