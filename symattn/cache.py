@@ -26,9 +26,10 @@ run to run: the theorem is then simply checked every time, never served stale.
 **The quick key.** Computing a key builds the derivation and canonicalises every term, about as
 long as importing the library. So each entry is also recorded under a *quick key*
 (:func:`quick_key`): the theorem's parts as given (no derivation built, terms not canonicalised),
-the source of every file of the project packages (:func:`world`) and of the user modules the
-theorem's code reaches; the record under it also holds the quick keys its lemmas had, checked again
-(recursively) on every use. When nothing changed, the quick key finds the full key, and the
+the source of every file of the project packages (:func:`world`), of the user modules the
+theorem's code reaches and of every user module registering a rule (a derivation names its rules by
+string); the record under it also holds the quick keys its lemmas had, checked again (recursively)
+on every use. When nothing changed, the quick key finds the full key, and the
 outcome, without building anything; when anything in the project changed, every quick key changes
 and the full keys decide, re-checking exactly the theorems concerned. (This assumes, as the whole design
 does, that the same code builds the same derivation: builders depend on no outside state.)
@@ -497,10 +498,21 @@ def quick_key(thm: Any, options: dict) -> str:
     h = hashlib.sha256(world() + text.encode())
     for dist, version in sorted(versions().items()):
         h.update(f"{dist}={version}\0".encode())
-    for name in sorted(dsc.modules):
+    # a derivation names its rules by string, so following a builder's code does not reach the
+    # module of a rule it uses: every rule module outside the project packages (a user's) counts,
+    # as every user definition does (the derivation is not built here)
+    for name in sorted(dsc.modules | _user_rule_modules()):
         if name.split(".", 1)[0] not in PROJECT_PACKAGES:
             h.update(name.encode() + b"\0" + _source_hash(name))
     return h.hexdigest()
+
+
+def _user_rule_modules() -> set[str]:
+    """The modules of the registered rules outside the project packages (a user's rule files)."""
+    from symattn.rules import RULES
+
+    modules = {getattr(r.check, "__module__", None) for r in list(RULES.values())}
+    return {m for m in modules if m and m.split(".", 1)[0] not in PROJECT_PACKAGES}
 
 
 # ---------------------------------------------------------------------------------------------- storage

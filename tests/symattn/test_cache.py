@@ -172,6 +172,11 @@ def _z3_version(monkeypatch, fam):
     return fam
 
 
+def _flint_version(monkeypatch, fam):
+    monkeypatch.setattr(cache_mod, "_versions", {**cache_mod.versions(), "python-flint": "0.0.0"})
+    return fam
+
+
 def _nothing(monkeypatch, fam):
     return family()
 
@@ -190,6 +195,7 @@ CHANGES = [
     ("a probabilistic seed", _seed, {"zz_cache_prob"}),
     ("the SymPy version", _sympy_version, ALL),
     ("the Z3 version", _z3_version, ALL),
+    ("the python-flint version", _flint_version, ALL),
 ]
 
 
