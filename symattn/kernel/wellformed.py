@@ -232,6 +232,10 @@ def check_term(expr: Any, where: str = "") -> None:
                               "decides no term "
                               "with a Float (SymPy's rounding would decide it: x (1 + 1e-20) = x); write it as "
                               "sympy.Rational")
+        if isinstance(e, sp.MatPow) and e.exp.is_integer is not True:
+            raise KernelError(f"the term holds the matrix power {sp.sstr(e)[:120]}{at}, which the kernel does not "
+                              f"accept: the exponent {sp.sstr(e.exp)} is not shown an integer (a matrix root is "
+                              "neither unique nor always defined: (A**2)**(1/2) is not A at A = [[-1]])")
         if isinstance(e, (sp.Sum, sp.Product)):
             for lim in e.limits:
                 bad = [b for b in lim[1:] if isinstance(b, sp.Basic) and b.is_integer is False

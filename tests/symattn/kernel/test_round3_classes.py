@@ -188,3 +188,31 @@ def test_binomial_identities_that_hold_still_check(case):
     tid, lhs, rhs = case
     out = _check(lhs, rhs, [(rhs, "algebra")], (), (), tid)
     assert _symbolic(out) == "pass", out.how
+
+
+# ------------------------------------------------------------------------------ review 5
+# 5. A matrix power with a non-integer exponent is a matrix root, neither unique nor always defined:
+#    (A**2)**(1/2) = A was proved (false at A = [[-1]]) by merging the exponents. Refused as a term.
+C1 = sp.MatrixSymbol("C", 1, 1)
+MATRIX_ROOTS = [
+    ("square_root_of_a_square", sp.MatPow(sp.MatPow(A_, 2), half), A_, (N,)),
+    ("cube_root_of_a_cube", sp.MatPow(sp.MatPow(A_, 3), sp.Rational(1, 3)), A_, (N,)),
+    ("fourth_root_of_a_fourth_power", sp.MatPow(sp.MatPow(A_, 4), sp.Rational(1, 4)), A_, (N,)),
+    ("root_squared", sp.MatPow(sp.MatPow(A_, half), 2), A_, (N,)),
+    ("root_of_a_one_by_one_square", sp.MatPow(sp.MatPow(C1, 2), half), C1, ()),
+    ("real_power", sp.MatPow(sp.MatPow(A_, 2), x), sp.MatPow(A_, 2 * x), (N,)),
+]
+
+
+@pytest.mark.parametrize("case", MATRIX_ROOTS, ids=lambda c: c[0])
+def test_a_matrix_power_off_the_integers_is_refused(case):
+    tid, lhs, rhs, dims = case
+    out = _check(lhs, rhs, [(rhs, "algebra")], (), dims, tid)
+    assert out.verdict is not Verdict.PROVED and out.verdict is not Verdict.PROVED_FOR_INSTANCES, out.how
+    assert "matrix power" in out.how and "not shown an integer" in out.how, out.how
+
+
+def test_integer_matrix_powers_still_check():
+    lhs, rhs = sp.MatPow(sp.MatPow(A_, 2), 3), sp.MatPow(A_, 6)
+    out = _check(lhs, rhs, [(rhs, "algebra")], (), (N,), "integer_powers")
+    assert _symbolic(out) == "pass", out.how
