@@ -176,12 +176,18 @@ def test_pytest_xdist_workers_share_one_cache(tmp_path):
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--symattn",
            str(proj / "my_results.py"), "--symattn-cache-dir", str(cache), "--junitxml", str(tmp_path / "r.xml"),
            "-o", "junit_family=xunit1"]
-    for expect in ("false", "true"):
+    for run in ("cold", "warm"):
         r = subprocess.run(cmd, capture_output=True, text=True, cwd=proj, env=_env())
         assert r.returncode == 0, r.stdout + r.stderr
         xml = (tmp_path / "r.xml").read_text().lower()
         assert xml.count('name="symattn_cached"') == len(IDS)
-        assert xml.count(f'name="symattn_cached" value="{expect}"') == len(IDS), xml
+        checked = xml.count('name="symattn_cached" value="false"')
+        if run == "cold":
+            # the workers share the cache from the start: a theorem one worker checked (a lemma the
+            # other's theorem applies) may already be served to the other, so only "some" is checked
+            assert checked >= 1, xml
+        else:
+            assert checked == 0, xml
     assert not list(cache.rglob("*.tmp")) and len(Cache(cache).entries()) == len(IDS)
 
 
