@@ -330,7 +330,7 @@ def check_rank_of_product_le(lhs, rhs, relation, ctx):
     def meets(t, target):
         try:
             return trans(t, by_zero(t.rhs, target)) if not alpha_equal(t.rhs, target) else t
-        except KernelError:
+        except (KernelError, ValueError, TypeError):  # SymPy may refuse to order a Min's arguments
             return None
 
     if isinstance(rhs, sp.Min):
