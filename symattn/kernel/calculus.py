@@ -233,16 +233,6 @@ def recheck_continuous(e: Any, v: Any, at: Any, ranges: tuple = ()) -> None:
     second.record(second.bounded("z3", "continuity", lambda: second_continuity(e, v, at, ranges)), "calculus")
 
 
-def one_engine(fact: str, what: str) -> None:
-    """Record that ``fact`` rests on the first engine alone: SymPy's calculus (``diff``) or the core's
-    head-by-head continuity and differentiability reading, which the second engine (flint, Z3) cannot
-    express. The step is then shown as checked by one engine, never as re-checked."""
-    from symattn.kernel import second
-
-    second.record(second.Check("calculus", second.INEXPRESSIBLE, f"{what}: not expressible by the second engine",
-                               fact, what), kind="calculus")
-
-
 def recheck_derivative(f: Any, v: Any, out: Any, count: int = 1, where: str = "") -> None:
     """The second engine's re-check of SymPy's ``d^count f / d v^count = out`` (its own derivative,
     :mod:`symattn.kernel.second.derivatives`), recorded for the step; raises :class:`KernelError` with

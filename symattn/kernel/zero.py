@@ -357,14 +357,10 @@ def _unfold_one(e: Any) -> Any:
 
 @functools.lru_cache(maxsize=4096)
 def _conditions_cached(expr: Any) -> tuple:
-    return tuple(_definedness_conditions(expr))
-
-
-@functools.lru_cache(maxsize=4096)
-def _approximate_cached(expr: Any) -> frozenset:
+    """``(conditions, the over-approximate ones)`` of ``expr``, from one walk."""
     approx: set = set()
-    _definedness_conditions(expr, approx)
-    return frozenset(approx)
+    found = _definedness_conditions(expr, approx)
+    return tuple(found), frozenset(approx)
 
 
 def approximate_conditions(expr: Any) -> frozenset:
@@ -377,7 +373,7 @@ def approximate_conditions(expr: Any) -> frozenset:
     if isinstance(expr, sp.MatrixBase):
         expr = sp.ImmutableMatrix(expr)
     try:
-        return _approximate_cached(expr)
+        return _conditions_cached(expr)[1]
     except TypeError:  # unhashable
         approx: set = set()
         _definedness_conditions(expr, approx)
@@ -389,7 +385,7 @@ def definedness_conditions(expr: Any) -> list:
     if isinstance(expr, sp.MatrixBase):
         expr = sp.ImmutableMatrix(expr)
     try:
-        return list(_conditions_cached(expr))
+        return list(_conditions_cached(expr)[0])
     except TypeError:  # unhashable
         return _definedness_conditions(expr)
 

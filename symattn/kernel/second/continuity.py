@@ -59,8 +59,8 @@ def _depends(e: Any, v: Any) -> bool:
 
 
 class _Reading:
-    def __init__(self, v: Any, at: Any, ranges: tuple):
-        self.v, self.at, self.ranges = v, at, tuple(ranges)
+    def __init__(self, v: Any, at: Any):
+        self.v, self.at = v, at
         self.conditions = 0
 
     def _holds(self, e: Any, relation: str, ranges: tuple) -> None:
@@ -157,7 +157,7 @@ def recheck_continuous(e: Any, v: Any, at: Any, ranges: tuple = ()) -> Check:
         return Check(_ENGINE, INEXPRESSIBLE, f"continuity in a {type(v).__name__}, not a symbol", fact, _KERNEL)
     if not isinstance(e, sp.Expr) or not isinstance(at, sp.Expr) or at.has(sp.oo, -sp.oo, sp.zoo):
         return Check(_ENGINE, INEXPRESSIBLE, "not a scalar expression at a finite point", fact, _KERNEL)
-    reading = _Reading(v, at, ranges)
+    reading = _Reading(v, at)
     try:
         reading.continuous(e, tuple(ranges))
     except _NotShown as exc:
