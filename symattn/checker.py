@@ -29,7 +29,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.derivation import relation_implies
-from symattn.kernel import second
+from symattn.kernel import exact, second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.instances import (
     candidate_sizes,
@@ -44,7 +44,14 @@ from symattn.kernel.instances import (
     undefined_side,
     unfold_forall,
 )
-from symattn.kernel.search import expand_finite, find_counterexample, find_model, hypothesis_symbols, statement_symbols
+from symattn.kernel.search import (
+    evaluate_derivatives,
+    expand_finite,
+    find_counterexample,
+    find_model,
+    hypothesis_symbols,
+    statement_symbols,
+)
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.wellformed import check_hypotheses, check_terms
@@ -478,8 +485,8 @@ class Checker:
         try:
             with time_limit(seconds):
                 st = thm.statement
-                st = Statement(*(expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs)),
-                               st.relation)
+                st = Statement(*(evaluate_derivatives(expand_finite(_xreplace(side, mapping)))
+                                 for side in (st.lhs, st.rhs)), st.relation)
                 hyps = _hypotheses_at(thm.hypotheses, mapping)
                 st = _moments_at(st, hyps)
                 cases = concrete_cases(st, hyps)
@@ -951,7 +958,7 @@ def _instance_holds(st: Statement, hypotheses) -> bool:
         return True
     from symattn.statement import IndexRange
 
-    free = statement_symbols(st)
+    free = statement_symbols(st) | _derivative_indices(st)
     cases = [{}]
     for h in hypotheses:
         if isinstance(h, IndexRange) and h.index in free:
@@ -966,9 +973,24 @@ def _instance_holds(st: Statement, hypotheses) -> bool:
     return True
 
 
+def _derivative_indices(st: Statement) -> set:
+    """The symbols in the indices of derivative variables (``j`` in ``d/ds_j``): SymPy does not count
+    a derivative's variables as free, but an index in one is free in the statement."""
+    out: set = set()
+    for side in (st.lhs, st.rhs):
+        if isinstance(side, (sp.Basic, sp.MatrixBase)):
+            for d in (side.atoms(sp.Derivative) if isinstance(side, sp.Basic) else
+                      set().union(*(sp.sympify(e).atoms(sp.Derivative) for e in side))):
+                for v, _ in d.variable_count:
+                    if isinstance(v, sp.Indexed):
+                        out |= {t for t in v.free_symbols if isinstance(t, sp.Symbol)} - {v.base.label}
+    return out
+
+
 def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
     if case:
-        st = Statement(*(expand_finite(_xreplace(x, case)) for x in (st.lhs, st.rhs)), st.relation)
+        st = Statement(*(evaluate_derivatives(expand_finite(_xreplace(x, case))) for x in (st.lhs, st.rhs)),
+                       st.relation)
         hypotheses = _hypotheses_at(hypotheses, case)
         if _statement_holds(st):
             return True
@@ -1104,6 +1126,9 @@ def _statement_holds(st: Statement) -> bool:
     if st.relation == "=":
         if equal(st.lhs, st.rhs):
             return True
+        pairs = _closed_pairs(st.lhs, st.rhs)
+        if pairs and all(exact.equal(a, b) is True for a, b in pairs):
+            return True  # closed numbers: equal exactly (minimal polynomials, never by structure)
         # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
         diff = _difference(st.lhs, st.rhs)
         return diff is not None and pythagorean_zero(diff)
@@ -1111,6 +1136,24 @@ def _statement_holds(st: Statement) -> bool:
     gap = sp.simplify(gap)
     sign = sign_of(gap)
     return sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">="))
+
+
+def _closed_pairs(a: Any, b: Any) -> list | None:
+    """The entries of two sides, paired, when every one is a closed number (no free symbol, nothing
+    unevaluated); otherwise None."""
+    la = list(a) if isinstance(a, sp.MatrixBase) else [a]
+    lb = list(b) if isinstance(b, sp.MatrixBase) else [b]
+    if isinstance(a, sp.MatrixBase) != isinstance(b, sp.MatrixBase) or len(la) != len(lb):
+        return None
+    if isinstance(a, sp.MatrixBase) and a.shape != b.shape:
+        return None
+    pairs = []
+    for x, y in zip(la, lb):
+        x, y = sp.sympify(x), sp.sympify(y)
+        if not (x.is_number and y.is_number) or any(e.has(*_EVALUATING) for e in (x, y)):
+            return None
+        pairs.append((x, y))
+    return pairs
 
 
 def _difference(a: Any, b: Any) -> Any:

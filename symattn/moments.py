@@ -499,6 +499,7 @@ def _terms(expr: sp.Expr) -> list[_Term]:
     if vec is not None:
         if len(expr.indices) != 1:
             raise ValueError(f"entries of {vec.name} take one index, got {expr}")
+        _require_index(vec, expr.indices[0], expr)
         return [_Term(sp.S.One, (), ((vec, expr.indices[0], 1),))]
     if isinstance(expr, sp.Add):
         return [t for a in expr.args for t in _terms(a)]
@@ -519,6 +520,7 @@ def _terms(expr: sp.Expr) -> list[_Term]:
         body = expr.function
         limits = []
         for (i, lo, hi) in expr.limits:
+            _require_range(body, i, lo, hi, expr)
             fresh = sp.Dummy(str(i), integer=True)
             body = body.xreplace({i: fresh})
             limits.append((fresh, lo, hi))
@@ -528,6 +530,43 @@ def _terms(expr: sp.Expr) -> list[_Term]:
         return out
     raise ValueError(f"E needs a polynomial in random entries and sums of them; unsupported: "
                      f"{type(expr).__name__} in {expr}")
+
+
+def _shown_positive(x: Any) -> bool:
+    return sp.sympify(x).is_positive is True
+
+
+def _require_index(vec: RandomVector, index: Any, entry: Any) -> None:
+    """Refuse an entry that is not one of the vector's: an index not an integer (``q[1/2]``; a symbol
+    not declared integer) or shown outside ``1..dim`` (``q[0]``, ``q[d + 1]`` of a vector of length
+    ``d``). An index not shown either way (``q[i]``) is taken as one of the entries."""
+    index = sp.sympify(index)
+    if index.is_integer is not True:
+        why = ("is not an integer" if index.is_integer is False
+               else "is not known to be an integer (declare it integer=True)")
+        raise ValueError(f"{sp.sstr(entry)}: the index {sp.sstr(index)} {why}; the entries of {vec.name} are "
+                         f"{vec.name}[1], ..., {vec.name}[{sp.sstr(vec.dim)}]")
+    if _shown_positive(1 - index) or _shown_positive(index - vec.dim):
+        raise ValueError(f"{sp.sstr(entry)}: the index {sp.sstr(index)} is outside 1..{sp.sstr(vec.dim)}, the "
+                         f"entries of {vec.name}")
+
+
+def _require_range(body: Any, var: Any, lo: Any, hi: Any, whole: Any) -> None:
+    """Refuse a sum whose index runs outside a random vector it indexes: ``sum_{i=0}^{d} q_i`` of a
+    vector of length ``d`` (a range shown empty is no entry at all, and is allowed)."""
+    if not isinstance(body, sp.Basic) or _shown_positive(lo - hi):
+        return
+    for a in body.atoms(sp.Indexed):
+        vec = random_vector_of(a)
+        if vec is None or len(a.indices) != 1 or var not in a.indices[0].free_symbols:
+            continue
+        ends = [sp.sympify(a.indices[0]).xreplace({var: e}) for e in (lo, hi)]
+        if sp.sympify(a.indices[0]).as_poly(var) is None or sp.degree(a.indices[0], var) != 1:
+            continue  # an index not affine in the summation variable: its values are not the ends'
+        if any(_shown_positive(1 - e) or _shown_positive(e - vec.dim) for e in ends):
+            raise ValueError(f"{sp.sstr(whole)}: the index {sp.sstr(a.indices[0])} of {vec.name} runs over "
+                             f"{sp.sstr(ends[0])}..{sp.sstr(ends[1])}, outside 1..{sp.sstr(vec.dim)}, the "
+                             f"entries of {vec.name}")
 
 
 def _product(a: _Term, b: _Term) -> _Term:

@@ -142,6 +142,19 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
         if len(e.limits) > 1:
             return e
         return type(e)(e.function, (v, lo, hi))
+    if type(e).__name__ == "Entry" and _is_symattn_head(e):
+        # an entry is read through the kernel's entry convention (a matrix symbol X has the real,
+        # 1-based entries X[i, j]) before its matrix is written out: SymPy's explicit matrix has
+        # the 0-based X[i - 1, j - 1] instead, another atom
+        from symattn.kernel.zero import UNFOLDINGS
+
+        unfold = UNFOLDINGS.get(type(e))
+        try:
+            done = unfold(e) if unfold is not None else None
+        except (TypeError, ValueError):  # KernelError is a ValueError
+            done = None
+        if done is not None and done != e:
+            return _expand(done, depth + 1, memo)
     if isinstance(e, MatrixExpr) and not isinstance(e, sp.MatrixSymbol) and all(
         getattr(s, "is_Integer", False) for s in e.shape
     ):
@@ -156,6 +169,10 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
     if isinstance(new, (sp.Trace, sp.Determinant)) and isinstance(new.args[0], sp.MatrixBase):
         # the trace or determinant of an explicit matrix: exact arithmetic on its entries
         return _expand(new.args[0].trace() if isinstance(new, sp.Trace) else new.args[0].det(), depth + 1, memo)
+    if type(new).__name__ == "Entry" and isinstance(new.args[0], sp.MatrixBase) and not all(
+        getattr(t, "is_Integer", False) for t in new.args[1:]
+    ):
+        return new  # the entry of an explicit matrix at indices still free: read once they have values
     if _is_symattn_head(new):
         from symattn.kernel.zero import UNFOLDINGS
 
@@ -217,6 +234,8 @@ def substitute_free(x: Any, point: dict, _memo: dict | None = None) -> Any:
     if isinstance(x, sp.Indexed):  # an Atom to SymPy, but its indices may hold free symbols
         new = x.base[tuple(substitute_free(t, point, _memo) for t in x.indices)]
         out = point.get(new, new)
+    elif isinstance(x, sp.Derivative):
+        out = _substitute_derivative(x, point, _memo)
     elif isinstance(x, (sp.Sum, sp.Product)):
         # bounds of limit m are in the scope of the variables of the limits after m
         limits = []
@@ -232,6 +251,58 @@ def substitute_free(x: Any, point: dict, _memo: dict | None = None) -> Any:
         out = x.func(*args) if any(a is not b for a, b in zip(args, x.args)) else x
     _memo[x] = out
     return out
+
+
+def _substitute_derivative(x: sp.Derivative, point: dict, memo: dict) -> Any:
+    """A derivative at a point: ``d f / d s_j`` at ``s_1 = 2`` is ``(d f / d s_1)`` evaluated at 2, never
+    ``d f / d 2``. The variables take the point's values of their indices (``s_j`` at ``j = 1`` is
+    ``s_1``), the body every other value; the derivative is then taken (SymPy's exact
+    differentiation, of an expression the point has made concrete) and the variables' values put in.
+    A derivative SymPy leaves unevaluated keeps its variables unvalued (no number: no evidence)."""
+    variables = []
+    for v, count in x.variable_count:
+        if isinstance(v, sp.Indexed):
+            v = v.base[tuple(substitute_free(t, point, memo) for t in v.indices)]
+        variables.append((v, count))
+    names = {v for v, _ in variables}
+    inner = {k: val for k, val in point.items() if k not in names}
+    body = expand_finite(substitute_free(x.expr, inner))
+    done = evaluate_derivatives(sp.Derivative(body, *variables, evaluate=False))
+    if isinstance(done, sp.Basic) and done.has(sp.Derivative):
+        return done
+    return substitute_free(done, {k: val for k, val in point.items() if k in names})
+
+
+def _concrete_variable(v: Any) -> bool:
+    return isinstance(v, sp.Symbol) or (isinstance(v, sp.Indexed) and all(
+        getattr(t, "is_Integer", False) for t in v.indices))
+
+
+def evaluate_derivatives(x: Any) -> Any:
+    """``x`` with each derivative of a concrete body (no unevaluated sum, product, integral or limit)
+    by concrete variables (a symbol, an entry at integer indices) taken by the kernel's
+    :func:`~symattn.kernel.calculus.derivative` (the body shown differentiable head by head, the
+    result re-checked by the second engine); one it refuses is left unevaluated (no evidence)."""
+    if isinstance(x, sp.MatrixBase):
+        return x.applyfunc(evaluate_derivatives)
+    if not isinstance(x, sp.Basic) or not x.has(sp.Derivative):
+        return x
+    from symattn.kernel.calculus import derivative
+
+    def take(d):
+        body = d.expr
+        if body.has(sp.Derivative) or body.has(sp.Sum, sp.Product, sp.Integral, sp.Limit):
+            return d
+        if not all(_concrete_variable(v) for v, _ in d.variable_count):
+            return d
+        try:
+            for v, count in d.variable_count:
+                body = derivative(body, v, int(count))
+        except (ValueError, TypeError, NotImplementedError):  # KernelError is a ValueError
+            return d
+        return body
+
+    return x.replace(lambda e: isinstance(e, sp.Derivative), take)
 
 
 def _hypothesis_exprs(h) -> list:

@@ -236,6 +236,8 @@ def check_term(expr: Any, where: str = "") -> None:
             raise KernelError(f"the term holds the matrix power {sp.sstr(e)[:120]}{at}, which the kernel does not "
                               f"accept: the exponent {sp.sstr(e.exp)} is not shown an integer (a matrix root is "
                               "neither unique nor always defined: (A**2)**(1/2) is not A at A = [[-1]])")
+        if isinstance(e, (sp.Trace, sp.Determinant)):
+            _check_square_argument(e, at)
         if isinstance(e, (sp.Sum, sp.Product)):
             for lim in e.limits:
                 bad = [b for b in lim[1:] if isinstance(b, sp.Basic) and b.is_integer is False
@@ -249,6 +251,43 @@ def check_term(expr: Any, where: str = "") -> None:
             raise KernelError(f"the term holds {cls.__qualname__}(...){at} carrying attributes "
                               f"{sorted(set(e.__dict__) - {'nargs'})}: a term is its class and its arguments only")
         stack.extend(e.args)
+
+
+def _square(m: Any) -> bool:
+    shape = getattr(m, "shape", None)
+    if shape is None:
+        return True  # a scalar inside a Kronecker product (1 x 1)
+    try:
+        return sp.expand(sp.sympify(shape[0]) - sp.sympify(shape[1])) == 0
+    except (TypeError, ValueError, sp.SympifyError):
+        return False
+
+
+def _check_square_argument(e: Any, at: str) -> None:
+    """A trace or determinant is of a square matrix, and SymPy's rewriting of it is right only for
+    square factors: it gives tr(A (x) B) = tr A tr B and det(diag(A, B)) = det A det B (and 0 when a
+    block is not known to be square), both false for rectangular factors. The kernel accepts a
+    trace or determinant whose matrix, and every factor of a Kronecker product or block of a
+    block-diagonal matrix in it, is square by its shape (the same expression for rows and columns)."""
+    name = "trace" if isinstance(e, sp.Trace) else "determinant"
+    arg = e.args[0]
+    if isinstance(arg, (sp.MatrixExpr, sp.MatrixBase)) and not _square(arg):
+        raise KernelError(f"the term holds the {name} of {sp.sstr(arg)[:100]}{at}, of shape "
+                          f"{sp.sstr(arg.shape[0])} x {sp.sstr(arg.shape[1])}, which the kernel does not accept: "
+                          f"a {name} is of a square matrix (its rows and columns the same expression)")
+    if not isinstance(arg, sp.Basic):
+        return
+    for node in sp.preorder_traversal(arg):
+        if isinstance(node, (sp.KroneckerProduct, sp.BlockDiagMatrix)):
+            bad = [f for f in node.args if not _square(f)]
+            if bad:
+                what = "a Kronecker product" if isinstance(node, sp.KroneckerProduct) else "a block-diagonal matrix"
+                raise KernelError(
+                    f"the term holds the {name} of {what} with the factor {sp.sstr(bad[0])[:80]} of shape "
+                    f"{sp.sstr(bad[0].shape[0])} x {sp.sstr(bad[0].shape[1])}{at}, which the kernel does not "
+                    f"accept: SymPy's rewriting of it (tr(A (x) B) = tr A tr B, det diag(A, B) = det A det B, "
+                    f"and 0 when a block is not known square) holds for square factors only; give the factors "
+                    f"square shapes or write the entries")
 
 
 def _infinite_assumptions(e: sp.Symbol) -> list:

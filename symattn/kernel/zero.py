@@ -380,6 +380,14 @@ def approximate_conditions(expr: Any) -> frozenset:
         return frozenset(approx)
 
 
+def _number_negative(x: Any) -> bool | None:
+    """Whether a number is negative, as SymPy orders it; None where it cannot (no exception)."""
+    try:
+        return bool(x < 0)
+    except TypeError:
+        return None
+
+
 def definedness_conditions(expr: Any) -> list:
     """Factors ``f`` such that ``expr`` is undefined where ``f = 0``."""
     if isinstance(expr, sp.MatrixBase):
@@ -423,7 +431,11 @@ def _definedness_conditions(expr: Any, approx: set | None = None) -> list:
                     found.append(f)
             walk(e.args[2])
             return
-        if isinstance(e, sp.Pow) and (e.exp.is_negative or (e.exp.is_number and e.exp < 0)):
+        if isinstance(e, sp.Pow) and e.exp.is_number and _number_negative(e.exp) is None:
+            # a number exponent SymPy cannot order (3 - log(8)/log(2), exactly 0): it may be negative,
+            # so the base must be nonzero -- more than the term may need (over-approximate)
+            add(e.base, over=True)
+        elif isinstance(e, sp.Pow) and (e.exp.is_negative or (e.exp.is_number and _number_negative(e.exp))):
             add(e.base)
         elif isinstance(e, sp.Pow) and not e.exp.is_number and e.exp.is_positive is not True and not (
                 e.exp.is_integer and e.exp.is_nonnegative):

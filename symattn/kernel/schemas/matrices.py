@@ -529,6 +529,10 @@ def _library_entry(expr: Any):
     return expr._symattn_entry
 
 
+#: the largest literal power of a matrix whose entry is written as a product
+MAX_POWER = 16
+
+
 def matrix_entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
     r"""The :math:`(i, j)` entry (1-based) of a matrix expression, as the kernel reads it.
 
@@ -565,6 +569,11 @@ def matrix_entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
     if isinstance(expr, sp.MatMul):
         coeff, mats = expr.as_coeff_matrices()
         return coeff * _product_entry(list(mats), i, j, depth)
+    if isinstance(expr, sp.MatPow) and isinstance(expr.exp, sp.Integer) and 0 <= expr.exp <= MAX_POWER:
+        # a literal power of a square matrix: the product of its factors (M^0 = I)
+        if expr.exp == 0:
+            return sp.KroneckerDelta(i, j)
+        return _product_entry([expr.base] * int(expr.exp), i, j, depth)
     raise KernelError(f"entry: unsupported matrix expression {type(expr).__name__}: {_show(expr)}")
 
 
