@@ -251,19 +251,6 @@ def _associativity_derivation(upper) -> Derivation:
     )
 
 
-def _explicit_rows(size: int, causal: bool) -> Statement:
-    dim = 2
-    p = sp.symbols(f"p1:{dim + 1}", positive=True)
-    fk = [sp.symbols(f"f{r}_1:{dim + 1}", positive=True) for r in range(1, size + 1)]
-    vs = sp.symbols(f"v1:{size + 1}", real=True)
-    dots = [sum(a * b for a, b in zip(p, fr)) for fr in fk]
-    quad = sum(x * y for x, y in zip(dots, vs)) / sum(dots)
-    S = [sum(fr[cc] * y for fr, y in zip(fk, vs)) for cc in range(dim)]
-    z = [sum(fr[cc] for fr in fk) for cc in range(dim)]
-    lin = sum(p[cc] * S[cc] for cc in range(dim)) / sum(p[cc] * z[cc] for cc in range(dim))
-    return Statement(quad, lin)
-
-
 def _linear_numeric(causal: bool):
     def check(seed: int) -> NumericResult:
         from numeric.linear import elu_plus_one, linear_attention
@@ -301,11 +288,11 @@ register(
         title=r"Linear attention: $\phi(Q)(\phi(K)^\top V)$ equals $(\phi(Q) \phi(K)^\top) V$, normalised, row by row",
         statement=Statement(_quadratic(n), _linear(n)),
         source=_SOURCE_LINEAR,
-        hypotheses=(Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top \sum_j "
-                                                   r"\phi(k_j)$ is nonzero"),),
+        hypotheses=(Assumption("normaliser_nonzero", condition=sp.Ne(sp.Sum(_phi_dot(i, j), (j, 1, n)), 0),
+                               text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top \sum_j "
+                                    r"\phi(k_j)$ is nonzero"),),
         derivation=lambda: _associativity_derivation(n),
         dimensions=(n, d),
-        instances=Instances(lambda size: _explicit_rows(size, False), tuple(range(1, 7)), label="n (d = 2)"),
         numeric=_linear_numeric(False),
         plain=(
             r"With a kernel that factorises as $\langle \phi(q), \phi(k)\rangle$, the weighted sum over keys can be "
@@ -422,10 +409,6 @@ register(
 
 
 # ----------------------------------------------------------------------------- causal prefix sums
-def _prefix_instance(size: int) -> Statement:
-    return _explicit_rows(size, True)
-
-
 register(
     Theorem(
         id="causal_linear_attention_prefix_sums",
@@ -436,12 +419,11 @@ register(
         source=_SOURCE_LINEAR + "; causal masking from 004_b987b516506401e6.txt, 'The Complete Transformer Block'",
         hypotheses=(
             IndexRange("i_range", index=i, lower=1, upper=n),
-            Assumption("feature_map", text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top z_i$ is "
-                                           r"nonzero"),
+            Assumption("normaliser_nonzero", condition=sp.Ne(sp.Sum(_phi_dot(i, j), (j, 1, i)), 0),
+                       text=r"$\phi$ is any feature map; the normaliser $\phi(q_i)^\top z_i$ is nonzero"),
         ),
         derivation=lambda: _associativity_derivation(i),
         dimensions=(i, d),
-        instances=Instances(_prefix_instance, tuple(range(1, 7)), label="i (d = 2)"),
         numeric=_linear_numeric(True),
         plain=(
             r"With a causal mask query $i$ sees keys $1, \dots, i$. In the linear order the only quantities "

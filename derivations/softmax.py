@@ -171,7 +171,6 @@ softmax_jacobian_theorem = register(
         hypotheses=(I_RANGE, J_RANGE),
         derivation=_softmax_jacobian_derivation,
         dimensions=(n,),
-        instances=Instances(_softmax_jacobian_instance, tuple(range(1, 7)), label="n"),
         numeric=_softmax_jacobian_numeric,
         plain=(
             r"Nudging logit $j$ changes attention weight $i$ by $a_i (\delta_{ij} - a_j)$: weight $i$ grows with its "

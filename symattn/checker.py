@@ -954,7 +954,7 @@ def _instance_holds(st: Statement, hypotheses) -> bool:
     equation hypotheses are solved for a variable each (as Schwartz--Zippel does,
     :func:`symattn.kernel.zippel.solve_equations`) and substituted; then the sides are compared by
     the zero test (or the sign test)."""
-    if _statement_holds(st):
+    if _statement_holds(st, hypotheses):
         return True
     from symattn.statement import IndexRange
 
@@ -992,7 +992,7 @@ def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
         st = Statement(*(evaluate_derivatives(expand_finite(_xreplace(x, case))) for x in (st.lhs, st.rhs)),
                        st.relation)
         hypotheses = _hypotheses_at(hypotheses, case)
-        if _statement_holds(st):
+        if _statement_holds(st, hypotheses):
             return True
     try:
         # the entries a forall equation defines (a recurrence) are unfolded at their concrete indices
@@ -1002,7 +1002,7 @@ def _case_holds(st: Statement, hypotheses, case: dict) -> bool:
         return False
     if not solution and unfolded == [st.lhs, st.rhs]:
         return False
-    return _statement_holds(Statement(sides[0], sides[1], st.relation))
+    return _statement_holds(Statement(sides[0], sides[1], st.relation), hypotheses)
 
 
 _EVALUATING = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)
@@ -1120,11 +1120,15 @@ def pinned_dimensions(dimensions: Iterable, hypotheses: Iterable) -> dict:
     return {sym: why for sym, why in pinned.items() if sym in dims}
 
 
-def _statement_holds(st: Statement) -> bool:
+def _statement_holds(st: Statement, hypotheses=None) -> bool:
+    """Whether a concrete statement is shown: an equation by the zero test under the instance's
+    hypotheses (an ``Assumption`` such as a nonzero normaliser discharges the definedness condition
+    it states; a size without a model of them is never instantiated), else closed numbers compared
+    exactly; an inequality by the sign test."""
     if undefined_side(st.lhs) or undefined_side(st.rhs):
         return False  # a pole (zoo, nan, oo) is no value: "zoo = 2 zoo" is not shown by anything
     if st.relation == "=":
-        if equal(st.lhs, st.rhs):
+        if equal(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else None):
             return True
         pairs = _closed_pairs(st.lhs, st.rhs)
         if pairs and all(exact.equal(a, b) is True for a, b in pairs):

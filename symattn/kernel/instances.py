@@ -28,6 +28,7 @@ import sympy as sp
 
 from symattn.kernel import exact
 from symattn.kernel.search import (
+    TooLarge,
     _assumption_ok,
     _basic_symbols,
     _determined,
@@ -170,7 +171,14 @@ def hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
         for f in dataclasses.fields(h):
             v = getattr(h, f.name)
             if isinstance(v, sp.Basic) and f.name != "name":
-                changes[f.name] = v.xreplace(mapping)
+                new = v.xreplace(mapping)
+                if f.name == "condition" and isinstance(h, Assumption) and new != v:
+                    # a condition at concrete sizes, its finite sums written out as the statement's are
+                    try:
+                        new = expand_finite(new)
+                    except (TooLarge, TypeError, ValueError, AttributeError):
+                        pass
+                changes[f.name] = new
         try:
             out.append(dataclasses.replace(h, **changes) if changes else h)
         except (ValueError, TypeError):

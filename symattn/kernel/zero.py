@@ -600,7 +600,25 @@ def _shown_nonzero(f: Any, hypotheses) -> bool:
                 diff = canonical(c.lhs - c.rhs)
                 if _same_condition(diff, f):
                     return True
+                if isinstance(c, sp.Ne) and any(_same_condition(g, f) for g in _product_factors(diff)):
+                    return True  # a b != 0: each factor is nonzero
     return False
+
+
+def _product_factors(e: Any) -> list:
+    """The nonconstant factors of ``e`` over Q (``factor_list``, under a time limit; sums kept as
+    opaque atoms); ``[]`` when it has one factor or cannot be factored in time."""
+    from symattn.kernel.timelimit import TimeLimitExceeded, time_limit
+
+    table: dict = {}
+    try:
+        with time_limit(2.0):
+            _, factors = sp.factor_list(opaque_sums(e, table))
+    except (TimeLimitExceeded, sp.PolynomialError, TypeError, ValueError, NotImplementedError):
+        return []
+    back = {v: k for k, v in table.items()}
+    out = [b.xreplace(back) for b, _ in factors if b.free_symbols]
+    return out if len(out) > 1 else []
 
 
 def singular_summands(expr: Any, hypotheses=(), others=()) -> list:
