@@ -271,7 +271,10 @@ def _reduces_uncached(expr: Any) -> bool:
             try:
                 if transform(e) == 0:
                     return True
-            except (StopIteration, sp.PolynomialError):
+            except (StopIteration, sp.PolynomialError, TypeError, ValueError, NotImplementedError,
+                    AttributeError):
+                # SymPy's rewriting fails on the term (factor_terms rebuilds Determinant(2*A) from a
+                # scalar): this transform finds no 0, the next may
                 continue
     return False
 

@@ -74,3 +74,21 @@ def test_the_same_identities_of_square_factors_are_still_accepted(case):
     assert out.verdict in (Verdict.PROVED, Verdict.PROVED_FOR_INSTANCES), out.how
     assert "the derivation checked" in out.how or out.verdict is Verdict.PROVED, out.how
 
+
+
+SYMPY_REWRITING_FAILS = [
+    # SymPy's factor_terms rebuilds Determinant(2*A) from a scalar and raises; the step fails for its own
+    # reason (not shown equal), never with SymPy's TypeError as the reason
+    ("det_scaled", D(2 * A), 2**n * D(A)),
+    ("det_scaled_sum", D(2 * A) + D(A), (2**n + 1) * D(A)),
+    ("det_negated", D(-A), (-1) ** n * D(A)),
+    ("det_scaled_wrong", D(2 * A), 2 * D(A)),
+]
+
+
+@pytest.mark.parametrize("case", SYMPY_REWRITING_FAILS, ids=lambda c: c[0])
+def test_a_failing_sympy_rewrite_is_no_internal_error(case):
+    tid, lhs, rhs = case
+    out = _check(lhs, rhs, [(rhs, "algebra")], (), tid, dims=(n,))
+    assert out.verdict is not Verdict.PROVED
+    assert "TypeError" not in out.how and "could not apply" not in out.how, out.how
