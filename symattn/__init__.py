@@ -11,6 +11,9 @@ The kernel (statements, derivations, rules, verdicts) and the symbolic helpers u
 d_k*sigma**4
 """
 
+import sys
+import types
+
 # Every public name is imported on first use (PEP 562), so that ``import symattn`` -- and with it
 # ``symattn --help`` -- does not pay for SymPy, numpy and the library (issue 22: startup).
 _LAZY = {
@@ -90,6 +93,23 @@ def __dir__():
 
 
 __version__ = "0.1.0"
+
+
+class _Package(types.ModuleType):
+    """The package module: a public name that is also a submodule's name (``softmax``, the function, and
+    ``symattn.softmax``, its module) stays the public name. The import system sets each submodule it
+    loads as an attribute of its package, which would make ``from symattn import softmax`` the module
+    once anything has imported it (``from symattn import Softmax`` does); that assignment is not kept.
+    The module is ``sys.modules["symattn.softmax"]``, and ``from symattn.softmax import ...`` works."""
+
+    def __setattr__(self, name, value):
+        if name in _PUBLIC_OVER_SUBMODULE and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_PUBLIC_OVER_SUBMODULE = frozenset(n for n in _LAZY if _LAZY[n] == (f"symattn.{n}", n))
+sys.modules[__name__].__class__ = _Package
 
 __all__ = [
     # kernel
