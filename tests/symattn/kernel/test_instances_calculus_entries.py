@@ -53,7 +53,7 @@ def _expsum(v):
 
 D = sp.Derivative
 
-DERIVATIVE_TRUE = [
+TRUE_DERIVATIVES = [
     ("linear", Statement(D(sp.Sum(s[l], (l, 1, n)), s[j]), 1)),
     ("square", Statement(D(sp.Sum(s[l] ** 2, (l, 1, n)), s[j]), 2 * s[j])),
     ("exp_entry", Statement(D(sp.exp(s[i]), s[j]), sp.KroneckerDelta(i, j) * sp.exp(s[i]))),
@@ -65,7 +65,7 @@ DERIVATIVE_TRUE = [
     ("mixed", Statement(D(sp.Sum(s[l], (l, 1, n)) ** 2, s[i], s[j]), 2)),
 ]
 
-DERIVATIVE_FALSE = [
+FALSE_DERIVATIVES = [
     ("square_halved", Statement(D(sp.Sum(s[l] ** 2, (l, 1, n)), s[j]), s[j])),
     ("exp_no_delta", Statement(D(sp.exp(s[i]), s[j]), sp.exp(s[i]))),
     ("log_sum_exp_inverse", Statement(D(sp.log(_expsum(l)), s[j]), 1 / _expsum(k))),
@@ -78,7 +78,7 @@ DERIVATIVE_FALSE = [
 ]
 
 
-@pytest.mark.parametrize("name,st", DERIVATIVE_TRUE, ids=[c[0] for c in DERIVATIVE_TRUE])
+@pytest.mark.parametrize("name,st", TRUE_DERIVATIVES, ids=[c[0] for c in TRUE_DERIVATIVES])
 def test_a_true_derivative_by_an_entry_passes_its_derived_instances(name, st):
     o = _check(st)
     lv = o.levels["instances"]
@@ -88,7 +88,7 @@ def test_a_true_derivative_by_an_entry_passes_its_derived_instances(name, st):
     assert o.verdict is not Verdict.REFUTED
 
 
-@pytest.mark.parametrize("name,st", DERIVATIVE_FALSE, ids=[c[0] for c in DERIVATIVE_FALSE])
+@pytest.mark.parametrize("name,st", FALSE_DERIVATIVES, ids=[c[0] for c in FALSE_DERIVATIVES])
 def test_a_false_derivative_by_an_entry_is_refuted_exactly(name, st):
     o = _check(st)
     lv = o.levels["instances"]
