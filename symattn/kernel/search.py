@@ -26,6 +26,7 @@ predicate on a number.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -1270,11 +1271,20 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
     if any(type(h).__name__ == "Assumption" and not isinstance(h.condition, sp.Basic) for h in hypotheses):
         return None
     rng = random.Random(seed)
-    for attempt in range(tries):
+    evaluated, draws = 0, 0
+    # a draw outside the hypotheses (x <= y fails at x = 3/4, y = -8/3) is no try: up to 4 draws a try,
+    # within the time the tries had (tries x seconds)
+    deadline = time.monotonic() + tries * seconds
+    while evaluated < tries and draws < 4 * tries and time.monotonic() < deadline:
+        attempt, draws = draws, draws + 1
         try:
             with time_limit(seconds):
-                point = _assign(sides, hypotheses, rng if attempt else None)
-                holds, unchecked = _check_hypotheses(hypotheses, point)
+                try:
+                    point = _assign(sides, hypotheses, rng if attempt else None)
+                    holds, unchecked = _check_hypotheses(hypotheses, point)
+                except _Reject:
+                    continue
+                evaluated += 1
                 if unchecked:
                     continue
                 lhs, rhs = (_evaluate(side, point) for side in sides)
