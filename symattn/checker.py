@@ -55,7 +55,8 @@ from symattn.kernel.search import (
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.wellformed import check_hypotheses, check_terms
-from symattn.kernel.zero import side_singularities, singular_message
+from symattn.kernel.index_bounds import OutsideShape
+from symattn.kernel.zero import HYPOTHESES, side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
@@ -485,13 +486,20 @@ class Checker:
         try:
             with time_limit(seconds):
                 st = thm.statement
-                st = Statement(*(evaluate_derivatives(expand_finite(_xreplace(side, mapping)))
-                                 for side in (st.lhs, st.rhs)), st.relation)
                 hyps = _hypotheses_at(thm.hypotheses, mapping)
+                # the index ranges at this size show an entry's index inside its shape
+                token = HYPOTHESES.set(tuple(hyps))
+                try:
+                    st = Statement(*(evaluate_derivatives(expand_finite(_xreplace(side, mapping)))
+                                     for side in (st.lhs, st.rhs)), st.relation)
+                finally:
+                    HYPOTHESES.reset(token)
                 st = _moments_at(st, hyps)
                 cases = concrete_cases(st, hyps)
         except TimeLimitExceeded:
             return "timeout", f"{where}: time limit deriving the instance"
+        except (OutsideShape, IndexError) as exc:  # an entry read outside its matrix: no value there
+            return "outside", f"the statement is not defined there ({type(exc).__name__}: {exc})"
         except Exception as exc:
             return "undecided", f"{where}: deriving the instance raised {type(exc).__name__}: {exc}"
         # the cases of the instance (every permutation of a Permutation hypothesis, matrices written

@@ -54,7 +54,7 @@ from typing import Any
 
 import sympy as sp
 from sympy.core.symbol import Str
-from sympy.matrices.expressions.matexpr import MatrixExpr
+from sympy.matrices.expressions.matexpr import MatrixElement, MatrixExpr
 
 from symattn.kernel.definitions import define
 from symattn.kernel.terms import declare_binder
@@ -302,7 +302,7 @@ class _PairBlocks(MatrixExpr):
     def _entry(self, i, j, **kwargs):
         B = self.num_blocks
         if not (B.is_Integer and sp.sympify(i).is_Integer and sp.sympify(j).is_Integer):
-            return sp.MatrixElement(self, i, j)
+            return MatrixElement(self, i, j)
         (mi, a), (mj, b) = _locate(int(i), int(B), self.convention), _locate(int(j), int(B), self.convention)
         if mi != mj:
             return sp.S.Zero
@@ -508,7 +508,10 @@ class SinusoidalEncoding(MatrixExpr):
     def frequency(self, m) -> sp.Expr:
         return rope_frequency(m, 2 * self.num_blocks, self.base)
 
-    def _entry(self, i, j, **kwargs):
+    def coordinate(self, i) -> sp.Expr:
+        """Coordinate ``i`` (0-based) by the formula, for an ``i`` the caller has shown inside
+        ``0..2B-1`` (:class:`PairOf` does, through the kernel's bound on its block); ``None`` when the
+        parity of ``i`` is not known."""
         i = sp.sympify(i)
         p = self.position
         # angles expanded, as in Rope.block: omega_m (p + D) reads omega_m p + omega_m D
@@ -516,7 +519,17 @@ class SinusoidalEncoding(MatrixExpr):
             return sp.sin(sp.expand(p * self.frequency(i / 2)))
         if i.is_odd:
             return sp.cos(sp.expand(p * self.frequency((i - 1) / 2)))
-        return sp.MatrixElement(self, i, j)
+        return None
+
+    def _entry(self, i, j, **kwargs):
+        # SymPy reads PE[i, j] here when it is built, with no hypothesis in sight: the formula is given
+        # only for an index its assumptions put inside 0..2B-1 (PE[2m, 0] for m in 0..B stays an
+        # unevaluated element, which nothing unfolds: the formula would run past the vector)
+        i = sp.sympify(i)
+        inside = (sp.sympify(i).is_nonnegative is True and (2 * self.num_blocks - 1 - i).is_nonnegative is True
+                  and sp.sympify(j).is_zero is True)
+        got = self.coordinate(i) if inside else None
+        return MatrixElement(self, i, j) if got is None else got
 
     def explicit(self) -> sp.ImmutableMatrix:
         B = self.num_blocks
@@ -568,7 +581,12 @@ class PairOf(MatrixExpr):
 
     def explicit(self) -> sp.ImmutableMatrix:
         i0, i1 = pair_coordinates(self.index, self.vector.shape[0] / 2, self.convention)
-        return sp.ImmutableMatrix([self.vector[i0, 0], self.vector[i1, 0]])
+        v = self.vector
+        if isinstance(v, SinusoidalEncoding):  # the block is inside 0..B-1 (the kernel's bound on PairOf)
+            pair = [v.coordinate(i0), v.coordinate(i1)]
+            if all(c is not None for c in pair):
+                return sp.ImmutableMatrix(pair)
+        return sp.ImmutableMatrix([v[i0, 0], v[i1, 0]])
 
     def _entry(self, i, j, **kwargs):
         return self.explicit()[i, j]

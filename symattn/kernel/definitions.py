@@ -215,7 +215,17 @@ def frozen_expansions(expr: Any) -> list[str]:
 
 
 def _unfold_instance(d: Definition, e: Any) -> Any:
-    return (_expand_without_capture if _own(d.cls) else _expand_abstract)(d, e)
+    """The unfolding of one occurrence; a library head that reads an entry or component by index
+    unfolds only where its index is shown inside the shape (:func:`symattn.kernel.index_bounds.check`,
+    with the ranges of the hypotheses and of the binders enclosing ``e``)."""
+    from symattn.kernel.index_bounds import ENCLOSING, check
+
+    check(e)
+    token = ENCLOSING.set(((), {}))  # the expansion is computed out of the enclosing scope
+    try:
+        return (_expand_without_capture if _own(d.cls) else _expand_abstract)(d, e)
+    finally:
+        ENCLOSING.reset(token)
 
 
 #: SymPy's assumption names: a head that declares any of them says what its definition must show
@@ -258,7 +268,9 @@ def expand(expr: Any, d: Definition) -> Any:
         return expr.applyfunc(lambda e: expand(e, d))
     if not isinstance(expr, sp.Basic):
         return expr
-    return expr.replace(lambda e: isinstance(e, d.cls), lambda e: _unfold_instance(d, e))
+    from symattn.kernel.index_bounds import scoped_replace
+
+    return scoped_replace(expr, lambda e: isinstance(e, d.cls), lambda e: _unfold_instance(d, e))
 
 
 def _expand_abstract(d: Definition, e: Any) -> Any:

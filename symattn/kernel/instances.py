@@ -27,6 +27,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel import exact
+from symattn.kernel.index_bounds import OutsideShape
 from symattn.kernel.search import (
     TooLarge,
     _assumption_ok,
@@ -363,6 +364,9 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, sec
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
                 if model is None:
                     why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
+        except (OutsideShape, IndexError) as exc:
+            # an entry read outside its matrix at these sizes: the statement is not defined there
+            why = f"the statement is not defined there ({type(exc).__name__}: {exc})"
         except (ValueError, TypeError, AttributeError, ZeroDivisionError) as exc:
             # the statement is not well-formed at these sizes (a matrix of 1/2 columns)
             why = f"the statement is not well-formed there ({type(exc).__name__}: {exc})"

@@ -85,6 +85,25 @@ def _is_symattn_head(e: Any) -> bool:
     return type(e) in UNFOLDINGS
 
 
+def _inside_shape(e: Any) -> bool:
+    """Whether a head that reads an entry or component by index (``Entry``, ``Softmax``, ``PairOf``) has
+    its indices shown inside the shape (:func:`symattn.kernel.index_bounds.check`, with the ranges of
+    the step's hypotheses); an index shown outside at concrete integers raises
+    :class:`~symattn.kernel.index_bounds.OutsideShape` (the statement is not defined there, never a
+    value); one not shown either way leaves the head unexpanded."""
+    from symattn.kernel.index_bounds import OutsideShape, check, obligations
+
+    if not obligations(e):
+        return True
+    try:
+        check(e)
+    except OutsideShape:
+        raise
+    except (TypeError, ValueError):  # KernelError is a ValueError: not shown inside
+        return False
+    return True
+
+
 def expand_finite(expr: Any) -> Any:
     """Unroll every finite sum/product with concrete integer limits, write matrix expressions of
     concrete shape as explicit matrices, and expand symattn's own heads through their definitions.
@@ -143,6 +162,8 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
         if len(e.limits) > 1:
             return e
         return type(e)(e.function, (v, lo, hi))
+    if _is_symattn_head(e) and not _inside_shape(e):
+        return e  # an index not shown inside the shape: the head stands for nothing to unfold
     if type(e).__name__ == "Entry" and _is_symattn_head(e):
         # an entry is read through the kernel's entry convention (a matrix symbol X has the real,
         # 1-based entries X[i, j]) before its matrix is written out: SymPy's explicit matrix has
@@ -174,6 +195,8 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
         getattr(t, "is_Integer", False) for t in new.args[1:]
     ):
         return new  # the entry of an explicit matrix at indices still free: read once they have values
+    if _is_symattn_head(new) and not _inside_shape(new):
+        return new
     if _is_symattn_head(new):
         from symattn.kernel.zero import UNFOLDINGS
 
@@ -1212,7 +1235,7 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
                     if str(exc) not in reasons:
                         reasons.append(str(exc))
                     continue
-                except (TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError) as exc:
+                except (TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
                     reasons.append(f"{type(exc).__name__}: {exc}")
                     continue
                 shown = {s: v for s, v in point.items() if isinstance(s, sp.Symbol)}
@@ -1296,7 +1319,7 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
                         break
                     if _violates(a, b, statement.relation):
                         return Counterexample(Model(dict(point), holds, unchecked), a, b)
-        except (_Reject, TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, TimeLimitExceeded):
+        except (_Reject, TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError, TimeLimitExceeded):
             continue
     return None
 

@@ -340,8 +340,11 @@ def unfold_all(expr: Any) -> Any:
     """Every registered definition unfolded (repeatedly), for comparing conditions."""
     if not UNFOLDINGS or not isinstance(expr, sp.Basic):
         return expr
+    from symattn.kernel.index_bounds import scoped_replace
+
     for _ in range(6):
-        new = expr.replace(lambda e: isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr), _unfold_one)
+        new = scoped_replace(expr, lambda e: isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr),
+                             _unfold_one)
         if new == expr:
             return expr
         expr = new

@@ -391,7 +391,10 @@ class RationalForm:
 
         if zero.UNFOLDINGS and isinstance(e, tuple(zero.UNFOLDINGS)):
             # a head the kernel defines is its unfolding (the definitions are the kernel's axioms)
-            body = zero._unfold_one(e)
+            from symattn.kernel.index_bounds import unchecked
+
+            with unchecked():  # a re-check of a fact the kernel accepted: it can only refuse it
+                body = zero._unfold_one(e)
             if body is not e and isinstance(body, sp.Expr) and not body.has(type(e)):
                 return self.of(body)
         if type(e).__name__ in self._TRIG + self._HYP and type(e).__module__.startswith("sympy.") and len(e.args) == 1:

@@ -331,7 +331,10 @@ class _Translation:
         from symattn.kernel import zero
 
         if zero.UNFOLDINGS and isinstance(e, tuple(zero.UNFOLDINGS)):
-            body = zero._unfold_one(e)
+            from symattn.kernel.index_bounds import unchecked
+
+            with unchecked():  # a re-check of a fact the kernel accepted: it can only refuse it
+                body = zero._unfold_one(e)
             if body is not e and not body.has(type(e)):
                 return self.term(body)
         args = e.args
