@@ -239,7 +239,14 @@ def _residual_value(before, after, relation, seconds, names=("before", "after"))
                 diff = sp.Matrix(a) - sp.Matrix(b)
                 value = diff.applyfunc(lambda e: sp.simplify(sp.expand(e.doit())))
             else:
-                value = sp.simplify(sp.expand(sp.sympify(a, strict=True) - sp.sympify(b, strict=True)))
+                # integrals, limits and sums held opaque: the residual shown is never a value of
+                # SymPy's integration, Gruntz or summation (which the kernel does not trust)
+                from symattn.kernel.terms import canonical
+                from symattn.kernel.zero import opaque_sums
+
+                table: dict = {}
+                held = opaque_sums(canonical(sp.sympify(a, strict=True) - sp.sympify(b, strict=True)), table)
+                value = sp.simplify(sp.expand(held)).xreplace({v: k for k, v in table.items()})
     except TimeLimitExceeded:
         return f"{label}: not simplified within {seconds:g} s", None
     except Exception as exc:  # noqa: BLE001 - e.g. a matrix against a scalar

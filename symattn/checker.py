@@ -502,6 +502,10 @@ class Checker:
             return "outside", f"the statement is not defined there ({type(exc).__name__}: {exc})"
         except Exception as exc:
             return "undecided", f"{where}: deriving the instance raised {type(exc).__name__}: {exc}"
+        # the sides as stated, at this size, before SymPy's evaluation of the written-out terms can
+        # cancel a pole (s_1 s_2 / s_2 is s_1 once the product is written out): an instance whose sides
+        # are defined at different points is not shown, whatever the written-out sides say
+        apart = _defined_apart(thm.statement, mapping, hyps, seconds)
         # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
         # out): exhaustive, so the instance holds when every case does
         for label, case, case_hyps in cases:
@@ -513,6 +517,9 @@ class Checker:
             ok = _limited(lambda st=case, hyps=case_hyps: _instance_holds(st, hyps), seconds)
             if not ok and not label and case != st:  # the statement as derived, before writing it out
                 ok = _limited(lambda st=st, hyps=hyps: _instance_holds(st, hyps), seconds) or ok
+            if ok and apart:
+                return "undecided", (f"{at}: the two sides are defined at different points ({apart}): the "
+                                     "written-out sides agree, but not where one side is undefined")
             if ok:
                 continue
             cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
@@ -981,6 +988,61 @@ def _instance_holds(st: Statement, hypotheses) -> bool:
     return True
 
 
+def _defined_apart(st: Statement, mapping: dict, hypotheses, seconds: float) -> str:
+    """The definedness conditions one side of ``st`` has at the sizes ``mapping`` and the other lacks,
+    not shown from the hypotheses, read on the sides as stated (the sizes substituted, nothing
+    written out or evaluated), as ``"s[2] != 0, ..."``; ``""`` when there are none. A side whose
+    conditions cannot be read is reported as such (the instance is then not shown)."""
+    from symattn.kernel.zero import undischarged
+
+    sides = [_xreplace(side, mapping) for side in (st.lhs, st.rhs)]
+    try:
+        with time_limit(seconds):
+            missing = undischarged(sides[0], sides[1], tuple(hypotheses))
+            missing = [f for f in missing if not _nonzero_at_instance(f, tuple(hypotheses))]
+    except TimeLimitExceeded:
+        return "the conditions of the sides were not read in time"
+    except (KernelError, TypeError, ValueError, AttributeError, NotImplementedError) as exc:
+        return f"the conditions of the sides could not be read: {type(exc).__name__}: {_short(str(exc), 80)}"
+    return ", ".join(f"{sp.sstr(f)} != 0" for f in missing[:3]) + (", ..." if len(missing) > 3 else "")
+
+
+def _nonzero_at_instance(f: Any, hypotheses: tuple) -> bool:
+    """Whether a definedness condition ``f != 0`` holds at a concrete instance: ``f`` written out (its
+    finite sums unrolled, the entries a ``forall`` equation defines unfolded, the equations solved),
+    for every value of each free index whose range the size made concrete, is shown nonzero by the
+    sign test or the hypotheses (a masked normaliser ``sum_k e^{s_ik} 1[k = i]`` is ``e^{s_ii} > 0``)."""
+    from symattn.kernel.zero import _shown_nonzero
+    from symattn.statement import IndexRange
+
+    g = evaluate_derivatives(expand_finite(f))
+    cases = [{}]
+    for h in hypotheses:
+        if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol) and h.index in g.free_symbols:
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            if not (lo.is_Integer and hi.is_Integer) or hi - lo > 16:
+                return False
+            cases = [{**c, h.index: sp.Integer(v)} for c in cases for v in range(int(lo), int(hi) + 1)]
+    if len(cases) > 64:
+        return False
+    for case in cases:
+        hyps = _hypotheses_at(hypotheses, case) if case else hypotheses
+        e = expand_finite(_xreplace(g, case)) if case else g
+        try:
+            unfolded = unfold_forall(hyps, [e])
+            _solution, (e,) = solve_equations(hyps, unfolded, strict=False)
+        except (_Refused, TypeError, ValueError):
+            pass
+        e = expand_finite(e)
+        if e.is_number:
+            if exact.is_zero(e) is not False:
+                return False
+            continue
+        if not _shown_nonzero(e, hyps):
+            return False
+    return True
+
+
 def _derivative_indices(st: Statement) -> set:
     """The symbols in the indices of derivative variables (``j`` in ``d/ds_j``): SymPy does not count
     a derivative's variables as free, but an index in one is free in the statement."""
@@ -1143,7 +1205,12 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
             return True  # closed numbers: equal exactly (minimal polynomials, never by structure)
         # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
         diff = _difference(st.lhs, st.rhs)
-        return diff is not None and pythagorean_zero(diff)
+        if diff is None or not pythagorean_zero(diff):
+            return False
+        # sin^2 + cos^2 = 1 says nothing of where the sides are defined: that is the zero test's
+        from symattn.kernel.zero import undischarged
+
+        return not undischarged(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else ())
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
     gap = sp.simplify(gap)
     sign = sign_of(gap)

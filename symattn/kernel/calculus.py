@@ -258,6 +258,10 @@ def _definition_classes() -> tuple:
 def derivative(f: Any, v: Any, count: int = 1, undefined_ok: bool = True, ranges: tuple = ()) -> Any:
     """``d^count f / d v^count`` by SymPy's rules, once ``f`` is shown differentiable (:func:`check_smooth`
     with the ranges); refuses an unfolded definition and a dependency SymPy cannot see into."""
+    if isinstance(count, bool) or not isinstance(count, (int, sp.Integer)) or int(count) < 0:
+        raise KernelError(f"the order {sp.sstr(count)} of the derivative is not a literal nonnegative integer: the "
+                          "core takes derivatives of a given order only (an n-th derivative is a claim by induction)")
+    count = int(count)
     opaque = _definition_classes()
     if opaque:
         hidden = sorted({type(e).__name__ for e in sp.preorder_traversal(f) if isinstance(e, opaque)

@@ -321,7 +321,7 @@ def evaluate_derivatives(x: Any) -> Any:
             return d
         try:
             for v, count in d.variable_count:
-                body = derivative(body, v, int(count))
+                body = derivative(body, v, count)
         except (ValueError, TypeError, NotImplementedError):  # KernelError is a ValueError
             return d
         return body

@@ -49,7 +49,10 @@ __all__ = [
     "definedness_conditions",
     "equal",
     "is_zero",
+    "OPAQUE_BINDERS",
     "opaque_sums",
+    "opaque_note",
+    "opaque_terms",
     "register_unfolding",
     "residual",
     "safe_doit",
@@ -95,15 +98,47 @@ class ZeroTest:
 
 
 # ----------------------------------------------------------------------------------- reduction
+#: the terms SymPy's rewriting would evaluate by algorithms the kernel never trusts: its summation
+#: (``Sum``, ``Product``), its integration (``Integral``) and Gruntz's algorithm (``Limit``)
+OPAQUE_BINDERS = (sp.Sum, sp.Product, sp.Integral, sp.Limit)
+
+#: the heads that bind a variable without being an opaque term: a term of :data:`OPAQUE_BINDERS` under
+#: one of them that depends on its variable makes the whole application the atom (``d/da`` of the atom
+#: of ``sum_k a k`` is not 0, nor is ``Subs(.., a, 0)`` of it the atom itself)
+_VARIABLE_HEADS = (sp.Derivative, sp.Subs, sp.Lambda)
+
+
 def _needs_opaque(s: sp.Basic) -> bool:
-    """Every sum and product is opaque to SymPy's rewriting: ``simplify`` and ``doit`` would evaluate
-    it by SymPy's summation (over bounds such as ``N/B`` that need not be integers, binomial sums, ...),
-    which the kernel never trusts; only :mod:`.sums` evaluates sums, through the axiom schemas."""
-    return True
+    """Every sum, product, integral and limit is opaque to SymPy's rewriting: ``simplify`` and ``doit``
+    would evaluate it by SymPy's summation (over bounds such as ``N/B`` that need not be integers,
+    binomial sums, ...), its integration (``|sin 3t|`` over ``0..pi`` to ``2/3``, not 2) or Gruntz's
+    algorithm, none of which the kernel trusts; only :mod:`.sums` evaluates sums, through the axiom
+    schemas, and only the lemmas of :mod:`.schemas.limits` close limits. The kernel has no lemma that
+    evaluates an integral: an integral is the same atom as itself and nothing else."""
+    return isinstance(s, OPAQUE_BINDERS)
+
+
+def _bound_by(e: sp.Basic) -> set:
+    """The symbols ``e`` (a head of :data:`_VARIABLE_HEADS`) binds or differentiates by, with those they
+    are made of (an ``Indexed`` variable ``s[i]`` brings ``s`` and ``i``)."""
+    out: set = set()
+    for v in getattr(e, "variables", ()):
+        out |= {v} | set(getattr(v, "free_symbols", ()))
+    return out
+
+
+def _depends_inside(e: sp.Basic) -> bool:
+    """Whether an opaque term inside ``e`` (a head of :data:`_VARIABLE_HEADS`) depends on a variable
+    ``e`` binds (an over-approximation: any shared symbol counts)."""
+    from symattn.kernel.terms import free_symbols
+
+    bound = _bound_by(e)
+    found = [b for b in sp.preorder_traversal(e) if isinstance(b, OPAQUE_BINDERS)]
+    return any(bound & (free_symbols(b) | set(b.free_symbols)) for b in found)
 
 
 def safe_doit(expr: Any) -> Any:
-    """``expr.doit()`` with the sums SymPy may not evaluate (deltas, infinite limits) held opaque."""
+    """``expr.doit()`` with every sum, product, integral and limit held opaque."""
     if not isinstance(expr, sp.Basic):
         return expr
     table: dict = {}
@@ -113,23 +148,70 @@ def safe_doit(expr: Any) -> Any:
 
 
 def opaque_sums(expr: Any, table: dict | None = None) -> Any:
-    """``expr`` with every Sum/Product holding a Kronecker delta or an infinite limit replaced by an
-    opaque symbol (the same symbol for the same canonical sum)."""
-    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum, sp.Product):
+    """``expr`` with every Sum, Product, Integral and Limit replaced by an opaque symbol (the same
+    symbol for the same canonical term), and every derivative, substitution or ``Lambda`` of such a
+    term depending on its variable replaced by one as a whole. ``table`` maps the terms to their
+    symbols."""
+    if not isinstance(expr, sp.Basic) or not expr.has(*OPAQUE_BINDERS):
         return expr
     table = {} if table is None else table
 
+    def atom(e):
+        if e not in table:
+            table[e] = sp.Dummy(f"Sigma{len(table)}", commutative=e.is_commutative is not False)
+        return table[e]
+
     def walk(e):
-        if isinstance(e, (sp.Sum, sp.Product)) and _needs_opaque(e):
-            if e not in table:
-                table[e] = sp.Dummy(f"Sigma{len(table)}", commutative=e.is_commutative)
-            return table[e]
-        if not e.args or not e.has(sp.Sum, sp.Product):
+        if isinstance(e, OPAQUE_BINDERS) and _needs_opaque(e):
+            return atom(e)
+        if not e.args or not e.has(*OPAQUE_BINDERS):
             return e
+        if isinstance(e, _VARIABLE_HEADS) and _depends_inside(e):
+            return atom(e)
         args = [walk(a) for a in e.args]
         return e if all(a is b for a, b in zip(args, e.args)) else e.func(*args)
 
     return walk(expr)
+
+
+def opaque_terms(expr: Any) -> list:
+    """The integrals and limits :func:`opaque_sums` holds in ``expr`` (outermost first): the terms a
+    failed zero test may owe to the kernel's having no lemma for them."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Integral, sp.Limit):
+        return []
+    table: dict = {}
+    opaque_sums(expr, table)
+    return [t for t in table if t.has(sp.Integral, sp.Limit)]
+
+
+def _display(x: Any, limit: int = 200) -> str:
+    """``x`` printed without ordering its terms (ordering evaluates a closed integral numerically)."""
+    try:
+        s = sp.sstr(x, order="none")
+    except Exception:  # noqa: BLE001 - a display helper must not fail
+        s = sp.srepr(x)
+    return s if len(s) <= limit else s[:limit] + " ..."
+
+
+def opaque_note(expr: Any) -> str:
+    """Why a zero test of ``expr`` that holds integrals or limits did not use their values ('' when it
+    holds none): the kernel evaluates no integral, and closes a limit only by its lemmas."""
+    found = opaque_terms(expr)
+    if not found:
+        return ""
+    notes = []
+    integrals = [t for t in found if t.has(sp.Integral)]
+    limits = [t for t in found if not t.has(sp.Integral)]
+    if integrals:
+        what = "the integral" if isinstance(integrals[0], sp.Integral) else "the term (of an integral)"
+        notes.append(f"{what} {_display(integrals[0])} is an opaque atom: the kernel has no lemma that "
+                     "evaluates an integral and never trusts SymPy's integration, so an integral equals only "
+                     "itself")
+    if limits:
+        what = "the limit" if isinstance(limits[0], sp.Limit) else "the term (of a limit)"
+        notes.append(f"{what} {_display(limits[0])} is an opaque atom: a limit is closed only by the kernel's "
+                     "lemmas (rule limit_evaluate), never by SymPy's limit")
+    return "; ".join(notes)
 
 
 _TRANSFORMS = (
@@ -211,7 +293,7 @@ def opaque_foreign(expr: Any) -> Any:
     def walk(e):
         if _foreign(e):
             if e not in table:
-                table[e] = sp.Dummy(f"F{len(table)}", commutative=e.is_commutative)
+                table[e] = sp.Dummy(f"F{len(table)}", commutative=e.is_commutative is not False)
             return table[e]
         if not e.args:
             return e

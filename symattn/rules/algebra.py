@@ -21,7 +21,7 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel.sign import sign_of
 from symattn.kernel.thm import by_sign, by_zero
-from symattn.kernel.zero import equal, is_zero, opaque_sums, residual, zero_test
+from symattn.kernel.zero import equal, is_zero, opaque_note, opaque_sums, residual, zero_test
 from symattn.rules import RuleError, failed, proved, rule
 
 __all__ = ["is_zero", "equal", "residual", "sign_of"]
@@ -32,7 +32,10 @@ def _is_matrix(x: Any) -> bool:
 
 
 def _show(x: Any, limit: int = 300) -> str:
-    s = sp.sstr(x)
+    try:  # terms unordered: ordering a sum evaluates a closed integral numerically (and may raise)
+        s = sp.sstr(x, order="none")
+    except Exception:  # noqa: BLE001 - a display helper must not fail
+        s = sp.srepr(x)
     return s if len(s) <= limit else s[:limit] + " ..."
 
 
@@ -45,7 +48,11 @@ def check_algebra(lhs, rhs, relation, ctx):
         return proved(by_zero(lhs, rhs), "lhs - rhs simplifies to 0")
     if test.reduced:
         return failed(test.explain())
-    return failed(f"lhs - rhs does not reduce to 0; residual: {_show(opaque_sums(residual(lhs, rhs)))}")
+    rest = residual(lhs, rhs)
+    note = opaque_note(rest)
+    if note:
+        return failed(f"lhs - rhs does not reduce to 0: {note}; residual: {_show(rest)}")
+    return failed(f"lhs - rhs does not reduce to 0; residual: {_show(opaque_sums(rest))}")
 
 
 @rule(

@@ -43,6 +43,7 @@ from symattn.kernel.axioms import axiom
 from symattn.kernel.schemas.matrices import entry_hypotheses, matrix_entry, normal_form
 from symattn.kernel.terms import KernelError, alpha_equal, canonical
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
+from symattn.kernel.zero import opaque_note
 from symattn.multihead import Concat, MatSum, Rank, Stack, same_dim
 from symattn.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, failed, proved, rule
@@ -55,7 +56,10 @@ def _is_matrix(x: Any) -> bool:
 
 
 def _show(x: Any, limit: int = 240) -> str:
-    s = sp.sstr(x)
+    try:
+        s = sp.sstr(x)
+    except Exception:  # noqa: BLE001 - a display helper must not fail (ordering a closed integral evaluates it)
+        s = sp.sstr(x, order="none")
     return s if len(s) <= limit else s[:limit] + " ..."
 
 
@@ -435,5 +439,6 @@ def check_evaluate_explicit(lhs, rhs, relation, ctx):
         return proved(trans(t, by_zero(t.rhs, r.rhs), sym(r)), "both sides evaluated exactly by the kernel")
     except KernelError:
         pass
+    note = opaque_note(t.rhs - rhs) if not isinstance(t.rhs, (sp.MatrixBase, MatrixExpr)) else ""
     return failed(f"the left side evaluates to {_show(t.rhs)}, not {_show(rhs)} (sums the kernel cannot close "
-                  "stay unevaluated)")
+                  "stay unevaluated" + (f"; {note})" if note else ")"))

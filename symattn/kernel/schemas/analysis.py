@@ -65,7 +65,7 @@ def evaluate_derivatives(expr: Any) -> Any:
     def one(d: sp.Derivative):
         out = d.expr
         for v, count in d.variable_count:
-            out = calculus.derivative(out, v, int(count), ranges=ranges)
+            out = calculus.derivative(out, v, count, ranges=ranges)
         return out
 
     if isinstance(expr, sp.MatrixBase):
