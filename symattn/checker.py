@@ -31,6 +31,7 @@ import sympy as sp
 from symattn.derivation import relation_implies
 from symattn.kernel import exact, second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
+from symattn.kernel.index_bounds import OutsideShape
 from symattn.kernel.instances import (
     candidate_sizes,
     concrete_cases,
@@ -55,7 +56,6 @@ from symattn.kernel.search import (
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.wellformed import check_hypotheses, check_terms
-from symattn.kernel.index_bounds import OutsideShape
 from symattn.kernel.zero import HYPOTHESES, side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused

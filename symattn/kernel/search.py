@@ -1319,7 +1319,8 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
                         break
                     if _violates(a, b, statement.relation):
                         return Counterexample(Model(dict(point), holds, unchecked), a, b)
-        except (_Reject, TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError, TimeLimitExceeded):
+        except (_Reject, TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError,
+                TimeLimitExceeded):
             continue
     return None
 

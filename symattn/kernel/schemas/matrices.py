@@ -553,7 +553,8 @@ def matrix_entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
         if not (1 <= int(i) <= expr.rows and 1 <= int(j) <= expr.cols):
             from symattn.kernel.index_bounds import OutsideShape
 
-            raise OutsideShape(f"entry ({i}, {j}) of an explicit {expr.rows} x {expr.cols} matrix is outside its shape: "
+            raise OutsideShape(f"entry ({i}, {j}) of an explicit {expr.rows} x {expr.cols} matrix is outside its "
+                               "shape: "
                                "the entry is not defined there")
         return expr[int(i) - 1, int(j) - 1]
     own = _library_entry(expr)
