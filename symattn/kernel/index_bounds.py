@@ -103,10 +103,32 @@ def check(e: Any, ranges: tuple | None = None, renaming: dict | None = None) -> 
                 raise OutsideShape(f"the {what} is {sp.sstr(x)}, outside {sp.sstr(lo)}..{sp.sstr(hi)}: "
                                    "the entry is not defined there")
             continue
+        if _permuted_inside(x, lo, hi, ranges):
+            continue
         if not (provably_le(lo, x, ranges) and provably_le(x, hi, ranges)):
             raise KernelError(f"the {what} is not shown inside {sp.sstr(lo)}..{sp.sstr(hi)} (from the index ranges "
                               "of the hypotheses and of the enclosing sums): the head is not unfolded outside its "
                               "shape")
+
+
+def _permuted_inside(x: Any, lo: Any, hi: Any, ranges: tuple) -> bool:
+    """``sigma(a)`` for a ``Permutation`` hypothesis "sigma is a permutation of 1..m" with ``a`` shown in
+    ``1..m`` lies in ``1..m``: inside ``lo..hi`` when ``lo <= 1`` and ``m <= hi`` are shown."""
+    from sympy.core.function import AppliedUndef
+
+    from symattn.kernel.sign import provably_le
+    from symattn.kernel.zero import HYPOTHESES
+
+    if not (isinstance(x, AppliedUndef) and len(x.args) == 1):
+        return False
+    for h in HYPOTHESES.get() or ():
+        if type(h).__name__ == "Permutation" and getattr(h, "sigma", None) == type(x).__name__:
+            m = sp.sympify(h.n)
+            a = x.args[0]
+            if (provably_le(1, a, ranges) and provably_le(a, m, ranges) and provably_le(lo, 1, ranges)
+                    and provably_le(m, hi, ranges)):
+                return True
+    return False
 
 
 # ------------------------------------------------------------------------------------- scoped replace
