@@ -22,9 +22,18 @@ def st(lhs, rhs, rule, ctx=ProofContext(), relation="=", **args):
     return check_step(lhs, rhs, relation, rule, args, ctx)
 
 
+I_IN = ProofContext(hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),))
+
+
 def test_definition_unfolds_and_folds():
-    assert st(sm, unfolded, "definition", name="softmax").ok
-    assert st(unfolded, sm, "definition", name="softmax").ok
+    assert st(sm, unfolded, "definition", ctx=I_IN, name="softmax").ok
+    assert st(unfolded, sm, "definition", ctx=I_IN, name="softmax").ok
+
+
+def test_a_component_not_shown_inside_the_scores_is_not_unfolded():
+    # component i of a softmax over n scores is defined for i in 1..n only (adversarial review 7)
+    out = st(sm, unfolded, "definition", name="softmax")
+    assert not out.ok and "not shown inside 1..n" in out.reason, out.reason
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ def status(lhs, rhs, relation, rule, ctx=bare):
     "lhs, rhs, relation, ctx",
     [
         (0, sp.exp(x), "<", bare),
-        (w, 0, ">", bare),  # a softmax weight, unfolded by the sign procedure
+        (w, 0, ">", j_in),  # a softmax weight, unfolded by the sign procedure (component j inside 1..n)
         (0, sp.Sum(sp.exp(s[k]), (k, 1, n)), "<", bare),
         (0, sp.Sum(s[k] ** 2, (k, 1, m)), "<=", bare),  # possibly empty: nonnegative only
         (v[j], top, "<=", j_in),
