@@ -62,13 +62,6 @@ def _softmax_add_const_derivation() -> Derivation:
     )
 
 
-def _softmax_add_const_instance(size: int) -> Statement:
-    x = sp.symbols(f"x1:{size + 1}", real=True)
-    lhs = sp.Matrix([sp.exp(xk + c) for xk in x]) / sum(sp.exp(xk + c) for xk in x)
-    rhs = sp.Matrix([sp.exp(xk) for xk in x]) / sum(sp.exp(xk) for xk in x)
-    return Statement(lhs, rhs)
-
-
 def _softmax_add_const_numeric(seed: int) -> NumericResult:
     """softmax(s + c) against softmax(s) in float64 for random lengths, logits and shifts, with
     the max-subtracting ``numeric.softmax`` and with the naive formula exp(x)/sum exp(x) (kept
@@ -107,7 +100,6 @@ softmax_add_const = register(
         ),
         derivation=_softmax_add_const_derivation,
         dimensions=(n,),
-        instances=Instances(_softmax_add_const_instance, tuple(range(1, 7)), label="n"),
         numeric=_softmax_add_const_numeric,
         plain=(
             r"Adding the same number $c$ to every score does not change the softmax: the factor $e^c$ "
@@ -147,12 +139,6 @@ def _row_sum_derivation() -> Derivation:
     )
 
 
-def _row_sum_instance(size: int) -> Statement:
-    x = sp.symbols(f"x1:{size + 1}", real=True)
-    z = sum(sp.exp(xk) for xk in x)
-    return Statement(sum(sp.exp(xk) / z for xk in x), 1)
-
-
 def _row_sum_numeric(seed: int) -> NumericResult:
     from numeric.reference import attention_scores, softmax
 
@@ -181,7 +167,6 @@ register(
         source=_SOURCE_ROWS,
         derivation=_row_sum_derivation,
         dimensions=(n,),
-        instances=Instances(_row_sum_instance, tuple(range(1, 9)), label="n"),
         numeric=_row_sum_numeric,
         plain=(
             "The softmax weights of one query over its n keys add up to exactly 1: each weight is "

@@ -164,12 +164,6 @@ def _layer_cost_total_derivation() -> Derivation:
     )
 
 
-def _layer_cost_total_instance(size: int) -> Statement:
-    nv, dv, hv = size, 2 * size, 2
-    counted = sum(_counted_layer(nv, dv, hv).values())
-    return Statement(sp.Integer(counted), (12 * n * d**2 + 2 * n**2 * d).subs({n: nv, d: dv}))
-
-
 layer_cost_total = register(Theorem(
     id="layer_cost_total",
     claim=r"With an MLP of width $4d$ and $h$ dividing $d$, one transformer layer costs exactly $12nd^2 + 2n^2d$ "
@@ -180,7 +174,6 @@ layer_cost_total = register(Theorem(
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_layer_cost_total_derivation,
     dimensions=(n, d, h),
-    instances=Instances(_layer_cost_total_instance, tuple(range(1, 6)), label="n (with d = 2n, h = 2)"),
     numeric=_layer_cost_numeric,
     plain=(
         "Add up the matrix products of one layer: the three projections to queries, keys and values "
@@ -229,20 +222,6 @@ def _block_derivation() -> Derivation:
                              "$(4 n d^2 + 2 n^2 d) / (2 r n d^2) = (n + 2d) / (r d)$")
 
 
-def _ratio_instance(block: bool):
-    def build(size: int) -> Statement:
-        # size = n, with d = 2 and h = 1, 2 alternating; r = 4
-        nv, dv, hv = size, 2, 1 + size % 2
-        c = _counted_layer(nv, dv, hv)
-        attn = c["logits"] + c["attention_values"]
-        if block:
-            attn += c["qkv_projections"] + c["output_projection"]
-        rhs = ((n + 2 * d) if block else n) / (r * d)
-        return Statement(sp.Rational(attn, c["mlp"]), rhs.subs({n: nv, d: dv, r: 4}))
-
-    return build
-
-
 def _crossover_numeric(block: bool):
     def check(seed: int) -> NumericResult:
         rng = np.random.default_rng(seed)
@@ -279,7 +258,6 @@ attention_mlp_crossover = register(Theorem(
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_crossover_derivation,
     dimensions=(n, d, h, r),
-    instances=Instances(_ratio_instance(False), tuple(range(1, 9)), label="n (d = 2, h = 1 or 2, r = 4)"),
     numeric=_crossover_numeric(False),
     figures=("flops_crossover",),
     plain=(
@@ -307,7 +285,6 @@ attention_block_mlp_crossover = register(Theorem(
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_block_derivation,
     dimensions=(n, d, h, r),
-    instances=Instances(_ratio_instance(True), tuple(range(1, 9)), label="n (d = 2, h = 1 or 2, r = 4)"),
     numeric=_crossover_numeric(True),
     plain=(
         r"Counting the whole attention sublayer (projections $4nd^2$ plus the $n^2 d$ products $2n^2 d$) "
@@ -344,15 +321,6 @@ def _mha_params_derivation() -> Derivation:
     )
 
 
-def _mha_params_instance(size: int) -> Statement:
-    # count entries of explicit per-head weight matrices and biases, d = 2 * size, h = size
-    dv, hv = 2 * size, size
-    w = dv // hv
-    blocks = [sp.zeros(dv, w) for _ in range(3 * hv)] + [sp.zeros(1, w) for _ in range(3 * hv)]
-    blocks += [sp.zeros(dv, dv), sp.zeros(1, dv)]
-    return Statement(sp.Integer(sum(len(b) for b in blocks)), (4 * d**2 + 4 * d).subs(d, dv))
-
-
 def _mha_params_numeric(seed: int) -> NumericResult:
     rng = np.random.default_rng(seed)
     bad, samples = None, 0
@@ -385,7 +353,6 @@ mha_param_count_with_bias = register(Theorem(
     hypotheses=(_HEADS_DIVIDE,),
     derivation=_mha_params_derivation,
     dimensions=(d, h),
-    instances=Instances(_mha_params_instance, tuple(range(1, 7)), label="h (with d = 2h)"),
     numeric=_mha_params_numeric,
     plain=(
         "Each of h heads has query, key and value matrices of size d x d/h and biases of length d/h; "

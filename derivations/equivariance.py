@@ -56,11 +56,7 @@ from symattn.permutation import (
     Permutation,
     PermutationMatrix,
     SoftmaxRows,
-    all_permutation_matrices,
-    attention_explicit,
-    layer_norm_explicit,
     permutation_matrix,
-    softmax_rows_explicit,
 )
 from symattn.rules.matrices import entry
 from symattn.softmax import Softmax
@@ -95,20 +91,6 @@ s_ = sp.IndexedBase("S")
 _EQUIVARIANCE = f"{SEED_000}, Proposition 'Attention is permutation equivariant'"
 _POSITIONWISE = (f"{SEED_000}, paragraph after 'Attention is permutation equivariant' "
                  "(MLP and normalisation act position-wise)")
-
-
-# ------------------------------------------------------------------------------------------ exact instances
-def _sym(name: str, rows: int, cols: int) -> sp.ImmutableMatrix:
-    return sp.ImmutableMatrix(rows, cols, lambda a, b: sp.Symbol(f"{name}{a + 1}{b + 1}", real=True))
-
-
-def _all_perms(size: int, lhs_fn, rhs_fn) -> Statement:
-    """One statement stacking lhs_fn(P) (resp. rhs_fn(P)) over every permutation matrix of the size."""
-    lhs, rhs = [], []
-    for _, Pm in all_permutation_matrices(size):
-        lhs.append(sp.Matrix(lhs_fn(Pm)))
-        rhs.append(sp.Matrix(rhs_fn(Pm)))
-    return Statement(sp.ImmutableMatrix(sp.Matrix.vstack(*lhs)), sp.ImmutableMatrix(sp.Matrix.vstack(*rhs)))
 
 
 def _random_perm(rng, size: int) -> np.ndarray:
@@ -147,12 +129,6 @@ def _softmax_conjugate_derivation() -> Derivation:
                               note=r"compare entry $(i, j)$ for every $i, j \in \{1, \dots, n\}$")
 
 
-def _softmax_conjugate_instance(size: int) -> Statement:
-    Sm = _sym("s", size, size)
-    return _all_perms(size, lambda Pm: softmax_rows_explicit(Pm * Sm * Pm.T),
-                      lambda Pm: Pm * softmax_rows_explicit(Sm) * Pm.T)
-
-
 def _np_softmax_rows(x):
     z = np.exp(x - x.max(axis=-1, keepdims=True))
     return z / z.sum(axis=-1, keepdims=True)
@@ -169,7 +145,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_softmax_conjugate_derivation,
     dimensions=(n,),
-    instances=Instances(_softmax_conjugate_instance, (1, 2, 3, 4), label="n (all n! permutations)"),
     numeric=_numeric(lambda rng, size, Pm: np.abs(
         _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size))) @ Pm.T) - Pm @ _np_softmax_rows(s) @ Pm.T).max(),
         "softmax_rows(P S P^T) vs P softmax_rows(S) P^T, random S and permutations, n in {1,2,3,5,8}"),
@@ -207,9 +182,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_softmax_rows_derivation,
     dimensions=(n,),
-    instances=Instances(lambda size: _all_perms(
-        size, lambda Pm: softmax_rows_explicit(Pm * _sym("s", size, size)),
-        lambda Pm: Pm * softmax_rows_explicit(_sym("s", size, size))), (1, 2, 3, 4), label="n (all n! permutations)"),
     numeric=_numeric(lambda rng, size, Pm: np.abs(
         _np_softmax_rows(Pm @ (s := rng.normal(size=(size, size)))) - Pm @ _np_softmax_rows(s)).max(),
         "softmax_rows(P S) vs P softmax_rows(S)"),
@@ -240,12 +212,6 @@ def _attention_derivation() -> Derivation:
     )
 
 
-def _attention_instance(size: int) -> Statement:
-    Xs, wq, wk, wv = _sym("x", size, 2), _sym("q", 2, 1), _sym("k", 2, 1), _sym("v", 2, 1)
-    return _all_perms(size, lambda Pm: attention_explicit(Pm * Xs * wq, Pm * Xs * wk, Pm * Xs * wv),
-                      lambda Pm: Pm * attention_explicit(Xs * wq, Xs * wk, Xs * wv))
-
-
 def _attention_numeric(rng, size, Pm):
     dm, dk, dv = 4, 3, 2
     x, wq, wk, wv = (rng.normal(size=s) for s in ((size, dm), (dm, dk), (dm, dk), (dm, dv)))
@@ -264,7 +230,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_attention_derivation,
     dimensions=(n, d, d_k, d_v),
-    instances=Instances(_attention_instance, (1, 2, 3, 4), label="n (d = 2, d_k = d_v = 1, all n! permutations)"),
     numeric=_numeric(_attention_numeric, "numeric.reference.attention on P X vs P times it on X"),
     plain=(
         r"Permuting the tokens permutes the queries, keys and values. The logit matrix becomes $P L P^\top$, "
@@ -293,13 +258,6 @@ def _layernorm_derivation() -> Derivation:
     return Derivation(lhs).eq(rhs, "matrix_entrywise", i=i, j=j, proof=proof)
 
 
-def _layernorm_instance(size: int) -> Statement:
-    Xs, g, b = _sym("x", size, 2), _sym("g", 1, 2), _sym("b", 1, 2)
-    e = sp.Symbol("epsilon", positive=True)
-    return _all_perms(size, lambda Pm: layer_norm_explicit(Pm * Xs, g, b, e),
-                      lambda Pm: Pm * layer_norm_explicit(Xs, g, b, e))
-
-
 def _layernorm_numeric(rng, size, Pm):
     x, g, b = rng.normal(size=(size, 6)), rng.normal(size=6), rng.normal(size=6)
     return np.abs(layer_norm(Pm @ x, g, b) - Pm @ layer_norm(x, g, b)).max()
@@ -315,7 +273,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_layernorm_derivation,
     dimensions=(n, d),
-    instances=Instances(_layernorm_instance, (1, 2, 3, 4), label="n (d = 2, all n! permutations)"),
     numeric=_numeric(_layernorm_numeric, "numeric.reference.layer_norm on P X vs P times it on X"),
     plain=(
         "Layer normalisation standardises each token's vector using that token's own mean and variance; "
@@ -341,12 +298,6 @@ def _mlp_derivation() -> Derivation:
     )
 
 
-def _mlp_instance(size: int) -> Statement:
-    Xs, w1, bb1, w2, bb2 = _sym("x", size, 2), _sym("u", 2, 3), _sym("c", 1, 3), _sym("w", 3, 2), _sym("e", 1, 2)
-    f = MLP(Xs, w1, bb1, w2, bb2, rho)
-    return _all_perms(size, lambda Pm: MLP(Pm * Xs, w1, bb1, w2, bb2, rho).doit(), lambda Pm: Pm * f.doit())
-
-
 def _mlp_numeric(rng, size, Pm):
     x, w1, c1, w2, c2 = (rng.normal(size=s) for s in ((size, 4), (4, 16), (16,), (16, 4), (4,)))
     return np.abs(mlp(Pm @ x, w1, w2, c1, c2) - Pm @ mlp(x, w1, w2, c1, c2)).max()
@@ -362,7 +313,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_mlp_derivation,
     dimensions=(n, d, r),
-    instances=Instances(_mlp_instance, (1, 2, 3, 4), label="n (d = 2, r = 3, all n! permutations)"),
     numeric=_numeric(_mlp_numeric, "numeric.reference.mlp (GELU) on P X vs P times it on X"),
     plain=(
         r"The MLP is applied to each token separately, with the same weights: $\rho(x W_1 + b_1) W_2 + b_2$ for "
@@ -402,21 +352,6 @@ def _mha_derivation() -> Derivation:
     )
 
 
-def _mha_instance(size: int) -> Statement:
-    Xs = _sym("x", size, 2)
-    wq, wk, wv = ((_sym(f"q{c}", 2, 1) for c in "ab"), (_sym(f"k{c}", 2, 1) for c in "ab"),
-                  (_sym(f"v{c}", 2, 1) for c in "ab"))
-    wq, wk, wv = list(wq), list(wk), list(wv)
-    wo = _sym("o", 2, 2)
-
-    def mha(Xm):
-        heads = [attention_explicit(Xm * a, Xm * b, Xm * c) for a, b, c in zip(wq, wk, wv)]
-        return sp.Matrix.hstack(*heads) * wo
-
-    base = mha(Xs)
-    return _all_perms(size, lambda Pm: mha(Pm * Xs), lambda Pm: Pm * base)
-
-
 def _mha_numeric(rng, size, Pm):
     x, wq, wk, wv, wo = (rng.normal(size=(6, 6)) if c else rng.normal(size=(size, 6)) for c in range(5))
     return np.abs(multi_head_attention(Pm @ x, wq, wk, wv, wo, heads=3)
@@ -432,7 +367,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_mha_derivation,
     dimensions=(n, d, d_k, d_v, h),
-    instances=Instances(_mha_instance, (1, 2, 3), label="n (h = 2 heads, d = 2, all n! permutations)"),
     numeric=_numeric(_mha_numeric, "numeric.reference.multi_head_attention (3 heads) on P X vs P times it on X"),
     plain=(
         r"Every head is an attention map, hence equivariant; concatenating $P \mathrm{head}_1, \dots, P "
@@ -494,21 +428,6 @@ def _prenorm_derivation() -> Derivation:
     )
 
 
-def _prenorm_instance(size: int) -> Statement:
-    Xs = _sym("x", size, 2)
-    wq, wk, wv, wo = _sym("q", 2, 1), _sym("k", 2, 1), _sym("v", 2, 1), _sym("o", 1, 2)
-    g1, c1, g2, c2 = _sym("g", 1, 2), _sym("a", 1, 2), _sym("G", 1, 2), _sym("A", 1, 2)
-    w1, bb1, w2, bb2 = _sym("u", 2, 2), _sym("c", 1, 2), _sym("w", 2, 2), _sym("e", 1, 2)
-    e = sp.Symbol("epsilon", positive=True)
-
-    def layer(Z):
-        Y = Z + attention_explicit(*(layer_norm_explicit(Z, g1, c1, e) * W for W in (wq, wk, wv))) * wo
-        return Y + MLP(layer_norm_explicit(Y, g2, c2, e), w1, bb1, w2, bb2, rho).doit()
-
-    base = layer(Xs)
-    return _all_perms(size, lambda Pm: layer(Pm * Xs), lambda Pm: Pm * base)
-
-
 def _prenorm_numeric(rng, size, Pm):
     p = TransformerLayerParams.random(d_model=8, d_ff=32, rng=rng)
     x = rng.normal(size=(size, 8))
@@ -526,7 +445,6 @@ register(Theorem(
     hypotheses=(PERM,),
     derivation=_prenorm_derivation,
     dimensions=(n, d, d_k, d_v, h, r),
-    instances=Instances(_prenorm_instance, (1, 2), label="n (one head, d = 2, all n! permutations)"),
     numeric=_numeric(_prenorm_numeric, "numeric.reference.pre_norm_layer (2 heads, biases, GELU) on P X vs P times it "
                                        "on X",
                      tol=1e-10),

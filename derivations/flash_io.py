@@ -39,12 +39,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations._beyond import TOPIC, exact_count, statement_at
+from derivations._beyond import TOPIC, exact_count
 from symattn.complexity import ArrayEntries, MatMulMACs
 from symattn.derivation import Derivation
 from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, TiledWorkspace, flash_hbm_accesses
 from symattn.statement import Assumption, Equation, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.theorem import NumericResult, Theorem, register
 
 SOURCE = "extension; Dao et al. (2022), 'FlashAttention', Algorithm 1 and Theorem 2"
 
@@ -170,8 +170,6 @@ register(Theorem(
             note="$T_c T_r = (N/B_c)(N/B_r)$ iterations, whole numbers by the hypotheses")
     ),
     dimensions=(N, d, B_r, B_c),
-    instances=Instances(statement_at(_flops_statement, lambda s: {N: 4 * s, d: 3, B_r: 2, B_c: 4}), (1, 2, 3),
-                        label="N = 4s (d = 3, B_r = 2, B_c = 4)"),
     numeric=_flash_numeric("flops"),
     plain=(
         "Algorithm 1 computes every score $Q_i K_j^\\top$ and every product $P_{ij} V_j$ once, "
@@ -215,9 +213,6 @@ register(Theorem(
     hypotheses=_TILES,
     derivation=_tiles_derivation,
     dimensions=(N, d, B_r, B_c, T_c),
-    instances=Instances(statement_at(_tiles_statement, lambda s: {N: 4 * s, d: 2, B_c: 4, B_r: 2, T_c: s,
-                                                                  T_r: 2 * s}), (1, 2, 3),
-                        label="N = 4s (d = 2, B_c = 4, B_r = 2, T_c = s, T_r = 2s)"),
     numeric=_flash_numeric("hbm"),
     plain=(
         "Count what Algorithm 1 reads and writes: $Nd + 2N$ to initialise $O, \\ell, m$; $2Nd$ to load every "
@@ -251,9 +246,6 @@ register(Theorem(
         .eq(_EXACT, "substitute", using=["key_tiles", "block_c"], note="$T_c = N/B_c = 4Nd/M$")
     ),
     dimensions=(N, d, M, B_r, B_c),
-    instances=Instances(statement_at(_hbm_statement, lambda s: {N: 8 * s, d: 2, M: 32, B_c: 4, B_r: 2, T_c: 2 * s,
-                                                                T_r: 4 * s}), (1, 2, 3),
-                        label="N = 8s (d = 2, M = 32, B_c = 4, B_r = 2)"),
     numeric=_flash_numeric("hbm"),
     plain=(
         "The paper's choice $B_c = M/(4d)$ gives $T_c = N/B_c = 4Nd/M$ key blocks; put into the count for whole "

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations._beyond import TOPIC, exact_count, statement_at
+from derivations._beyond import TOPIC, exact_count
 from symattn.complexity import (
     ArrayEntries,
     DecodeScoreMACs,
@@ -48,7 +48,7 @@ from symattn.masks import causal_mask
 from symattn.rules.definitions import define
 from symattn.rules.induction import labelled
 from symattn.statement import Assumption, Equation, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.theorem import NumericResult, Theorem, register
 
 GQA_SOURCE = "extension; Ainslie et al. (2023), 'GQA', section 2.2"
 
@@ -172,8 +172,6 @@ register(Theorem(
     hypotheses=_GQA_HYPS,
     derivation=_gqa_derivation,
     dimensions=(g, n, D),
-    instances=Instances(statement_at(_gqa_statement, lambda s: {n: 2, D: 1, g: s, h_kv: 2, c: 2, r: s, i: 1, e: 1}),
-                        (1, 2, 3), label="g (= r, the last member; n = 2, d_head = 1, c = 2)"),
     numeric=_gqa_numeric,
     plain=(
         "With $h = g h_{kv}$ query heads, GQA lets the $g$ query heads $(c-1)g + 1, \\dots, cg$ share the "
@@ -260,8 +258,6 @@ register(Theorem(
     hypotheses=_DIVIDES,
     derivation=_params_derivation,
     dimensions=(d, h, h_kv),
-    instances=Instances(statement_at(_params_statement, lambda s: {d: 4 * s, h: 4, h_kv: 2}), (1, 2, 3),
-                        label="d = 4s (h = 4, h_kv = 2)"),
     numeric=_params_numeric,
     plain=(
         "Queries and outputs keep their $d \\times d$ matrices; keys and values project only to the "
@@ -333,8 +329,6 @@ register(Theorem(
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4; Ainslie et al. (2023), section 2.2",
     derivation=_cache_derivation,
     dimensions=(L, h, h_kv, D, T, B),
-    instances=Instances(statement_at(_cache_statement, lambda s: {L: s, h: 4, h_kv: 2, D: 3, T: s + 1, B: 2}),
-                        (1, 2, 3), label="L (T = L + 1, h = 4, h_kv = 2, d_head = 3, B = 2)"),
     numeric=_cache_numeric,
     plain=(
         "Every layer keeps, for every sequence in the batch and every past token, one key and one value "
@@ -402,7 +396,6 @@ register(Theorem(
     source="extension; Shazeer (2019), 'Fast Transformer Decoding', section 2.4",
     derivation=_cost_derivation,
     dimensions=(n, D),
-    instances=Instances(statement_at(_cost_statement, lambda s: {n: s, D: 3}), (1, 2, 3, 4, 5), label="n (d = 3)"),
     numeric=_cost_numeric,
     plain=(
         "With a cache, step $t$ scores one new query against the $t$ stored keys: $t d$ "
@@ -497,15 +490,6 @@ def _decode_derivation() -> Derivation:
     )
 
 
-def _decode_instance(size: int) -> Statement:
-    # T = size, n = 4: the recurrence unrolled with explicit references M_1..M_T, against row T
-    lv, ov = sp.S.Zero, sp.S.Zero
-    for t_ in range(1, size + 1):
-        lv = sp.exp(Mr[t_ - 1] - Mr[t_]) * lv + sp.exp(sc[t_] - Mr[t_])
-        ov = sp.exp(Mr[t_ - 1] - Mr[t_]) * ov + sp.exp(sc[t_] - Mr[t_]) * vc[t_]
-    return Statement(ov / lv, _causal_row(Tq).xreplace({Tq: size, n: 4}).doit())
-
-
 def _decode_numeric(seed: int) -> NumericResult:
     rng = np.random.default_rng(seed)
     worst, trials = 0.0, 40
@@ -544,7 +528,6 @@ register(Theorem(
     hypotheses=_DECODE_HYPS,
     derivation=_decode_derivation,
     dimensions=(n, Tq),
-    instances=Instances(_decode_instance, (1, 2, 3, 4), label="T (n = 4)"),
     numeric=_decode_numeric,
     plain=(
         "At decoding step $T$ the new query attends to the cached keys and values $1, \\dots, T$, absorbed one at a "

@@ -90,18 +90,6 @@ def _nw_derivation() -> Derivation:
     )
 
 
-def _nw_instance(size: int) -> Statement:
-    dim = 2
-    q = sp.symbols(f"q1:{dim + 1}", real=True)
-    ks = [sp.symbols(f"k{r}_1:{dim + 1}", real=True) for r in range(1, size + 1)]
-    vs = sp.symbols(f"v1:{size + 1}", real=True)
-    logits = [sum(a * b for a, b in zip(q, kr)) / sp.sqrt(dim) for kr in ks]
-    z = sum(sp.exp(x) for x in logits)
-    attn = sum(sp.exp(x) / z * y for x, y in zip(logits, vs))
-    kern = [sp.exp(sum(a * b for a, b in zip(q, kr)) / sp.sqrt(dim)) for kr in ks]
-    return Statement(attn, sum(kx * y for kx, y in zip(kern, vs)) / sum(kern))
-
-
 def _nw_numeric(seed: int) -> NumericResult:
     from numeric.reference import attention
 
@@ -130,7 +118,6 @@ register(
         hypotheses=(IndexRange("i_range", index=i, lower=1, upper=n),),
         derivation=_nw_derivation,
         dimensions=(n, d_k),
-        instances=Instances(_nw_instance, tuple(range(1, 6)), label="n (d_k = 2)"),
         numeric=_nw_numeric,
         plain=(
             r"Write $\kappa(q, k) = \exp(\langle q, k\rangle/\sqrt{d_k})$. Then the attention output of query $i$ is "
@@ -358,11 +345,6 @@ def _count_loops(n_, d_, dv_) -> tuple[int, int]:
     return quad, lin
 
 
-def _costs_instance(size: int) -> Statement:
-    counts = _count_loops(size, 3, 2)
-    return Statement(sp.ImmutableMatrix(counts), _CLOSED.subs({n: size, d: 3, d_v: 2}))
-
-
 def _costs_numeric(seed: int) -> NumericResult:
     rng = np.random.default_rng(seed)
     worst, trials = 0, 50
@@ -389,7 +371,6 @@ register(
                                "and the feature map are not counted"),),
         derivation=_costs_derivation,
         dimensions=(n, d, d_v),
-        instances=Instances(_costs_instance, tuple(range(1, 9)), label="n (d = 3, d_v = 2)"),
         numeric=_costs_numeric,
         plain=(
             r"Counting multiply-accumulates: the quadratic order forms $n^2$ query-key products of "

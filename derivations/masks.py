@@ -111,8 +111,6 @@ register(Theorem(
     hypotheses=(_NQ_LE_NK,),
     derivation=_causal_derivation,
     dimensions=(n, n_q, n_k),
-    instances=Instances(statement_at(_causal_statement, lambda z: {n: z, n_q: z, n_k: z + 2}), (1, 2, 3, 4),
-                        label="n = n_q (n_k = n_q + 2)"),
     numeric=_pairs_numeric,
     plain=(
         "Query $i$ of $n$ sees the keys $1, \\dots, i$, so a causal mask keeps $1 + 2 + \\dots + n = n(n+1)/2$ "
@@ -168,8 +166,6 @@ register(Theorem(
     hypotheses=(_W_RANGE,),
     derivation=_window_derivation,
     dimensions=(n, w),
-    instances=Instances(statement_at(_window_statement, lambda z: {n: z + 2, w: z}), (1, 2, 3, 4),
-                        label="w (n = w + 2)"),
     numeric=_window_numeric,
     plain=(
         "When each query sees itself and the $w - 1$ keys before it ($1 \\le w \\le n$), the first $w$ "
@@ -229,8 +225,6 @@ register(Theorem(
         note=r"masked terms contribute nothing to either sum; the band ends at key $i \le n$ and starts at $\max(1, "
              r"i-w+1)$"),
     dimensions=(n, w),
-    instances=Instances(statement_at(_band_statement, lambda z: {n: 4, w: 2, i: z}), (1, 2, 3, 4),
-                        label="i (n = 4, w = 2)"),
     numeric=_band_numeric,
     plain=(
         "Adding $-\\infty$ to the scores outside the band multiplies their exponentials by 0, so they drop out "
@@ -280,9 +274,6 @@ register(Theorem(
         .eq(_unbounded_statement.rhs, "mask_restrict", note=r"the causal mask keeps the same keys $1, \dots, i$")
     ),
     dimensions=(n, w),
-    instances=Instances(statement_at(_unbounded_statement, lambda z: {n: 3, w: 3 + z % 2, i: 1 + z % 3}),
-                        (0, 1, 2, 3, 4),
-                        label="(i, w) in {1, 2, 3} x {3, 4}, n = 3"),
     numeric=lambda seed: _window_causal_numeric(seed),
     plain=(
         "If the window length $w$ is at least the sequence length $n$, every query $i \\le n$ sees all keys "

@@ -358,11 +358,6 @@ def _param_count_derivation() -> Derivation:
     )
 
 
-def _param_count_instance(size: int) -> Statement:
-    # h = size heads with d = 12 (every h listed divides 12)
-    return Statement(MULTI_COUNT.xreplace({d: 12, h: size}).doit(), SINGLE_COUNT.xreplace({d: 12}))
-
-
 def _param_count_numeric(seed: int) -> NumericResult:
     rng = np.random.default_rng(seed)
     worst, samples = 0, 0
@@ -392,7 +387,6 @@ register(Theorem(
     hypotheses=(_DIVIDES,),
     derivation=_param_count_derivation,
     dimensions=(d, h),
-    instances=Instances(_param_count_instance, (1, 2, 3, 4, 6, 12), label="h (d = 12)"),
     numeric=_param_count_numeric,
     plain=(
         r"Each of the $h$ heads has three $d \times d/h$ projections, $3 d^2/h$ weights, so all heads together have "

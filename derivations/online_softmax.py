@@ -113,15 +113,6 @@ def _merge_derivation() -> Derivation:
     )
 
 
-def _merge_instance(size: int) -> Statement:
-    xs = sp.symbols(f"s1:{size + 1}", real=True)
-    vs = sp.symbols(f"v1:{size + 1}", real=True)
-    cut = size // 2
-    union = state(list(xs), list(vs), m)
-    both = merge(state(list(xs[:cut]), list(vs[:cut]), m_A), state(list(xs[cut:]), list(vs[cut:]), m_B), m=m)
-    return Statement(both.as_matrix(), union.as_matrix())
-
-
 def _direct(scores: np.ndarray, values: np.ndarray, ref: float) -> tuple[float, np.ndarray]:
     e = np.exp(scores - ref)  # (n,)
     return float(e.sum()), e @ values  # l, o (d_v,)
@@ -166,7 +157,6 @@ online_softmax_merge = register(
         ),
         derivation=_merge_derivation,
         dimensions=(a, b),
-        instances=Instances(_merge_instance, tuple(range(2, 9)), label="a + b"),
         numeric=_merge_numeric,
         plain=(
             "Keep for a block of keys the triple (m, l, o): a reference value m, the sum l of "
@@ -209,14 +199,6 @@ def _output_derivation() -> Derivation:
     )
 
 
-def _output_instance(size: int) -> Statement:
-    xs = sp.symbols(f"s1:{size + 1}", real=True)
-    vs = sp.symbols(f"v1:{size + 1}", real=True)
-    st = state(list(xs), list(vs), m)
-    z = sum(sp.exp(x) for x in xs)
-    return Statement(st.output, sum(sp.exp(x) / z * y for x, y in zip(xs, vs)))
-
-
 def _output_numeric(seed: int) -> NumericResult:
     from numeric.reference import softmax
 
@@ -245,7 +227,6 @@ register(
         hypotheses=(Assumption("reference_real", condition=sp.Q.real(m), text="m is an arbitrary real number"),),
         derivation=_output_derivation,
         dimensions=(n,),
-        instances=Instances(_output_instance, tuple(range(1, 8)), label="n"),
         numeric=_output_numeric,
         plain=(
             "Dividing the accumulated output o by the accumulated normaliser l gives the softmax "

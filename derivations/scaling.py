@@ -40,10 +40,10 @@ import numpy as np
 import sympy as sp
 
 from symattn.derivation import Derivation
-from symattn.moments import E, explicit_expectation, iid_vector
+from symattn.moments import E, iid_vector
 from symattn.rules.expectation import Expectation, StandardDeviation, Variance
 from symattn.statement import Assumption, Equation, Independent, RandomFamily, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.theorem import NumericResult, Theorem, register
 
 # ----------------------------------------------------------------------------------- symbols
 d_k = sp.Symbol("d_k", integer=True, positive=True)
@@ -90,22 +90,6 @@ _INIT_ONLY = (
     r"x\rVert^2$. "
     "Only the first two moments of the entries enter: the result is not specific to Gaussians."
 )
-
-
-# ----------------------------------------------------------------------------------- exact instances
-def _entry_moments(n: int, mean_q, mean_k, var_q, var_k) -> tuple[list, list, dict]:
-    """Explicit independent scalars q1..qn, k1..kn with generic higher moments (fresh symbols)."""
-    qs = sp.symbols(f"q1:{n + 1}", real=True)
-    ks = sp.symbols(f"k1:{n + 1}", real=True)
-    law_q = iid_vector("q", n, mean=mean_q, variance=var_q)  # its moment table only
-    law_k = iid_vector("k", n, mean=mean_k, variance=var_k)
-    moments = {x: law_q.raw_moment for x in qs}
-    moments.update({x: law_k.raw_moment for x in ks})
-    return list(qs), list(ks), moments
-
-
-def _explicit_variance(x: sp.Expr, moments: dict) -> sp.Expr:
-    return sp.expand(explicit_expectation(x**2, moments) - explicit_expectation(x, moments) ** 2)
 
 
 # ----------------------------------------------------------------------------------- Monte Carlo
@@ -212,12 +196,9 @@ def _claim(st: Statement) -> Callable:
 
 @dataclass(frozen=True)
 class _Evidence:
-    """How to check a theorem at concrete sizes and by sampling. Both read the claim (the right-hand
-    side) from the statement, so a wrong claim fails them."""
+    """How to check a theorem by sampling. It reads the claim (the right-hand side) from the
+    statement, so a wrong claim fails it."""
 
-    explicit: Callable[[int], sp.Expr]  # the left side at size n, by explicit expansion
-    at_size: Callable[[int], dict]  # the symbols' values at size n, for the right side
-    label: str
     configs: Callable[[], list]  # Monte Carlo configurations (see _monte_carlo)
     statistic: str
 
@@ -226,21 +207,11 @@ _EVIDENCE: dict[str, _Evidence] = {}
 
 
 def evidence(theorem_id: str, statement: Statement) -> dict:
-    """``instances`` and ``numeric`` for the theorem ``theorem_id`` claiming ``statement``."""
+    """``numeric`` for the theorem ``theorem_id`` claiming ``statement``."""
     ev = _EVIDENCE[theorem_id]
-
-    def build(n: int) -> Statement:
-        return Statement(ev.explicit(n), statement.rhs.xreplace(ev.at_size(n)))
-
     return {
-        "instances": Instances(build, tuple(range(1, 7)), label=ev.label),
         "numeric": lambda seed: _monte_carlo(seed, ev.configs(), ev.statistic, _claim(statement)),
     }
-
-
-def _logit_instance(n: int, scale=1, means=(0, 0), variances=(sigma**2, sigma**2)) -> tuple[sp.Expr, dict]:
-    qs, ks, mom = _entry_moments(n, means[0], means[1], *variances)
-    return scale * sum(a * b for a, b in zip(qs, ks)), mom
 
 
 def _single_head_configs(scale_of: Callable[[int], float], means=(0.0, 0.0), sds=(0.7, 0.7),
@@ -261,13 +232,8 @@ def _dot_product_mean_derivation() -> Derivation:
     )
 
 
-def _explicit_mean(n: int) -> sp.Expr:
-    return explicit_expectation(*_logit_instance(n))
-
-
 _mean_statement = Statement(Expectation(_logit(d_k)), sp.S.Zero)
-_EVIDENCE["dot_product_mean"] = _Evidence(_explicit_mean, lambda n: {d_k: n}, "d_k",
-                                          _single_head_configs(lambda n: 1.0), "mean")
+_EVIDENCE["dot_product_mean"] = _Evidence(_single_head_configs(lambda n: 1.0), "mean")
 
 dot_product_mean = register(
     Theorem(
@@ -323,8 +289,7 @@ def _dot_product_variance_derivation() -> Derivation:
 
 
 _variance_statement = Statement(Variance(_logit(d_k)), d_k * sigma**4)
-_EVIDENCE["dot_product_variance"] = _Evidence(lambda n: _explicit_variance(*_logit_instance(n)),
-                                              lambda n: {d_k: n}, "d_k", _single_head_configs(lambda n: 1.0), "var")
+_EVIDENCE["dot_product_variance"] = _Evidence(_single_head_configs(lambda n: 1.0), "var")
 
 dot_product_variance = register(
     Theorem(
@@ -375,7 +340,6 @@ def _scaled_logit_std_derivation() -> Derivation:
 
 _std_statement = Statement(StandardDeviation(_logit(d_k) / sp.sqrt(d_k)), sigma**2)
 _EVIDENCE["scaled_logit_std"] = _Evidence(
-    lambda n: sp.sqrt(_explicit_variance(*_logit_instance(n, scale=1 / sp.sqrt(n)))), lambda n: {d_k: n}, "d_k",
     _single_head_configs(lambda n: 1 / math.sqrt(n)), "std")
 
 scaled_logit_std = register(
@@ -455,18 +419,12 @@ def _mha_configs(scale_of: Callable[[int, int], float]) -> Callable[[], list]:
     ]
 
 
-#: exact instances of the multi-head claims: heads of width n in a model of width 2n (h = 2)
-_MHA_HEADS = 2
-
-
-def _mha_evidence(scale: Callable[[int, int], sp.Expr], scale_float: Callable[[int, int], float]) -> _Evidence:
-    return _Evidence(
-        lambda n: _explicit_variance(*_logit_instance(n, scale=scale(_MHA_HEADS * n, _MHA_HEADS))),
-        lambda n: {d: _MHA_HEADS * n, h: _MHA_HEADS, d_h: n}, "d/h (h = 2)", _mha_configs(scale_float), "var")
+def _mha_evidence(scale_float: Callable[[int, int], float]) -> _Evidence:
+    return _Evidence(_mha_configs(scale_float), "var")
 
 
 _mha_var_statement = Statement(Variance(_logit(d_h)), d * sigma**4 / h)
-_EVIDENCE["mha_head_logit_variance"] = _mha_evidence(lambda dm, nh: 1, lambda dm, nh: 1.0)
+_EVIDENCE["mha_head_logit_variance"] = _mha_evidence(lambda dm, nh: 1.0)
 
 mha_head_logit_variance = register(
     Theorem(
@@ -506,8 +464,7 @@ def _mha_scaled_derivation(scale: sp.Expr, result: sp.Expr) -> Callable[[], Deri
 
 _head_scale = 1 / sp.sqrt(d / h)
 _mha_scale_statement = Statement(Variance(_head_scale * _logit(d_h)), sigma**4)
-_EVIDENCE["mha_head_scale"] = _mha_evidence(lambda dm, nh: 1 / sp.sqrt(sp.Rational(dm, nh)),
-                                            lambda dm, nh: 1 / math.sqrt(dm / nh))
+_EVIDENCE["mha_head_scale"] = _mha_evidence(lambda dm, nh: 1 / math.sqrt(dm / nh))
 
 mha_head_scale = register(
     Theorem(
@@ -538,8 +495,7 @@ mha_head_scale = register(
 
 _full_scale = 1 / sp.sqrt(d)
 _mha_full_statement = Statement(Variance(_full_scale * _logit(d_h)), sigma**4 / h)
-_EVIDENCE["mha_full_width_scale_variance"] = _mha_evidence(lambda dm, nh: 1 / sp.sqrt(dm),
-                                                           lambda dm, nh: 1 / math.sqrt(dm))
+_EVIDENCE["mha_full_width_scale_variance"] = _mha_evidence(lambda dm, nh: 1 / math.sqrt(dm))
 
 mha_full_width_scale_variance = register(
     Theorem(
@@ -573,8 +529,6 @@ def _nonzero_mean_derivation() -> Derivation:
 
 _nonzero_statement = Statement(Variance(_logit(d_k)), d_k * _nonzero_mean_closed())
 _EVIDENCE["dot_product_variance_nonzero_mean"] = _Evidence(
-    lambda n: _explicit_variance(*_logit_instance(n, means=(mu_q, mu_k), variances=(sigma_q**2, sigma_k**2))),
-    lambda n: {d_k: n}, "d_k",
     _single_head_configs(lambda n: 1.0, means=(0.5, -0.3), sds=(0.8, 1.2),
                          params=lambda n: {d_k: n, mu_q: 0.5, mu_k: -0.3, sigma_q: 0.8, sigma_k: 1.2}),
     "var")

@@ -10,7 +10,7 @@ import derivations.kernel_smoother as ks
 from symattn.checker import Checker
 from symattn.derivation import Derivation
 from symattn.statement import Statement
-from symattn.theorem import Theorem, load_all
+from symattn.theorem import Instances, Theorem, load_all
 from symattn.verdict import Verdict
 from tests.derivations.refutation import refuted
 
@@ -41,10 +41,9 @@ def test_cost_that_forgets_the_value_product_is_refuted():
     proof = Derivation(ks._costs()).eq(wrong, "sum_evaluate")
     thm = dataclasses.replace(REGISTRY.get("linear_attention_costs"), id="false_cost_count",
                               statement=Statement(ks._costs(), wrong), derivation=proof,
-                              instances=dataclasses.replace(REGISTRY.get("linear_attention_costs").instances,
-                                                            build=lambda size: Statement(
-                                                                sp.ImmutableMatrix(ks._count_loops(size, 3, 2)),
-                                                                wrong.subs({n: size, d: 3, d_v: 2}))))
+                              instances=Instances(lambda size: Statement(
+                                  sp.ImmutableMatrix(ks._count_loops(size, 3, 2)), wrong.subs({n: size, d: 3, d_v: 2})),
+                                  tuple(range(1, 9)), label="n (d = 3, d_v = 2)"))
     assert refuted(Checker().check(thm))
 
 

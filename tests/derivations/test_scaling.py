@@ -119,13 +119,6 @@ def test_a_corrupted_middle_step_fails_the_symbolic_level():
     assert outcome.verdict is not Verdict.PROVED
 
 
-def test_registered_evidence_checks_the_registered_claim():
-    for tid in IDS:
-        thm = THEOREMS[tid]
-        built = thm.instances.build(3)
-        assert built.rhs == thm.statement.rhs.xreplace(sc._EVIDENCE[tid].at_size(3))
-
-
 # ------------------------------------------------------------------ the Monte Carlo itself
 CONFIGS = [(n, 1.0, kind, (0.0, 0.0), (0.7, 0.7), {sc.d_k: n, sc.sigma: 0.7})
            for n in (4, 64, 512) for kind in ("gaussian", "rademacher", "uniform")]
