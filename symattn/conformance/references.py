@@ -204,7 +204,8 @@ ENSEMBLE = ("numeric", "sqrt_scale", "sqrt_scale_seq", "exp2", "tiled_64", "exp_
 # bfloat16 running sum through the group's query heads, tile after tile (measured: its errors are
 # the model's exactly); so does the member (g x n_q / 32 roundings, not one group sum at the end).
 ACCUMULATE_TILES = (32, 512)
-ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_sqrt", "recompute_seq", "recompute_u20")
+ENSEMBLE_BACKWARD = ("numeric", "sqrt_scale", "tiled_64", "recompute_sqrt", "recompute_seq", "recompute_u20",
+                     "recompute_kscaled")
 _LOG2E = 1.4426950408889634
 
 
@@ -292,6 +293,11 @@ def ensemble_backward(q, k, v, d_out, opts: dict, prec: Precision) -> dict:
             with np.errstate(divide="ignore"):
                 lse20 = (m + np.log(z))[..., 0].astype(ct)
             grads["recompute_u20"] = _recompute(q, k_e, v_e, do, out20, lse20, kw, scores=_sequential_scores)
+            # torch's flash CPU backward recomputes the scores as gemm(alpha = scale, K, Q^T), and the
+            # sgemm folds alpha into K as it packs it: (scale K) Q^T, each entry of scale K rounded, then
+            # summed in order (measured on torch 2.13: its P is this one's to ~2 ulp of exp, where the
+            # scale-after order is off by up to 31 ulp, 2.8x the ensemble's dq error)
+            grads["recompute_kscaled"] = _recompute(q, k_e, v_e, do, out20, lse20, kw, scores=_kscaled_scores)
         out, lse = numeric.tiled_attention(q * a, k_e * a, v_e, scale=1.0, **tiles, **kw)
         grads["recompute_sqrt"] = _recompute(q, k_e, v_e, do, prec.cast(out).astype(ct), lse.astype(ct), kw)
         if prec.storage != ct or prec.name == "bfloat16":
@@ -353,6 +359,13 @@ def _sequential_scores(q, k, kw: dict) -> np.ndarray:
         raw, raw_blas = c * np.tanh(raw / c), c * np.tanh(raw_blas / c)
     with np.errstate(invalid="ignore"):
         return np.where(blas == -np.inf, blas, blas + (raw - raw_blas))  # the same mask and bias
+
+
+def _kscaled_scores(q, k, kw: dict) -> np.ndarray:
+    """:func:`_sequential_scores` with the scale folded into ``K`` first (``(scale K) Q^T``)."""
+    ct = q.dtype.type
+    scale = ct(kw["scale"] if kw.get("scale") is not None else _scale_of(q))
+    return _sequential_scores(q, k * scale, dict(kw, scale=1.0))
 
 
 def _accumulated(a, b, axis_tile: int, block: int, alpha, rounded):
