@@ -65,7 +65,11 @@ The tests
   symbols at the ends of their ranges.
 * :mod:`.sums` -- the finite-sum evaluator: constants and Faulhaber's sums over bounds shown integer
   (Karr's convention), the delta rule with its integrality and range checks; infinite limits refused.
-* :mod:`.calculus` -- derivatives only of expressions differentiable on every path to the variable.
+* :mod:`.calculus` -- derivatives only of expressions differentiable on every path to the variable,
+  of a literal order.
+* :mod:`.index_bounds` -- an entry, a softmax component or a positional pair unfolded only where its
+  index is shown inside the shape (the ranges of the hypotheses, the enclosing sums and declared
+  permutations).
 * :mod:`.second` -- the second engine, sharing nothing with SymPy's simplifier: every zero the kernel
   accepts re-checked by python-flint (a rational function over Q of opaque atoms), every sign by Z3;
   a disagreement refuses the fact with both answers; what it cannot express is recorded as checked by
@@ -98,12 +102,13 @@ What is trusted, exactly
   concrete levels; ``minimal_polynomial`` under a time limit.
 * The setup of each step by :func:`symattn.rules.check_step` (the theorem's hypotheses and the
   registry put in the kernel's context, the Thm accepted against the step's canonical sides).
-* Never trusted: ``sympy.limit`` (Gruntz), ``summation`` and ``Sum.doit``, ``solve``, ``equals``,
+* Never trusted: ``sympy.limit`` (Gruntz), ``integrate`` and ``Integral.doit`` (every integral and limit
+  is an opaque atom to the zero test), ``summation`` and ``Sum.doit``, ``solve``, ``equals``,
   ``evalf`` and floating point.
 
 Size
 ----
-About 12200 lines with docstrings, about 1900 of them the second engine (:func:`core_size` counts them; a test
+About 13300 lines with docstrings, about 2600 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.report`.
 """
@@ -117,7 +122,7 @@ __all__ = ["MODULES", "core_size"]
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "wellformed", "terms",
            "zero", "sign", "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict",
-           "timelimit")
+           "timelimit", "index_bounds")
 
 
 def core_size() -> int:
