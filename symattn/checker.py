@@ -483,6 +483,9 @@ class Checker:
         """The statement at one size: ``("pass", "")``, ``("fail", counterexample)``, ``("outside",
         why)`` (a side is not a finite exact value there), ``("undecided", why)`` or ``("timeout", why)``."""
         where = describe_point(syms, mapping)
+        vanishing = _vanishing_condition(thm.statement, mapping, seconds)
+        if vanishing:  # read before the size is put in: SymPy folds 0 * h(0) to 0 for a head h with a pole
+            return "outside", f"the statement is not defined there: {vanishing}"
         try:
             with time_limit(seconds):
                 st = thm.statement
@@ -999,12 +1002,36 @@ def _defined_apart(st: Statement, mapping: dict, hypotheses, seconds: float) -> 
     try:
         with time_limit(seconds):
             missing = undischarged(sides[0], sides[1], tuple(hypotheses))
+            # the conditions read on the symbolic sides too, then put at the size: a head whose pole
+            # SymPy folds away once its argument is a number (0 * h(0) = 0) keeps it there
+            for f in undischarged(st.lhs, st.rhs, ()):
+                g = _xreplace(f, mapping)
+                if g not in missing:
+                    missing.append(g)
             missing = [f for f in missing if not _nonzero_at_instance(f, tuple(hypotheses))]
     except TimeLimitExceeded:
         return "the conditions of the sides were not read in time"
     except (KernelError, TypeError, ValueError, AttributeError, NotImplementedError) as exc:
         return f"the conditions of the sides could not be read: {type(exc).__name__}: {_short(str(exc), 80)}"
     return ", ".join(f"{sp.sstr(f)} != 0" for f in missing[:3]) + (", ..." if len(missing) > 3 else "")
+
+
+def _vanishing_condition(st: Statement, mapping: dict, seconds: float) -> str:
+    """A definedness condition of a side, read on the statement as stated (symbolic), that is exactly
+    0 at the sizes ``mapping`` (``n - 1`` of ``(n - 1) h(n - 1)`` with ``h(x) = 1/x`` at ``n = 1``), as
+    ``"n - 1 = 0"``; ``""`` when none is."""
+    from symattn.kernel.zero import definedness_conditions
+
+    try:
+        with time_limit(seconds):
+            for side in (st.lhs, st.rhs):
+                for f in definedness_conditions(side):
+                    g = expand_finite(_xreplace(f, mapping))
+                    if isinstance(g, sp.Basic) and g.is_number and exact.is_zero(g) is True:
+                        return f"{sp.sstr(f)} = 0 there"
+    except (TimeLimitExceeded, KernelError, TypeError, ValueError, AttributeError, NotImplementedError):
+        return ""
+    return ""
 
 
 def _nonzero_at_instance(f: Any, hypotheses: tuple) -> bool:

@@ -471,14 +471,16 @@ class SinusoidalEncoding(MatrixExpr):
     column: :math:`\mathrm{PE}(p)_{2m} = \sin(p\,\omega_m)`, :math:`\mathrm{PE}(p)_{2m+1} = \cos(p\,\omega_m)`,
     :math:`\omega_m = \text{base}^{-2m/d}` (seed 000, Definition "Sinusoidal positional encoding").
 
-    Entries with an index of known parity evaluate (``2m`` is even for integer ``m``):
+    Entries with an index of known parity inside ``0..2B-1`` evaluate; an index not known to be inside
+    (``2m`` for a nonnegative integer ``m`` with no upper bound) stays an unevaluated entry:
 
     >>> import sympy as sp
     >>> p = sp.Symbol("p", real=True); B = sp.Symbol("B", integer=True, positive=True)
     >>> m = sp.Symbol("m", integer=True, nonnegative=True)
-    >>> PE = SinusoidalEncoding(p, B)
-    >>> PE[2*m, 0], PE[2*m + 1, 0]
-    (sin(p/10000**(m/B)), cos(p/10000**(m/B)))
+    >>> SinusoidalEncoding(p, 2)[2, 0], SinusoidalEncoding(p, 2)[3, 0]
+    (sin(p/100), cos(p/100))
+    >>> SinusoidalEncoding(p, B)[2*m, 0]
+    SinusoidalEncoding(p, B, 10000)[2*m, 0]
     """
 
     def __new__(cls, p, B, base=DEFAULT_BASE):

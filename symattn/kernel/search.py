@@ -1276,6 +1276,28 @@ def _violates(a: Any, b: Any, relation: str) -> bool | None:
     return {"<=": s > 0, "<": s >= 0, ">=": s < 0, ">": s <= 0}[relation]
 
 
+def _side_conditions(sides: list) -> list:
+    """The definedness conditions of the sides as stated (``x`` of ``x h(x)`` for a head ``h(x) = 1/x``)."""
+    from symattn.kernel.zero import definedness_conditions
+
+    out: list = []
+    for side in sides:
+        if isinstance(side, (sp.Basic, sp.MatrixBase)):
+            try:
+                out += [f for f in definedness_conditions(side) if f not in out]
+            except (TypeError, ValueError, AttributeError, NotImplementedError):  # KernelError is a ValueError
+                continue
+    return out
+
+
+def _vanishes(cond: Any, point: dict) -> bool:
+    try:
+        v = _evaluate(cond, point)
+        return isinstance(v, sp.Basic) and v.is_number and exact.is_zero(v) is True
+    except (TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError):
+        return False
+
+
 def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int = 12, seconds: float = 8.0):
     """A :class:`Counterexample` (every hypothesis checked at it), or None.
 
@@ -1294,6 +1316,7 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
     if any(type(h).__name__ == "Assumption" and not isinstance(h.condition, sp.Basic) for h in hypotheses):
         return None
     rng = random.Random(seed)
+    conditions = _side_conditions(sides)
     evaluated, draws = 0, 0
     # a draw outside the hypotheses (x <= y fails at x = 3/4, y = -8/3) is no try: up to 4 draws a try,
     # within the time the tries had (tries x seconds)
@@ -1310,6 +1333,8 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
                 evaluated += 1
                 if unchecked:
                     continue
+                if any(_vanishes(c, point) for c in conditions):
+                    continue  # a side is undefined there (read before SymPy folds 0 * h(0) to 0)
                 lhs, rhs = (_evaluate(side, point) for side in sides)
                 la, ra = _entries(lhs), _entries(rhs)
                 if len(la) != len(ra):
