@@ -17,6 +17,21 @@ from symattn.checker import Checker
 from symattn.verdict import Level, Verdict
 
 
+def check_chain(lhs, rhs, steps, hyps=(), dims=(), tid="claim"):
+    """Check the theorem ``lhs = rhs`` (under ``hyps``, with dimensions ``dims``) whose derivation is the
+    chain of ``(expr, rule)`` steps, numeric level off."""
+    from symattn.checker import check_theorem
+
+    def derivation():
+        d = Derivation(lhs)
+        for expr, rule in steps:
+            d = d.eq(expr, rule)
+        return d
+
+    thm = Theorem(id=tid, title=tid, source="test", statement=Statement(lhs, rhs), hypotheses=tuple(hyps),
+                  derivation=derivation, dimensions=tuple(dims))
+    return check_theorem(thm, numeric=False)
+
 @dataclass(frozen=True)
 class Claim:
     id: str

@@ -16,8 +16,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symattn import Assumption, Derivation, IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn import Assumption, IndexRange, Verdict
+
+from tests.symattn.kernel.claims import check_chain
 
 KD = sp.KroneckerDelta
 half = sp.Rational(1, 2)
@@ -28,15 +29,7 @@ D = sp.Derivative
 
 
 def _check(lhs, rhs, steps, hyps=(), dims=(), tid="r3"):
-    def derivation():
-        d = Derivation(lhs)
-        for expr, rule in steps:
-            d = d.eq(expr, rule)
-        return d
-
-    thm = Theorem(id=tid, title=tid, source="test", statement=Statement(lhs, rhs), hypotheses=tuple(hyps),
-                  derivation=derivation, dimensions=tuple(dims))
-    return check_theorem(thm, numeric=False)
+    return check_chain(lhs, rhs, steps, hyps, dims, tid)
 
 
 J_IN = IndexRange("j_in", index=j, lower=1, upper=n)

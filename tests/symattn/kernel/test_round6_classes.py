@@ -13,8 +13,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symattn import Assumption, Derivation, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn import Assumption, Verdict
+
+from tests.symattn.kernel.claims import check_chain
 
 n, m = sp.symbols("n m", integer=True, positive=True)
 R, S = sp.MatrixSymbol("R", n, m), sp.MatrixSymbol("S", m, n)
@@ -25,15 +26,7 @@ SQUARE = (Assumption("square", condition=sp.Eq(m, n)),)
 
 
 def _check(lhs, rhs, steps, hyps=(), tid="r6", dims=(n, m)):
-    def derivation():
-        d = Derivation(lhs)
-        for expr, rule in steps:
-            d = d.eq(expr, rule)
-        return d
-
-    thm = Theorem(id=tid, title=tid, source="test", statement=Statement(lhs, rhs), hypotheses=tuple(hyps),
-                  derivation=derivation, dimensions=dims)
-    return check_theorem(thm, numeric=False)
+    return check_chain(lhs, rhs, steps, hyps, dims, tid)
 
 
 RECTANGULAR = [
