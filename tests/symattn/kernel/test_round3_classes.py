@@ -17,7 +17,6 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, IndexRange, Verdict
-
 from tests.symattn.kernel.claims import check_chain
 
 KD = sp.KroneckerDelta

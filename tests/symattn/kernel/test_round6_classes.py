@@ -14,7 +14,6 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Verdict
-
 from tests.symattn.kernel.claims import check_chain
 
 n, m = sp.symbols("n m", integer=True, positive=True)
