@@ -58,6 +58,7 @@ _LAZY = {
     "softmax_jacobian": ("symattn.softmax", "softmax_jacobian"),
     "softmax_jacobian_entry": ("symattn.softmax", "softmax_jacobian_entry"),
     "Assumption": ("symattn.statement", "Assumption"),
+    "CorrelatedPairs": ("symattn.statement", "CorrelatedPairs"),
     "Equation": ("symattn.statement", "Equation"),
     "Independent": ("symattn.statement", "Independent"),
     "IndexRange": ("symattn.statement", "IndexRange"),
@@ -115,6 +116,7 @@ __all__ = [
     # kernel
     "Assumption",
     "Checker",
+    "CorrelatedPairs",
     "Derivation",
     "Equation",
     "Independent",
