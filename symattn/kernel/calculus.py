@@ -57,7 +57,7 @@ from symattn.kernel.sign import nonzero, provably_le, sign_of
 from symattn.kernel.terms import KernelError, canonical, free_symbols, is_bound_variable
 
 __all__ = ["fresh", "fresh_index", "within_range", "depends_on", "check_smooth", "check_continuous",
-           "derivative", "real_on", "sign", "negative_by_order", "Extremum"]
+           "derivative", "value_of_derivative", "real_on", "sign", "negative_by_order", "Extremum"]
 
 _POSITIVE, _NONNEG = "positive", "nonnegative"
 
@@ -285,6 +285,15 @@ def derivative(f: Any, v: Any, count: int = 1, undefined_ok: bool = True, ranges
 _REAL_HEADS = (sp.exp, sp.sin, sp.cos, sp.sinh, sp.cosh, sp.tanh, sp.sech, sp.atan, sp.asinh, sp.erf,
                sp.Abs, sp.Max, sp.Min)
 
+
+
+def value_of_derivative(d: sp.Derivative, ranges: tuple = ()) -> Any:
+    """The value of ``d`` (each of its variables in turn, by :func:`derivative`); raises the kernel's
+    error where the body is not shown differentiable."""
+    out = d.expr
+    for v, count in d.variable_count:
+        out = derivative(out, v, count, ranges=ranges)
+    return out
 
 def real_on(e: Any, v: Any, ranges: tuple) -> bool:
     """Whether ``e`` is real for every real ``v`` the ranges allow, read structurally (the symbols'

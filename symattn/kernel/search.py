@@ -368,20 +368,17 @@ def evaluate_derivatives(x: Any) -> Any:
         return x.applyfunc(evaluate_derivatives)
     if not isinstance(x, sp.Basic) or not x.has(sp.Derivative):
         return x
-    from symattn.kernel.calculus import derivative
+    from symattn.kernel.calculus import value_of_derivative
 
     def take(d):
-        body = d.expr
-        if body.has(sp.Derivative) or body.has(sp.Sum, sp.Product, sp.Integral, sp.Limit):
+        if d.expr.has(sp.Derivative, sp.Sum, sp.Product, sp.Integral, sp.Limit):
             return d
         if not all(_concrete_variable(v) for v, _ in d.variable_count):
             return d
         try:
-            for v, count in d.variable_count:
-                body = derivative(body, v, count)
+            return value_of_derivative(d)
         except (ValueError, TypeError, NotImplementedError):  # KernelError is a ValueError
             return d
-        return body
 
     return x.replace(lambda e: isinstance(e, sp.Derivative), take)
 

@@ -63,10 +63,7 @@ def evaluate_derivatives(expr: Any) -> Any:
     ranges = _ranges()
 
     def one(d: sp.Derivative):
-        out = d.expr
-        for v, count in d.variable_count:
-            out = calculus.derivative(out, v, count, ranges=ranges)
-        return out
+        return calculus.value_of_derivative(d, ranges)
 
     if isinstance(expr, sp.MatrixBase):
         return expr.applyfunc(evaluate_derivatives)
