@@ -67,7 +67,7 @@ def _ends(e: Any, ranges: tuple) -> list:
     for v in free if ranged else ():  # with ranges asked for, a positive integer is 1 + t
         if v not in named and isinstance(v, sp.Symbol) and v.is_integer and v.is_positive:
             ranged.append((v, sp.S.One, sp.oo))
-    ranged = [r for r in ranged if e.has(r[0])][:_MAX_RANGED]
+    ranged = _in_dependency_order(e, ranged)[:_MAX_RANGED]
     forms = [e]
     for (v, lo, hi) in ranged:
         nxt = []
@@ -84,6 +84,36 @@ def _ends(e: Any, ranges: tuple) -> list:
                 nxt.append(f.xreplace({v: end + sgn * t}))
         forms = nxt
     return forms
+
+
+def _in_dependency_order(e: Any, ranged: list) -> list:
+    """The ranges of the symbols of ``e``, and of the symbols their bounds mention (``i`` of ``j`` in
+    ``1..i-1``), each symbol before the symbols its bounds mention: ``j = i - 1 - t`` is written before
+    ``i`` is, so ``i``'s own range then applies to it too (``n - j`` for ``j`` in ``1..i-1``, ``i`` in
+    ``1..n`` is ``1 + t + u``). Only the order and which true ranges are used change: each
+    substitution ``v = lo + t`` (``t >= 0``) covers the whole range, whatever ``lo`` mentions."""
+    by_var: dict = {}
+    for r in ranged:
+        by_var.setdefault(r[0], r)
+    wanted, todo = [], [v for v in by_var if e.has(v)]
+    while todo:
+        v = todo.pop(0)
+        if v in wanted:
+            continue
+        wanted.append(v)
+        _v, lo, hi = by_var[v]
+        for b in (lo, hi):
+            for w in getattr(sp.sympify(b), "free_symbols", ()):
+                if w in by_var and w not in wanted:
+                    todo.append(w)
+    order: list = []
+    rest = list(wanted)
+    while rest:
+        mentioned = {w for v in rest for b in by_var[v][1:] for w in getattr(sp.sympify(b), "free_symbols", ())}
+        free = [v for v in rest if v not in mentioned] or rest[:1]  # a cycle of bounds: as listed
+        order += free
+        rest = [v for v in rest if v not in free]
+    return [by_var[v] for v in order]
 
 
 def _stronger(a: str | None, b: str | None) -> str | None:

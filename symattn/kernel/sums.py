@@ -109,7 +109,11 @@ def index_in_range(j: Any, lo: Any, hi: Any, hypotheses=(), env: dict | None = N
     on free symbols, and the ranges ``env`` of enclosing bound variables)."""
     ranges = _ranges(hypotheses, env or {})
     bounds = _linear_bounds(j, ranges)
-    return any(provably_le(lo, a) for a, _ in bounds) and any(provably_le(b, hi) for _, b in bounds)
+    if any(provably_le(lo, a) for a, _ in bounds) and any(provably_le(b, hi) for _, b in bounds):
+        return True
+    # the sign test with every range (chained ones too: j in 1..i-1 with i in 1..n gives j <= n - 1)
+    listed = [(v, a, b) for v, (a, b) in ranges.items()]
+    return bool(listed) and provably_le(lo, j, listed) and provably_le(j, hi, listed)
 
 
 def _outside(j: Any, lo: Any, hi: Any, hypotheses, env) -> bool:

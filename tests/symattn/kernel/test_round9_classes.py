@@ -144,10 +144,11 @@ def _moment_claim(tid, jlo, jhi, why="different entries"):
                  hypotheses=hyps, bad_step=1, why=why)
 
 
-# (j in 1..i-1 is kept apart too, but the sign test does not show j <= d through i <= d: not proved, a
-# gap of completeness, not of soundness)
 DISTINCT_BY_RANGE = [
     _moment_claim("after", i_ + 1, d_),
+    # j <= d shown through i <= d: the sign test writes j from its range before i from its own
+    _moment_claim("before", 1, i_ - 1),
+    _moment_claim("well_before", 1, i_ - 2),
     _moment_claim("two_after", i_ + 2, d_),
     _moment_claim("three_after", i_ + 3, d_),
 ]
