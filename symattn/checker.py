@@ -33,6 +33,7 @@ from symattn.kernel import exact, second
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.index_bounds import OutsideShape
 from symattn.kernel.instances import (
+    UndecidedSize,
     candidate_sizes,
     concrete_cases,
     describe_point,
@@ -55,7 +56,7 @@ from symattn.kernel.search import (
 )
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
-from symattn.kernel.wellformed import check_hypotheses, check_terms
+from symattn.kernel.wellformed import check_hypotheses, check_statement_names, check_terms
 from symattn.kernel.zero import HYPOTHESES, side_singularities, singular_message
 from symattn.kernel.zippel import NotRational as _NotRational
 from symattn.kernel.zippel import Refused as _Refused
@@ -193,6 +194,7 @@ class Checker:
         levels: dict[str, LevelResult] = {}
         try:  # the kernel looks only at terms whose equality, hashing and arithmetic are SymPy's
             check_terms((thm.statement.lhs, thm.statement.rhs), f"the statement of {thm.id}")
+            check_statement_names(thm.statement.lhs, thm.statement.rhs, f"of {thm.id}")
             check_hypotheses(thm.hypotheses, f"a hypothesis of {thm.id}")
         except KernelError as exc:
             why = f"{thm.id}: {exc}"
@@ -444,6 +446,13 @@ class Checker:
             if item is None:
                 break
             mapping, why = item
+            if isinstance(why, UndecidedSize):
+                if phase_search:  # beyond the counted sizes: named, not counted
+                    unshown.append(mapping)
+                    continue
+                return LevelResult(Level.UNDECIDED, f"instance derived at {describe_point(syms, mapping)}: {why} (so "
+                                   "the sizes after it are not the smallest inside the hypotheses)",
+                                   {"derived": True, "sizes": [describe_point(syms, m) for m in checked]})
             if why is not None:
                 skipped.append((mapping, why))
                 continue

@@ -41,7 +41,8 @@ from symattn.kernel.search import (
     statement_symbols,
 )
 
-__all__ = ["size_symbols", "sizes_inside", "candidate_sizes", "finite_domain", "domain_values", "undefined_side",
+__all__ = ["size_symbols", "sizes_inside", "candidate_sizes", "UndecidedSize", "finite_domain", "domain_values",
+           "undefined_side",
            "hypotheses_at", "domain_violation", "describe_sizes", "describe_point",
            "concrete_cases", "explicit"]
 
@@ -222,13 +223,21 @@ def domain_violation(mapping: dict, hypotheses) -> str | None:
         elif kind == "Equation" and not h.forall:
             a, b = at(h.lhs), at(h.rhs)
             if not (_open(a) or _open(b)) and a.is_number and b.is_number:
-                if exact.equal(a, b) is not True:
-                    return f"{h.name}: {sp.sstr(a)} = {sp.sstr(b)} is not shown to hold there"
+                eq = exact.equal(a, b)
+                if eq is False:
+                    return f"{h.name}: {sp.sstr(a)} = {sp.sstr(b)} is false there"
+                if eq is None:
+                    return UndecidedSize(f"{h.name}: {sp.sstr(a)} = {sp.sstr(b)} is neither shown to hold nor "
+                                         "shown false there")
         elif kind == "Assumption" and isinstance(h.condition, sp.Basic):
             c = at(h.condition)
             if not _open(c):
-                if _truth(c) is not True:
-                    return f"{h.name}: {sp.sstr(h.condition)} is not shown to hold there"
+                truth = _truth(c)
+                if truth is False:
+                    return f"{h.name}: {sp.sstr(h.condition)} is false there"
+                if truth is None:
+                    return UndecidedSize(f"{h.name}: {sp.sstr(h.condition)} is neither shown to hold nor shown "
+                                         "false there")
     return None
 
 
@@ -363,7 +372,14 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, sec
                 exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
                 if model is None:
-                    why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
+                    undecided = [r for r in reasons if not _shown_false(r)]
+                    if undecided:
+                        # a hypothesis neither shown to hold nor shown false there (a true condition the
+                        # kernel cannot decide, a time limit): the size is not known to be outside
+                        why = UndecidedSize("the hypotheses are neither shown to hold nor shown false there ("
+                                            + "; ".join(undecided[:2]) + ")")
+                    else:
+                        why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
         except (OutsideShape, IndexError) as exc:
             # an entry read outside its matrix at these sizes: the statement is not defined there
             why = f"the statement is not defined there ({type(exc).__name__}: {exc})"
@@ -373,12 +389,31 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, sec
         yield mapping, why
 
 
+class UndecidedSize(str):
+    """The reason a size is skipped when it is not known to be outside the hypotheses: the caller
+    cannot count the sizes after it as the smallest inside them."""
+
+
+#: the model search's reasons that show a hypothesis false at a point (all others leave it undecided)
+_FALSE_MARKS = (" is false at", " != ", " is not in ", " is empty there", "breaks the assumptions", "is not >= 0",
+                "listed twice", "declared independent", "but the definition gives", "the declared moment",
+                "no distribution has", "exceeds sqrt", "must lie in the empty set", "no member of",
+                "the statement is undefined at the point")
+
+
+def _shown_false(reason: str) -> bool:
+    return (not reason.startswith(("not shown to hold", "time limit"))) and any(m in reason for m in _FALSE_MARKS)
+
+
 def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: float = 4.0):
     """``(symbols, mappings, skipped)``: the size symbols, up to ``count`` size assignments inside the
     hypotheses, smallest first, and the assignments skipped with why (``[(mapping, why)]``)."""
     syms = size_symbols(statement, tuple(hypotheses), dimensions)
     mappings, skipped = [], []
     for mapping, why in candidate_sizes(statement, hypotheses, dimensions, seconds=seconds):
+        if isinstance(why, UndecidedSize):
+            skipped.append((mapping, why))
+            break  # not known to be outside: the sizes after it are not the smallest inside
         if why is not None:
             skipped.append((mapping, why))
             continue

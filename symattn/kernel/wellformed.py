@@ -44,7 +44,7 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 
 from symattn.kernel.terms import KernelError
 
-__all__ = ["PRINTING", "check_term", "check_terms", "check_hypotheses"]
+__all__ = ["PRINTING", "check_term", "check_terms", "check_hypotheses", "check_statement_names"]
 
 #: what a user's head may define: how it prints, nothing the mathematics reads
 PRINTING = frozenset({"_latex", "_pretty", "_sympystr", "__doc__"})
@@ -286,6 +286,14 @@ def _check_square_argument(e: Any, at: str) -> None:
                           f"a {name} is of a square matrix (its rows and columns the same expression)")
     if not isinstance(arg, sp.Basic):
         return
+    if name == "determinant":
+        zero = next((z for z in sp.preorder_traversal(arg) if isinstance(z, sp.ZeroMatrix)
+                     and sp.sympify(z.shape[0]).is_positive is not True), None)
+        if zero is not None:
+            raise KernelError(f"the term holds the determinant of {sp.sstr(arg)[:100]}{at}, with the zero matrix "
+                              f"{sp.sstr(zero)} of size {sp.sstr(zero.shape[0])} not shown positive, which the kernel "
+                              "does not accept: SymPy rewrites det(0_n) to 0, false at n = 0 (the empty matrix has "
+                              "determinant 1); give the size a positive assumption")
     for node in sp.preorder_traversal(arg):
         if isinstance(node, (sp.KroneckerProduct, sp.BlockDiagMatrix)):
             bad = [f for f in node.args if not _square(f)]
@@ -329,3 +337,62 @@ def check_hypotheses(hypotheses, where: str = "hypothesis") -> None:
                 if isinstance(v, (sp.Basic, sp.MatrixBase)) or (
                         isinstance(v, tuple) and any(isinstance(x, (sp.Basic, sp.MatrixBase)) for x in v)):
                     check_term(v, f"{where} {getattr(h, 'name', '')} {f.name}".strip())
+
+
+def _entry_and_other_matrices(e: Any, acc: tuple) -> tuple:
+    """``(matrix symbols read through Entry, matrix symbols held anywhere else, name -> symbols)``."""
+    if isinstance(e, sp.MatrixBase):
+        for x in e:
+            _entry_and_other_matrices(x, acc)
+        return acc
+    if not isinstance(e, sp.Basic):
+        return acc
+    if isinstance(e, (sp.MatrixSymbol, sp.Symbol)) and not isinstance(e, sp.Dummy):
+        acc[2].setdefault(e.name, set()).add(e)
+    if type(e).__name__ == "Entry" and (type(e).__module__ or "").startswith("symattn.") and e.args:
+        inner = e.args[0]
+        if isinstance(inner, sp.Basic):
+            acc[0].update(inner.atoms(sp.MatrixSymbol))
+            for x in inner.atoms(sp.MatrixSymbol, sp.Symbol):
+                if not isinstance(x, sp.Dummy):
+                    acc[2].setdefault(x.name, set()).add(x)
+        for a in e.args[1:]:
+            _entry_and_other_matrices(a, acc)
+        return acc
+    if isinstance(e, sp.MatrixSymbol):
+        acc[1].add(e)
+    for a in e.args:
+        _entry_and_other_matrices(a, acc)
+    return acc
+
+
+def check_statement_names(lhs: Any, rhs: Any, where: str = "") -> None:
+    """Refuse a statement whose symbols the kernel could confuse:
+
+    * two different symbols or matrix symbols with one name (``MatrixSymbol("W", n, n)`` and
+      ``MatrixSymbol("W", m, m)``; ``x`` real and ``x`` positive): SymPy keeps them apart, a printed
+      counterexample or the second engine's translation by name would not;
+    * a matrix symbol whose entries are read through ``Entry(A, i, j)`` (the kernel's real, 1-based
+      entries) and that also appears outside an ``Entry`` (SymPy's ``A[i, j]``, or a matrix expression,
+      trace or determinant SymPy writes out with its 0-based ``A[i - 1, j - 1]``): the two conventions
+      name the first entry ``A[1, 1]`` and ``A[0, 0]``, so the statement could not be compared at a
+      size (``tr A = sum_k Entry(A, k, k)`` was refuted; ``Entry(A, 1, 1) = A[1, 1]`` unfolds to a true
+      equation, though SymPy's ``A[1, 1]`` is the second diagonal entry). Write every entry through
+      ``Entry``, or none."""
+    at = f" ({where})" if where else ""
+    acc: tuple = (set(), set(), {})
+    for side in (lhs, rhs):
+        _entry_and_other_matrices(side, acc)
+    for name, syms in sorted(acc[2].items()):
+        if len(syms) > 1:
+            shown = ", ".join(sorted((f"{type(x).__name__} {sp.sstr(x)}" + (f" of shape {x.shape}" if isinstance(
+                x, sp.MatrixSymbol) else f" {sorted(k for k, v in x.assumptions0.items() if v)}")) for x in syms))
+            raise KernelError(f"the statement{at} holds {len(syms)} different symbols named {name!r} ({shown}), "
+                              "which the kernel does not accept: one name, one symbol (rename one of them)")
+    mixed = sorted(acc[0] & acc[1], key=lambda m: m.name)
+    if mixed:
+        raise KernelError(
+            f"the statement{at} reads the entries of {mixed[0].name} through Entry (the kernel's 1-based entries) "
+            f"and also holds {mixed[0].name} outside an Entry (SymPy's 0-based {mixed[0].name}[i, j], or a matrix "
+            "expression SymPy writes out), which the kernel does not accept: the two conventions name the first "
+            f"entry {mixed[0].name}[1, 1] and {mixed[0].name}[0, 0]; write every entry through Entry, or none")
