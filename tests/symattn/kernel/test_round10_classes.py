@@ -48,8 +48,8 @@ UNDECIDED_HYPOTHESIS_FALSE = [
     _thm("diag", n, m, hyps=[Assumption("machin", condition=sp.Ge(MACHIN * (n - m) ** 2, 0))], dims=[n, m]),
     _thm("sum_is_three", sp.Sum(1, (k, 1, n)), 3, hyps=[Equation("e", lhs=MACHIN * n, rhs=3 * MACHIN)], dims=[n]),
     _thm("n_eq_m_by_equation", n, m, hyps=[Equation("e", lhs=MACHIN * n, rhs=MACHIN * m)], dims=[n, m]),
-    _thm("gauss_wrong", sp.Sum(k, (k, 1, n0)), n0**2, hyps=[Assumption("a", condition=sp.Ge(n0 * (n0 - 1) * MACHIN, 0))],
-         dims=[n0]),
+    _thm("gauss_wrong", sp.Sum(k, (k, 1, n0)), n0**2,
+         hyps=[Assumption("a", condition=sp.Ge(n0 * (n0 - 1) * MACHIN, 0))], dims=[n0]),
     _thm("square_small", n**2, n, hyps=[Assumption("a", condition=sp.Ge(MACHIN + n, 1))], dims=[n]),
     _thm("cube_bound", n**3, 1, "<=", hyps=[Assumption("a", condition=sp.Le(MACHIN * n, 0))], dims=[n]),
     _thm("constant_sum", sp.Sum(2, (k, 1, n)), 2, hyps=[Assumption("a", condition=sp.Eq(MACHIN * n**2, 0))], dims=[n]),
@@ -90,8 +90,9 @@ x_real, x_pos = sp.Symbol("x", real=True), sp.Symbol("x", positive=True)
 MIXED = [
     _thm("first_entry_true", Entry(A2, 1, 1), A2[0, 0]),                 # true in SymPy's reading
     _thm("first_entry_false", Entry(A2, 1, 1), A2[1, 1]),                # false in SymPy's reading
-    _thm("shifted_true", Entry(A, i + 1, j + 1), A[i, j], hyps=[IndexRange("ir", index=i, lower=0, upper=n - 1),
-                                                             IndexRange("jr", index=j, lower=0, upper=n - 1)], dims=[n]),
+    _thm("shifted_true", Entry(A, i + 1, j + 1), A[i, j],
+         hyps=[IndexRange("ir", index=i, lower=0, upper=n - 1), IndexRange("jr", index=j, lower=0, upper=n - 1)],
+         dims=[n]),
     _thm("product_true", Entry(A2 * B2, 1, 1), (A2 * B2)[0, 0]),
     _thm("trace_true", sp.Trace(A), sp.Sum(Entry(A, k, k), (k, 1, n)), dims=[n]),
     _thm("trace_of_a_product", sp.Trace(A2 * B2), Entry(A2 * B2, 1, 1) + Entry(A2 * B2, 2, 2)),
@@ -110,7 +111,8 @@ def test_statements_the_kernel_could_confuse_are_refused_never_refuted(t):
 
 
 ONE_CONVENTION = [
-    _thm("entries_of_a_product", Entry(A2 * B2, 1, 1), Entry(A2, 1, 1) * Entry(B2, 1, 1) + Entry(A2, 1, 2) * Entry(B2, 2, 1)),
+    _thm("entries_of_a_product", Entry(A2 * B2, 1, 1),
+         Entry(A2, 1, 1) * Entry(B2, 1, 1) + Entry(A2, 1, 2) * Entry(B2, 2, 1)),
     _thm("trace_explicit", sp.Trace(A2 * B2), sp.Trace(B2 * A2)),
     _thm("sympy_elements_only", (A2 * B2)[0, 0], A2[0, 0] * B2[0, 0] + A2[0, 1] * B2[1, 0]),
     _thm("trace_by_entries", sp.Sum(Entry(A, k, k), (k, 1, n)), sp.Sum(Entry(A.T, k, k), (k, 1, n)), dims=[n]),
