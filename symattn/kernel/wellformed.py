@@ -347,14 +347,19 @@ def _entry_and_other_matrices(e: Any, acc: tuple) -> tuple:
         return acc
     if not isinstance(e, sp.Basic):
         return acc
+    if isinstance(e, sp.IndexedBase):  # its label names the entries (K[j, t] of the matrix K): no symbol
+        for a in e.args[1:]:
+            _entry_and_other_matrices(a, acc)
+        return acc
     if isinstance(e, (sp.MatrixSymbol, sp.Symbol)) and not isinstance(e, sp.Dummy):
         acc[2].setdefault(e.name, set()).add(e)
     if type(e).__name__ == "Entry" and (type(e).__module__ or "").startswith("symattn.") and e.args:
         inner = e.args[0]
         if isinstance(inner, sp.Basic):
             acc[0].update(inner.atoms(sp.MatrixSymbol))
+            labels = {b.label for b in inner.atoms(sp.IndexedBase)}
             for x in inner.atoms(sp.MatrixSymbol, sp.Symbol):
-                if not isinstance(x, sp.Dummy):
+                if not isinstance(x, sp.Dummy) and x not in labels:
                     acc[2].setdefault(x.name, set()).add(x)
         for a in e.args[1:]:
             _entry_and_other_matrices(a, acc)
