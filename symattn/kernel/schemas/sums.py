@@ -2,7 +2,7 @@
 
 * ``sum_linearity``: every finite sum in a term distributed over the terms of its (expanded) summand,
   with the factors free of the index pulled out, and a summand free of the index summed to
-  ``(b - a + 1) c`` when ``b - a`` is shown an integer and the range not reversed;
+  ``(b - a + 1) c`` when both bounds are shown integers;
 * ``delta_contraction``: the kernel's delta rule (:func:`symattn.kernel.sums.contract`): the delta's
   equation solved for the index, the solution an integer in the range (or provably outside it: 0);
 * ``sum_evaluate``: the kernel's closed forms (:func:`symattn.kernel.sums.evaluate`: constants, deltas,
@@ -19,7 +19,7 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import schema
-from symattn.kernel.sums import _is_integer, check_finite, contract, evaluate, index_in_range
+from symattn.kernel.sums import _is_integer, bounds_integer, check_finite, contract, evaluate, index_in_range
 from symattn.kernel.terms import KernelError, canonical, substitute
 
 
@@ -42,7 +42,7 @@ def _distribute(body: Any, limit: tuple, hyps) -> Any:
     out = sp.S.Zero
     # a count only over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms; class 10); by Karr's
     # convention it is hi - lo + 1 for reversed ranges too
-    count_ok = _is_integer(hi - lo, hyps, {})
+    count_ok = bounds_integer(lo, hi, hyps) and _is_integer(hi - lo, hyps, {})
     if count_ok and canonical(hi - lo + 1) == 0:
         return sp.S.Zero  # an empty range
 
