@@ -107,7 +107,8 @@ def test_entrywise_with_the_entries_shown_equal_is_proved(claim):
 def test_a_name_standing_for_two_matrices_is_refused_even_in_a_true_statement():
     # X (n x n) and X (n x d) would have the same entries X[i, j]: the kernel refuses to read them
     lhs = sp.MatAdd(X, sp.MatMul(sp.MatrixSymbol("X", n, d), B))
-    assert_rejected(ew("a_name_for_two_matrices", lhs, lhs, why="two different objects"))
+    # refused with the statement, before any step (one name, one symbol)
+    assert_rejected(ew("a_name_for_two_matrices", lhs, lhs, why="different symbols named"))
 
 
 # ------------------------------------------------------------------ the schema itself, without the rule
