@@ -110,7 +110,7 @@ Size
 ----
 About 13300 lines with docstrings, about 2600 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
-Nothing in the core imports :mod:`symattn.report`.
+Nothing in the core imports :mod:`symattn.products.report`.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def _is(e: Any, module: str, name: str) -> bool:
 def obligations(e: Any) -> list:
     """``[(what, index, lo, hi)]``: the bounds ``lo <= index <= hi`` under which head ``e`` unfolds,
     with ``what`` naming the index and the shape for the message."""
-    if _is(e, "symattn.permutation", "Entry"):
+    if _is(e, "symattn.maths.permutation", "Entry"):
         M, i, j = e.args
         rows, cols = M.shape
         shape = f"{sp.sstr(rows)} x {sp.sstr(cols)}"
@@ -66,10 +66,10 @@ def obligations(e: Any) -> list:
                  i, sp.S.One, rows),
                 (f"column index {sp.sstr(j)} of Entry({sp.sstr(M)}, {sp.sstr(i)}, {sp.sstr(j)}) ({shape} matrix)",
                  j, sp.S.One, cols)]
-    if _is(e, "symattn.softmax", "Softmax"):
+    if _is(e, "symattn.maths.softmax", "Softmax"):
         _f, i, n = e.args
         return [(f"component {sp.sstr(i)} of a softmax over {sp.sstr(n)} scores", i, sp.S.One, n)]
-    if _is(e, "symattn.rope", "PairOf"):
+    if _is(e, "symattn.maths.rope", "PairOf"):
         v, m = e.args[0], e.args[1]
         rows = v.shape[0]
         return [(f"block {sp.sstr(m)} of PairOf({sp.sstr(v)}, {sp.sstr(m)}) ({sp.sstr(rows)} x 1 vector, blocks "

@@ -16,7 +16,7 @@ evaluates ``sum_{k=lo}^{hi}`` of a term by these rules only, each with its side 
   telescopes for any integers, reversed ranges included);
 * anything else stays an unevaluated sum.
 
-Ranges of indices come from :class:`~symattn.statement.IndexRange` hypotheses for free symbols and
+Ranges of indices come from :class:`~symattn.language.statement.IndexRange` hypotheses for free symbols and
 from the enclosing binders for bound ones (never a hypothesis about a free symbol of the same name:
 bound variables are canonical dummies). An infinite limit is refused with a message.
 
@@ -72,7 +72,7 @@ def _sums(expr: Any) -> list:
 
 # ------------------------------------------------------------------------------------- ranges
 def _ranges(hypotheses, env: dict) -> dict:
-    from symattn.statement import IndexRange
+    from symattn.language.statement import IndexRange
 
     out = {}
     for h in hypotheses:
@@ -145,7 +145,7 @@ def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> boo
 def _conditions(hypotheses) -> tuple:
     """The theorem's equations and relations, as facts for the second engine (it reads what the kernel
     reads: an equation ``T = N/B`` makes ``N/B`` an integer)."""
-    from symattn.statement import Assumption, Equation
+    from symattn.language.statement import Assumption, Equation
 
     out = []
     for h in hypotheses or ():
@@ -184,7 +184,7 @@ def _integer_by_kernel(x: Any, hypotheses, env, _depth: int = 0) -> bool:
 
 
 def _quotients_replaced(x: Any, hypotheses) -> list:
-    from symattn.statement import Assumption, Equation
+    from symattn.language.statement import Assumption, Equation
 
     out = []
     for h in hypotheses or ():

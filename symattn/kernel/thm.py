@@ -232,7 +232,7 @@ def _binder_vars(e: Any) -> set:
 def hypothesis(h: Any) -> Thm:
     """An ``Equation`` hypothesis (without a ``forall``) or an ``Assumption`` relation, as stated."""
     from symattn.kernel.hypotheses import _member
-    from symattn.statement import Assumption, Equation
+    from symattn.language.statement import Assumption, Equation
 
     _member(h)
     if isinstance(h, Equation):

@@ -63,7 +63,7 @@ _TRUSTED: dict[int, tuple[type, bool]] = {}
 def _own(cls: type) -> bool:
     """``cls`` is SymPy's, symattn's or the library's own: its ``__module__`` names one of those
     packages AND the class really lives there (a user's class that sets ``__module__`` to
-    ``symattn.softmax`` is not trusted): the module is loaded from inside the package's directory,
+    ``symattn.maths.softmax`` is not trusted): the module is loaded from inside the package's directory,
     the class is found under its name there (or is a local class), and every function of its body
     was compiled from a file inside that directory."""
     if cls is object:

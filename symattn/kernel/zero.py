@@ -15,7 +15,7 @@
    argument of ``log``; ``cos`` for ``tan``/``sec``, ``sin`` for ``cot``/``csc``) and every
    condition of one side that is not also a condition of the other must be shown ``!= 0``: by the
    symbols' assumptions and the kernel's sign test, or by a hypothesis (an
-   :class:`~symattn.statement.Assumption` ``Ne(f, 0)``, ``f > 0``, ``f < 0``, ...). Otherwise the
+   :class:`~symattn.language.statement.Assumption` ``Ne(f, 0)``, ``f > 0``, ``f < 0``, ...). Otherwise the
    test fails and names the condition ("holds where x != 0").
 
 The hypotheses used for (2) are those passed in, else those of the step being checked (set by
@@ -664,7 +664,7 @@ def _same_condition(f: Any, g: Any) -> bool:
 
 def index_ranges(hypotheses) -> tuple:
     """``(v, lo, hi)`` for every ``IndexRange`` hypothesis on a symbol (for the sign test)."""
-    from symattn.statement import IndexRange  # the hypothesis classes (data only)
+    from symattn.language.statement import IndexRange  # the hypothesis classes (data only)
 
     return tuple((h.index, h.lower, h.upper) for h in hypotheses or ()
                  if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol)
@@ -677,7 +677,7 @@ def _shown_nonzero(f: Any, hypotheses) -> bool:
     ranges = index_ranges(hypotheses)
     if nonzero(f, ranges) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)):
         return True
-    from symattn.statement import Assumption  # the hypothesis classes (data only)
+    from symattn.language.statement import Assumption  # the hypothesis classes (data only)
 
     for h in hypotheses:
         if not isinstance(h, Assumption) or not isinstance(h.condition, sp.Basic):

@@ -5,8 +5,8 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem, VerdictError, check_theorem, expect_failure
-from symattn.acceptance import describe, expected_failure, failing_step, judge, problems
-from symattn.verdict import LEVELS, Level, LevelResult, Outcome, Verdict
+from symattn.engine.acceptance import describe, expected_failure, failing_step, judge, problems
+from symattn.engine.verdict import LEVELS, Level, LevelResult, Outcome, Verdict
 
 x = sp.Symbol("x")
 
@@ -142,7 +142,7 @@ def test_notebook_views_show_verdict_levels_and_failing_step():
 def test_a_crash_recorded_by_the_checker_is_told_by_its_last_line_not_its_frames():
     o = outcome("undecided", symbolic="undecided")
     o.levels["symbolic"].detail = ('Traceback (most recent call last):\n'
-                                   '  File "symattn/checker.py", line 60, in check\n'
+                                   '  File "symattn/engine/checker.py", line 60, in check\n'
                                    "ValueError: broken hypothesis")
     text = describe(square("acc_crash", x**2 + 1), o)
     assert "symbolic level undecided: ValueError: broken hypothesis" in text

@@ -1,4 +1,4 @@
-"""symattn.audit and ``symattn audit``: verdicts, schema, verbatim quotes, independent recomputation."""
+"""symattn.products.audit and ``symattn audit``: verdicts, schema, verbatim quotes, independent recomputation."""
 
 import json
 import os
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symattn import audit
-from symattn.audit import AUDIT_VERDICTS, AuditEntry, grade_number, grade_numbers, run_audit
-from symattn.cli import main
+from symattn.products import audit
+from symattn.products.audit import AUDIT_VERDICTS, AuditEntry, grade_number, grade_numbers, run_audit
+from symattn.products.cli import main
 
 # The source texts are not part of the repository: they sit in shared/ beside the checkout (as on
 # the developers' and CI machines); SYMATTN_SEEDS points elsewhere.

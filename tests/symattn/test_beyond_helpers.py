@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symattn import audit
-from symattn.flash_io import flash_hbm_accesses
-from symattn.masks import Band, causal_mask, score_pairs, window_mask
+from symattn.maths.flash_io import flash_hbm_accesses
+from symattn.maths.masks import Band, causal_mask, score_pairs, window_mask
+from symattn.products import audit
 
 
 def test_kv_cache_worked_figures_hold_and_come_from_allocated_arrays():

@@ -1,4 +1,4 @@
-"""The cache of outcomes (symattn.cache): never served stale, exactly the concerned theorems re-checked.
+"""The cache of outcomes (symattn.engine.cache): never served stale, exactly the concerned theorems re-checked.
 
 Each staleness case changes one thing a verdict depends on -- a rule module's source, the
 kernel's, a lemma's statement, a hypothesis, a seed, a dependency's version, the checker's
@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-import symattn.cache as cache_mod
-from symattn.cache import Cache, theorem_key
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.statement import Assumption, Statement
-from symattn.theorem import NumericResult, Probabilistic, Theorem, registry
-from symattn.verdict import Verdict
+import symattn.engine.cache as cache_mod
+from symattn.engine.cache import Cache, theorem_key
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import NumericResult, Probabilistic, Theorem, registry
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Statement
 
 x, y, z = sp.symbols("x y z", real=True)
 ROOT = Path(__file__).resolve().parents[2]
@@ -142,7 +142,7 @@ def _kernel(monkeypatch, fam):
 
 
 def _checker_source(monkeypatch, fam):
-    _patch_source(monkeypatch, "symattn.checker")
+    _patch_source(monkeypatch, "symattn.engine.checker")
     return fam
 
 
@@ -222,13 +222,13 @@ def test_the_checkers_options_are_part_of_the_key(tmp_path, registered, options)
 
 
 def test_a_served_outcome_equals_the_fresh_one_and_renders_identically(tmp_path, monkeypatch):
-    from symattn.acceptance import outcome_html, outcome_latex
-    from symattn.report import content, typeset
-    from symattn.report.content import theorem_entry
+    from symattn.engine.acceptance import outcome_html, outcome_latex
+    from symattn.products.report import content, typeset
+    from symattn.products.report.content import theorem_entry
 
     for module in (content, typeset):  # printing under a loaded machine: no notice
         monkeypatch.setattr(module, "PRINT_SECONDS", 120.0)
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     load_all()
     thm = registry.get("softmax_add_const")
@@ -270,7 +270,7 @@ def test_damaged_entries_are_misses_and_writes_leave_no_temporary_files(tmp_path
 
 
 def test_keys_are_the_same_in_another_process():
-    code = ("from symattn.theorem import load_all; from symattn.cache import theorem_key; import json; "
+    code = ("from symattn.engine.theorem import load_all; from symattn.engine.cache import theorem_key; import json; "
             "r = load_all(); memo = {}; "
             "print(json.dumps({t.id: theorem_key(t, {'time_limit': 10.0, 'numeric': True, 'seed': 0}, memo=memo) "
             "for t in list(r)[:12]}))")
@@ -283,8 +283,9 @@ def test_keys_are_the_same_in_another_process():
 def test_two_processes_writing_one_cache_at_once(tmp_path):
     # Each process checks the same six theorems into one directory, at once; an outcome is stored
     # unless something in it was undecided (a time limit, under load).
-    code = ("import sys, json; from symattn.theorem import load_all; from symattn.checker import Checker; "
-            "from symattn.cache import Cache; r = load_all(); c = Cache(sys.argv[1]); "
+    code = ("import sys, json; from symattn.engine.theorem import load_all; "
+            "from symattn.engine.checker import Checker; "
+            "from symattn.engine.cache import Cache; r = load_all(); c = Cache(sys.argv[1]); "
             "ch = Checker(cache=c, time_limit=60.0); ts = r.select('^softmax')[:6]; os = [ch.check(t) for t in ts]; "
             "print(json.dumps([[t.id, o.cached or getattr(o, '_cacheable', False)] for t, o in zip(ts, os)]))")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -297,7 +298,7 @@ def test_two_processes_writing_one_cache_at_once(tmp_path):
     cache = Cache(tmp_path)
     for path in cache.entries():  # every entry whole, under its own key
         assert pickle.loads(path.read_bytes())["key"] == path.stem
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     load_all()
     checker = Checker(cache=cache, time_limit=60.0)  # this process: every stored outcome is served
@@ -307,9 +308,9 @@ def test_two_processes_writing_one_cache_at_once(tmp_path):
 def test_a_changed_rule_module_changes_the_keys_of_exactly_the_library_theorems_using_it(monkeypatch):
     """Library-wide: the theorems whose key changes are those whose derivations (nested ones
     included) name a rule of the module, and those that apply them, found by walking the steps."""
-    from symattn.checker import _applied_ids
+    from symattn.engine.checker import _applied_ids
+    from symattn.engine.theorem import load_all
     from symattn.rules import load_rules
-    from symattn.theorem import load_all
 
     module = "symattn.rules.reindex"
     rules = {name for name, r in load_rules().items() if r.check.__module__ == module}

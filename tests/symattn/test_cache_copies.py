@@ -1,5 +1,5 @@
 """The cache of outcomes through its entry points, on a copy of a tiny user project in a temporary
-directory (symattn.cache; see also tests/symattn/test_cache.py, which changes things in-process).
+directory (symattn.engine.cache; see also tests/symattn/test_cache.py, which changes things in-process).
 
 Here the change is made on disk, as a user makes it: a rule's module, a helper of the user's
 file, edited between two runs of ``symattn check``; the theorems checked again are read from the
@@ -17,7 +17,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from symattn.cache import Cache
+from symattn.engine.cache import Cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -194,7 +194,7 @@ def test_pytest_xdist_workers_share_one_cache(tmp_path):
 # Records, for each theorem a Checker checks, whether the outcome came from the cache.
 RECORDER = '''
 import json, os
-from symattn.checker import Checker
+from symattn.engine.checker import Checker
 
 _check = Checker.check
 

@@ -5,14 +5,14 @@ import time
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker
-from symattn.derivation import Derivation
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, NumericResult, Probabilistic, Theorem
+from symattn.engine.verdict import Level, Verdict
 from symattn.kernel.thm import refl
+from symattn.language.derivation import Derivation
+from symattn.language.statement import IndexRange, Statement
+from symattn.maths.softmax import Softmax
 from symattn.rules import RULES, Rule, passed
-from symattn.softmax import Softmax
-from symattn.statement import IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem
-from symattn.verdict import Level, Verdict
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
@@ -174,7 +174,7 @@ def test_schwartz_zippel_catches_a_false_identity_and_bounds_its_error():
 
 
 def test_used_theorem_caps_the_verdict():
-    from symattn.theorem import registry
+    from symattn.engine.theorem import registry
 
     z = sp.Symbol("z", real=True)
     weak = Theorem(id="zz_weak_lemma", title="", statement=Statement(z * 0, 0), source="extension",
@@ -223,7 +223,7 @@ def _slow_lemma_pair(monkeypatch, lemma_id, nested=False):
 
 @pytest.mark.parametrize("nested", [False, True])
 def test_a_slow_dependency_does_not_time_out_the_step_that_applies_it(monkeypatch, nested):
-    from symattn.theorem import registry
+    from symattn.engine.theorem import registry
 
     lemma, user = _slow_lemma_pair(monkeypatch, "zz_slow_lemma", nested)
     registry.add(lemma)
@@ -238,7 +238,7 @@ def test_a_slow_dependency_does_not_time_out_the_step_that_applies_it(monkeypatc
 
 
 def test_applied_ids_include_nested_derivations_in_order_of_first_use():
-    from symattn.checker import _applied_ids
+    from symattn.engine.checker import _applied_ids
 
     inner = Derivation(x).eq(x, "apply_theorem", theorem="b").eq(x, "apply_theorem", theorem="a")
     outer = Derivation(x).eq(x, "apply_theorem", theorem="a").eq(x, "some_rule", parts=[{"p": inner}])
@@ -303,7 +303,7 @@ def test_a_statement_of_expressions_and_numbers_is_accepted(lhs, rhs):
     ({"timelimit": 3}, TypeError, "unknown option.*timelimit.*the options are time_limit"),
 ])
 def test_bad_checker_options_are_an_error_at_the_call_not_a_verdict(options, error, message):
-    from symattn.checker import check_many, check_theorem
+    from symattn.engine.checker import check_many, check_theorem
 
     t = thm(id="zz_opts")
     for call in (lambda: check_theorem(t, **options), lambda: check_many([t], **options), lambda: t.check(**options)):
@@ -313,14 +313,14 @@ def test_bad_checker_options_are_an_error_at_the_call_not_a_verdict(options, err
 
 @pytest.mark.parametrize("jobs", [0, -1, 1.5, True, "2"])
 def test_check_many_refuses_bad_jobs(jobs):
-    from symattn.checker import check_many
+    from symattn.engine.checker import check_many
 
     with pytest.raises(ValueError, match="jobs must be an integer >= 1"):
         check_many([thm(id="zz_jobs")], jobs=jobs)
 
 
 def test_good_checker_options_still_check():
-    from symattn.checker import check_many, check_theorem
+    from symattn.engine.checker import check_many, check_theorem
 
     t = thm(id="zz_good", statement=Statement(x + 0, x))
     assert check_theorem(t, time_limit=5, numeric=False, seed=3).verdict is check_many([t], jobs=1, seed=1)[0].verdict

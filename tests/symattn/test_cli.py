@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from symattn.cli import main
+from symattn.products.cli import main
 
 VERDICTS = {"proved", "proved-for-instances", "checked-probabilistically", "numerically-consistent",
             "undecided", "refuted"}
@@ -71,8 +71,8 @@ def test_usage_errors_exit_2(argv, capsys):
 def test_check_exits_1_when_a_theorem_is_below_target(monkeypatch, capsys):
     import sympy as sp
 
-    from symattn.statement import Statement
-    from symattn.theorem import Theorem, registry
+    from symattn.engine.theorem import Theorem, registry
+    from symattn.language.statement import Statement
 
     x = sp.Symbol("x", real=True)
     # true, but stated with no derivation and no instances: nothing shows it, so it stays undecided
@@ -88,8 +88,8 @@ def test_check_exits_1_when_a_theorem_is_below_target(monkeypatch, capsys):
 def test_check_exits_1_and_says_refuted_for_a_false_theorem(monkeypatch, capsys):
     import sympy as sp
 
-    from symattn.statement import Statement
-    from symattn.theorem import Theorem, registry
+    from symattn.engine.theorem import Theorem, registry
+    from symattn.language.statement import Statement
 
     x = sp.Symbol("x")
     bad = Theorem(id="zz_false", title="x = x + 1", statement=Statement(x, x + 1), source="extension")
@@ -119,7 +119,7 @@ GOOD = ('register(Theorem(id="cli_square", title="t", source="extension", '
 WRONG = ('register(Theorem(id="cli_wrong", title="t", source="extension", '
          'statement=Statement((x + 1)**2, x**2 + 1), derivation=Derivation((x + 1)**2).eq(x**2 + 1, "algebra")))\n')
 USES = """\
-from symattn.theorem import registry
+from symattn.engine.theorem import registry
 base = registry.get("attention_row_stochastic")
 register(Theorem(id="cli_uses_library", title="t", source="extension", statement=base.statement,
                  hypotheses=base.hypotheses,
@@ -130,7 +130,7 @@ register(Theorem(id="cli_uses_library", title="t", source="extension", statement
 
 @pytest.fixture
 def source(tmp_path):
-    from symattn import sources
+    from symattn.products import sources
 
     def write(body: str, name: str = "mine.py") -> str:
         path = tmp_path / name
@@ -184,7 +184,7 @@ def test_sources_give_the_documented_exit_status_and_message(case, command, body
     assert code == status, out + err
     for fragment in fragments:
         assert fragment in out + err, out + err
-    assert "Traceback" not in out and "symattn/rules" not in out + err and "symattn/checker" not in out + err
+    assert "Traceback" not in out and "symattn/rules" not in out + err and "symattn/engine/checker" not in out + err
     if status == 2:  # an error of the source: one line, or the last lines of its own traceback
         assert out == "" and ("\n" not in err.strip() or "importing it failed" in err)
 
@@ -208,7 +208,7 @@ def test_list_json_with_sources_says_where_each_theorem_comes_from(source, capsy
 
 
 def test_with_library_adds_every_builtin_theorem_and_k_filters(source, capsys):
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     path = source(GOOD)
     _, out, _ = _run(["list", path, "--with-library", "--json"], capsys)
@@ -244,7 +244,7 @@ def test_a_definition_is_shown_with_its_own_wording_never_as_proved(capsys):
 
 @pytest.mark.parametrize("verdict", sorted(VERDICTS))
 def test_no_verdict_of_a_definition_is_worded_as_proved(verdict):
-    from symattn.verdict import meaning_for, wording
+    from symattn.engine.verdict import meaning_for, wording
 
     assert "proved" not in wording(verdict, "definition")
     assert meaning_for(verdict, "definition").startswith("a definition, not a result")
@@ -281,7 +281,7 @@ def test_an_unknown_theorem_id_suggests_close_ones(typed, suggested, capsys):
                                        ("inf", False), ("1e300", False), ("86401", False), ("8", True), ("0.5", True),
                                        ("1e1", True), ("86400", True)])
 def test_environment_variables_are_validated_in_one_line(value, ok):
-    from symattn.timelimit import environment_errors
+    from symattn.kernel.environment import environment_errors
 
     errors = environment_errors({"SYMATTN_TIME_LIMIT": value})
     assert (errors == []) is ok
@@ -302,7 +302,7 @@ def test_environment_variables_are_validated_in_one_line(value, ok):
     ("SYMATTN_NO_CACHE", "maybe", "must be one of"),
 ])
 def test_every_environment_variable_symattn_reads_is_validated(name, value, message):
-    from symattn.timelimit import environment_errors
+    from symattn.kernel.environment import environment_errors
 
     (line,) = environment_errors({name: value})
     assert line.startswith(f"{name} {message}") and line.endswith(f"got {value!r}")
@@ -312,7 +312,7 @@ def test_every_environment_variable_symattn_reads_is_validated(name, value, mess
                                                ("SYMATTN_Z3_TIMEOUT_MS", "86400000", 86400000),
                                                ("SYMATTN_TIME_LIMIT", "86400", 86400.0)])
 def test_environment_values_are_read_through_the_one_validation(name, text, value, monkeypatch):
-    from symattn.timelimit import environment_value
+    from symattn.kernel.environment import environment_value
 
     monkeypatch.delenv(name, raising=False)
     assert environment_value(name, "default") == "default"
@@ -371,8 +371,9 @@ def test_a_huge_environment_time_limit_is_a_usage_error_not_an_overflow():
 
 
 def test_help_imports_neither_sympy_nor_numpy():
-    code = ("import sys; from symattn.cli import build_parser; import symattn; build_parser().format_help(); "
-            "print(sorted(m for m in ('sympy', 'numpy', 'symattn.kernel', 'symattn.theorem') if m in sys.modules))")
+    code = ("import sys; from symattn.products.cli import build_parser; import symattn; build_parser().format_help(); "
+            "print(sorted(m for m in sys.modules if m in ('sympy', 'numpy', 'symattn.engine.theorem') or "
+            "m.startswith('symattn.kernel.') and m != 'symattn.kernel.environment'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
@@ -381,7 +382,7 @@ def test_help_imports_neither_sympy_nor_numpy():
 @pytest.fixture
 def no_checks(monkeypatch):
     """Fail the test if the report command gets as far as loading theorems."""
-    import symattn.commands.report as report
+    import symattn.products.commands.report as report
 
     def boom(*a, **k):
         raise AssertionError("the output location must be checked before any work")
@@ -404,7 +405,7 @@ def test_report_to_an_unwritable_place_is_a_usage_error_before_any_check(make, m
 
 
 def test_startup_is_measured_as_ratios_against_python_in_one_run(monkeypatch):
-    from symattn import startup
+    from symattn.products import startup
 
     monkeypatch.setattr(startup, "commands", lambda user: {"python -c pass": [sys.executable, "-c", "pass"],
                                                            "symattn --help": [sys.executable, "-m", "symattn",
@@ -435,8 +436,8 @@ def _theorem_file(path, tid, doc=None):
     ("", "thm_mean_wrong"),
 ])
 def test_a_user_file_is_titled_and_grouped_by_its_docstring(doc, expected, tmp_path):
-    from symattn import sources
-    from symattn.report.content import topic_title
+    from symattn.products import sources
+    from symattn.products.report.content import topic_title
 
     with sources.isolated():
         src = sources.load_source(_theorem_file(tmp_path / "thm_mean_wrong.py", "zz_doc_title", doc))
@@ -445,7 +446,7 @@ def test_a_user_file_is_titled_and_grouped_by_its_docstring(doc, expected, tmp_p
 
 
 def test_two_files_of_one_name_are_two_topics(tmp_path):
-    from symattn import sources
+    from symattn.products import sources
 
     with sources.isolated():
         a = sources.load_source(_theorem_file(tmp_path / "a" / "thm.py", "zz_thm_a"))

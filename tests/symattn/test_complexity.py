@@ -1,4 +1,4 @@
-"""symattn.complexity: the cost table, units, memory, parameters, crossover; argument validation."""
+"""symattn.maths.complexity: the cost table, units, memory, parameters, crossover; argument validation."""
 
 from fractions import Fraction
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symattn.complexity import (
+from symattn.language.printing import latex
+from symattn.maths.complexity import (
     COMPONENTS,
     LayerMACs,
     MatMulMACs,
@@ -18,7 +19,6 @@ from symattn.complexity import (
     mha_param_count,
     model_costs,
 )
-from symattn.printing import latex
 
 n, d, h = sp.symbols("n d h", positive=True, integer=True)
 

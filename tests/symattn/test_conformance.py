@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import numeric
-from symattn import conformance
-from symattn.cli import main
-from symattn.conformance.cases import cases
+from symattn.products import conformance
+from symattn.products.cli import main
+from symattn.products.conformance.cases import cases
 
 from . import broken_attention as broken
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import numeric
-from symattn import conformance
+from symattn.products import conformance
 
 from . import broken_attention as broken
 
@@ -97,8 +97,8 @@ def kernel_with_error_factor(f, dtype=None):
     """A kernel whose error is exactly ``f`` times the protocol's reference error on its input: exact + f x
     (the worst algorithm of the reference ensemble - exact), per result. ``dtype`` (default: the
     inputs') names the precision, for bfloat16 values held as float32."""
-    from symattn.conformance.protocol import precision
-    from symattn.conformance.references import ensemble, ensemble_backward
+    from symattn.products.conformance.protocol import precision
+    from symattn.products.conformance.references import ensemble, ensemble_backward
 
     def worst(candidates, exact):
         return max(candidates, key=lambda x: float(np.max(np.abs(x - exact), initial=0.0)))

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from symattn import conformance
+from symattn.products import conformance
 
 MAX_N = 96
 EXAMPLES = 10
@@ -81,7 +81,7 @@ def _flash_bf16(torch):
 
 
 def _flash_bf16_runner(torch, causal):
-    from symattn.conformance.runner import prepare
+    from symattn.products.conformance.runner import prepare
 
     runner, _ = prepare(_flash_bf16(torch), dtype="bfloat16", max_n=256, backward="autograd", causal=causal,
                         value_dim="same", adapter=conformance.torch_adapter(dtype="bfloat16"))
@@ -97,9 +97,9 @@ def test_accumulate_rounded_is_what_torch_flash_cpu_bfloat16_backward_computes(c
     torch = pytest.importorskip("torch")
     import numpy as np
 
-    from symattn.conformance.cases import Case
-    from symattn.conformance.protocol import precision
-    from symattn.conformance.references import ensemble_backward
+    from symattn.products.conformance.cases import Case
+    from symattn.products.conformance.protocol import precision
+    from symattn.products.conformance.references import ensemble_backward
 
     runner = _flash_bf16_runner(torch, causal)
     prec = precision("bfloat16")
@@ -122,10 +122,10 @@ def test_torch_flash_bfloat16_backward_passes_where_single_rounding_references_r
     "accumulate_rounded" (1.14, 1.27 measured here): inside it with it, which sets the bound there."""
     torch = pytest.importorskip("torch")
 
-    from symattn.conformance import properties
-    from symattn.conformance.cases import Case
-    from symattn.conformance.protocol import compare
-    from symattn.conformance.references import magnitudes, reference_backward
+    from symattn.products.conformance import properties
+    from symattn.products.conformance.cases import Case
+    from symattn.products.conformance.protocol import compare
+    from symattn.products.conformance.references import magnitudes, reference_backward
 
     runner = _flash_bf16_runner(torch, True)
     worst_without = 0.0
@@ -187,9 +187,9 @@ def test_torch_flash_bfloat16_grouped_kv_heads_backward_passes():
     1.36 (dv) and 1.12 (dk) against a member that summed the group once; inside the bound now."""
     torch = pytest.importorskip("torch")
 
-    from symattn.conformance import properties
-    from symattn.conformance.cases import Case
-    from symattn.conformance.runner import prepare
+    from symattn.products.conformance import properties
+    from symattn.products.conformance.cases import Case
+    from symattn.products.conformance.runner import prepare
 
     runner, _ = prepare(_flash_bf16(torch), dtype="bfloat16", max_n=256, backward="autograd", causal=True,
                         kv_heads=True, value_dim="same", adapter=conformance.torch_adapter(dtype="bfloat16"))
@@ -206,9 +206,9 @@ def test_torch_flash_float32_backward_passes_at_default_options():
     calibration) before the member "recompute_kscaled" modelled that order; inside the bound now."""
     torch = pytest.importorskip("torch")
 
-    from symattn.conformance import properties
-    from symattn.conformance.cases import Case
-    from symattn.conformance.runner import prepare
+    from symattn.products.conformance import properties
+    from symattn.products.conformance.cases import Case
+    from symattn.products.conformance.runner import prepare
 
     torch.set_num_threads(1)
     runner, _ = prepare(_flash_bf16(torch), dtype="float32", max_n=256, backward="autograd",

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import numeric
-from symattn import conformance
-from symattn.cli import main
+from symattn.products import conformance
+from symattn.products.cli import main
 
 from . import broken_attention as broken
 
@@ -128,7 +128,7 @@ def test_a_signature_without_the_declared_options_is_an_early_error(fn, declared
     (plain, {}),
 ])
 def test_a_signature_taking_the_declared_options_passes_the_early_check(fn, declared):
-    from symattn.conformance.runner import prepare
+    from symattn.products.conformance.runner import prepare
 
     prepare(fn, examples=2, max_n=8, **declared)
 
@@ -199,7 +199,7 @@ def test_the_printed_reproduction_reproduces_the_failure(fn, declared, prop):
 
 
 # ------------------------------------------------------------------------------------ shrinking
-from symattn.conformance.cases import Case, Space, cases, shrink  # noqa: E402
+from symattn.products.conformance.cases import Case, Space, cases, shrink  # noqa: E402
 
 _DOMAIN = cases(Space(max_n=512)).symattn_domain
 _BIG = Case(b=3, h=3, n_q=383, n_k=383, d=224, d_v=256, seed=7, scale=3.0)
@@ -305,8 +305,8 @@ def test_torch_sdpa_float32_at_wide_heads_is_inside_the_bound(case, opts):
     pytest.importorskip("torch")
     import torch
 
-    from symattn.conformance import properties as props
-    from symattn.conformance.runner import prepare
+    from symattn.products.conformance import properties as props
+    from symattn.products.conformance.runner import prepare
 
     runner, _ = prepare(torch.nn.functional.scaled_dot_product_attention, adapter=conformance.torch_adapter(),
                         dtype="float32", mask=bool(opts.get("mask")))

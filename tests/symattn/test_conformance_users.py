@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 import numeric
-from symattn import conformance
-from symattn.cli import main
-from symattn.conformance import calibrate
-from symattn.conformance.adapters import fold_causal
-from symattn.conformance.cases import Case, Space, cases, shrink
-from symattn.conformance.hints import PYTHON_TO_CLI, for_cli
+from symattn.products import conformance
+from symattn.products.cli import main
+from symattn.products.conformance import calibrate
+from symattn.products.conformance.adapters import fold_causal
+from symattn.products.conformance.cases import Case, Space, cases, shrink
+from symattn.products.conformance.hints import PYTHON_TO_CLI, for_cli
 
 from . import broken_attention as broken
 
@@ -106,7 +106,7 @@ def test_jax_adapter_declares_value_dim_and_dtypes_so_a_plain_check_runs():
 
 # ------------------------------------------------------------------------------------ hints
 def test_every_cli_hint_is_a_flag_of_symattn_conform():
-    from symattn.cli import build_parser
+    from symattn.products.cli import build_parser
 
     conform = build_parser()._subparsers._group_actions[0].choices["conform"]
     flags = {opt for action in conform._actions for opt in action.option_strings}

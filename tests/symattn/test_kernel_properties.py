@@ -4,12 +4,12 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symattn.checker import Checker
-from symattn.derivation import Derivation
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Probabilistic, Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
 from symattn.rules import ProofContext, check_step
-from symattn.statement import Statement
-from symattn.theorem import Probabilistic, Theorem
-from symattn.verdict import Level, Verdict
 
 X = sp.symbols("x0:3", real=True)
 

@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS = (
     ("symattn.language", 0),
     ("symattn.kernel", 1),
-    ("symattn.rules", 2),
-    ("symattn.engine", 3),
-    ("symattn.maths", 4),
+    ("symattn.maths", 2),
+    ("symattn.rules", 3),
+    ("symattn.engine", 4),
     ("symattn.products", 5),
     ("symattn", 6),
 )

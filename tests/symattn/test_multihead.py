@@ -1,10 +1,11 @@
-"""symattn.multihead: block objects with symbolic shapes, rank, parameter counts, numpy block helpers."""
+"""symattn.maths.multihead: block objects with symbolic shapes, rank, parameter counts, numpy block helpers."""
 
 import numpy as np
 import pytest
 import sympy as sp
 
-from symattn.multihead import (
+from symattn.language.printing import latex
+from symattn.maths.multihead import (
     Concat,
     FamilyMatrix,
     HConcat,
@@ -21,7 +22,6 @@ from symattn.multihead import (
     row_blocks,
     same_dim,
 )
-from symattn.printing import latex
 
 n, d, d_k, d_v, h, m = sp.symbols("n d d_k d_v h m", integer=True, positive=True)
 F = sp.Lambda(m, FamilyMatrix("F", m, n, d_v))

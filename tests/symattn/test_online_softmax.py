@@ -3,8 +3,8 @@
 import pytest
 import sympy as sp
 
-from symattn.online_softmax import TileEnd, merge, state
-from symattn.printing import latex
+from symattn.language.printing import latex
+from symattn.maths.online_softmax import TileEnd, merge, state
 
 x1, x2, x3, y1, y2, y3, r = sp.symbols("x1 x2 x3 y1 y2 y3 r", real=True)
 w = sp.IndexedBase("w", integer=True, nonnegative=True)

@@ -1,4 +1,4 @@
-"""symattn.permutation: permutation matrices and the position-wise maps, symbolic and explicit,
+"""symattn.maths.permutation: permutation matrices and the position-wise maps, symbolic and explicit,
 against numpy (oracle tests) and with precise errors for bad arguments."""
 
 import itertools
@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 
 from numeric.reference import attention, layer_norm
-from symattn.permutation import (
+from symattn.language.printing import latex
+from symattn.maths.permutation import (
     MLP,
     Attention,
     ElementwiseMap,
@@ -22,7 +23,6 @@ from symattn.permutation import (
     permutation_matrix,
     softmax_rows_explicit,
 )
-from symattn.printing import latex
 from symattn.rules.matrices import entry
 
 n, d, r = sp.symbols("n d r", integer=True, positive=True)

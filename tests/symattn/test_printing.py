@@ -4,10 +4,10 @@ import pytest
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from symattn.printing import SymattnLatexPrinter, latex
+from symattn.language.printing import SymattnLatexPrinter, latex
+from symattn.language.statement import Assumption, Equation, IndexRange, Statement
+from symattn.maths.softmax import CategoricalVariance, Softmax, SoftmaxJacobian, SpectralNorm
 from symattn.rules.expectation import Expectation, Variance
-from symattn.softmax import CategoricalVariance, Softmax, SoftmaxJacobian, SpectralNorm
-from symattn.statement import Assumption, Equation, IndexRange, Statement
 
 i, j = sp.symbols("i j", integer=True, positive=True)
 n = sp.Symbol("n", integer=True, positive=True)
@@ -77,7 +77,7 @@ def test_printer_settings_are_passed_through():
 def test_a_power_of_an_object_whose_latex_takes_no_exp_still_prints():
     import sympy as sp
 
-    from symattn.printing import latex
+    from symattn.language.printing import latex
 
     class Thing(sp.Function):
         def _latex(self, printer):  # no exp= parameter, as many hand-written printers
@@ -91,7 +91,7 @@ def test_a_power_of_an_object_whose_latex_takes_no_exp_still_prints():
 def test_report_tex_of_survives_a_printer_that_raises():
     import sympy as sp
 
-    from symattn.report.content import tex_of
+    from symattn.products.report.content import tex_of
 
     class Broken(sp.Function):
         def _latex(self, printer):

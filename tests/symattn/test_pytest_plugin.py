@@ -2,7 +2,7 @@
 failing step; -k, -x, xdist, the ini option, and the entry point.
 
 Each test runs pytest in a subprocess in a directory of its own (its own pytest.ini, so the
-repository's configuration does not apply), with ``-p symattn.pytest_plugin`` since the project
+repository's configuration does not apply), with ``-p symattn.products.pytest_plugin`` since the project
 need not be installed.
 """
 
@@ -40,7 +40,7 @@ SOURCE = textwrap.dedent("""\
 def run_pytest(cwd: Path, *args: str, plugin: bool = True, pythonpath: tuple = ()) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS" and not k.startswith("PYTEST_XDIST")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *map(str, pythonpath), env.get("PYTHONPATH", "")])
-    load = ["-p", "symattn.pytest_plugin"] if plugin else []
+    load = ["-p", "symattn.products.pytest_plugin"] if plugin else []
     argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *load, *args]
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
 
@@ -68,8 +68,8 @@ def test_each_theorem_is_an_item_and_a_failure_shows_the_step_not_a_traceback(pr
                      "failing step 1 (fail): = x**2 + 1", "rule:     algebra  -- expand",
                      "residual: before - after = 2*x (should be 0)"):
         assert fragment in out, out
-    assert "Traceback" not in out and "symattn/checker.py" not in out and "symattn/rules" not in out
-    assert "symattn/pytest_plugin.py" not in out
+    assert "Traceback" not in out and "symattn/engine/checker.py" not in out and "symattn/rules" not in out
+    assert "symattn/products/pytest_plugin.py" not in out
 
 
 def test_x_stops_at_the_first_failing_theorem(project):
@@ -110,13 +110,14 @@ def test_a_bad_source_is_a_collection_error_with_its_message(project):
     assert "3 errors" in out and "INTERNALERROR" not in out + r.stderr, out + r.stderr
     for _, message in BAD.values():
         assert message in out, out
-    assert "symattn/sources.py" not in out and "_pytest" not in out
+    assert "symattn/products/sources.py" not in out and "_pytest" not in out
 
 
 def test_the_pytest11_entry_point_is_declared_for_the_plugin_module():
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())
-    assert meta["project"]["entry-points"]["pytest11"] == {"symattn.pytest_plugin": "symattn.pytest_plugin"}
-    import symattn.pytest_plugin as plugin
+    plugin = "symattn.products.pytest_plugin"
+    assert meta["project"]["entry-points"]["pytest11"] == {plugin: plugin}
+    import symattn.products.pytest_plugin as plugin
 
     assert callable(plugin.pytest_addoption) and callable(plugin.pytest_collection_modifyitems)
     assert "pytest-xdist" in " ".join(meta["project"]["optional-dependencies"]["test"])
@@ -129,14 +130,15 @@ def test_an_installed_entry_point_loads_the_plugin_once_and_k_selects_by_id(with
     info = site / "symattn_entry_point_probe-0.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: symattn-entry-point-probe\nVersion: 0\n")
-    (info / "entry_points.txt").write_text("[pytest11]\nsymattn.pytest_plugin = symattn.pytest_plugin\n")
+    (info / "entry_points.txt").write_text(
+        "[pytest11]\nsymattn.products.pytest_plugin = symattn.products.pytest_plugin\n")
     r = run_pytest(project, "--symattn", "mine.py", "-k", "plug_square", plugin=with_p, pythonpath=(site,))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "1 passed, 3 deselected" in r.stdout
 
 
 def test_with_library_adds_every_builtin_theorem_after_the_sources(project):
-    from symattn.theorem import all_theorems
+    from symattn.engine.theorem import all_theorems
 
     r = run_pytest(project, "--symattn", "mine.py", "--with-library", "-v", "-k",
                    "plug_square or softmax_add_const")

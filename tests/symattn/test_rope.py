@@ -1,4 +1,4 @@
-"""symattn.rope: explicit RoPE/sinusoidal matrices against numeric.rope (an independent
+"""symattn.maths.rope: explicit RoPE/sinusoidal matrices against numeric.rope (an independent
 implementation), orientation, the permutation between layouts, printing, argument errors."""
 
 import numpy as np
@@ -8,8 +8,8 @@ import sympy as sp
 from numeric.rope import rope as rope_numeric
 from numeric.rope import rope_permutation as perm_numeric
 from numeric.rope import sinusoidal_encoding
-from symattn.printing import latex
-from symattn.rope import (
+from symattn.language.printing import latex
+from symattn.maths.rope import (
     Bilinear,
     Inner,
     PairBlockDiagonal,

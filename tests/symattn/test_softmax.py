@@ -1,11 +1,11 @@
-"""symattn.softmax: the softmax, its Jacobian and the categorical variance."""
+"""symattn.maths.softmax: the softmax, its Jacobian and the categorical variance."""
 
 import numpy as np
 import pytest
 import sympy as sp
 
-from symattn.printing import latex
-from symattn.softmax import (
+from symattn.language.printing import latex
+from symattn.maths.softmax import (
     CategoricalVariance,
     Softmax,
     SoftmaxJacobian,

@@ -6,9 +6,9 @@ import textwrap
 
 import pytest
 
-from symattn import sources
-from symattn.sources import SourceError, build_errors, dependencies, load_source, load_sources, select
-from symattn.theorem import registry
+from symattn.engine.theorem import registry
+from symattn.products import sources
+from symattn.products.sources import SourceError, build_errors, dependencies, load_source, load_sources, select
 
 HEADER = """\
 import sympy as sp
@@ -120,7 +120,7 @@ def test_bad_sources_are_one_clear_error_naming_the_source(case, files, spec, fr
     for fragment in fragments:
         assert fragment in message, message
     # never the inside of the kernel or of the import machinery
-    assert "symattn/theorem.py" not in message and "importlib" not in message and "<frozen" not in message
+    assert "symattn/engine/theorem.py" not in message and "importlib" not in message and "<frozen" not in message
     if "importing it failed" not in message:
         assert "\n" not in message
 

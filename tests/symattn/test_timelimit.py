@@ -4,7 +4,7 @@ import time
 import pytest
 import sympy as sp
 
-from symattn.timelimit import TimeLimitExceeded, TimeLimitUnavailable, time_limit
+from symattn.kernel.timelimit import TimeLimitExceeded, TimeLimitUnavailable, time_limit
 
 
 def test_limit_interrupts_a_slow_sympy_call():
@@ -144,7 +144,7 @@ def test_an_alarm_during_garbage_collection_waits_until_the_collection_ends(monk
                                        (float("nan"), False), (float("inf"), False), ("1e300", False), ("abc", False),
                                        (None, False), (True, False), (1 + 2j, False)])
 def test_one_validator_of_seconds(value, ok):
-    from symattn.timelimit import check_seconds, seconds_problem
+    from symattn.kernel.environment import check_seconds, seconds_problem
 
     assert (seconds_problem(value) is None) is ok
     if ok:

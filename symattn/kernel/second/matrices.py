@@ -154,7 +154,7 @@ class NCForm:
         """Whether ``a`` is symattn's ``HConcat`` and ``b`` its ``VStack`` of as many blocks, each
         block of ``a`` as wide as the matching block of ``b`` is tall (sizes equal as rational forms)."""
         if type(a).__name__ != "HConcat" or type(b).__name__ != "VStack" or \
-                type(a).__module__ != "symattn.multihead" or type(b).__module__ != "symattn.multihead":
+                type(a).__module__ != "symattn.maths.multihead" or type(b).__module__ != "symattn.maths.multihead":
             return False
         if len(a.args) != len(b.args) or not a.args:
             return False
@@ -186,7 +186,7 @@ class NCForm:
         from symattn.kernel.terms import free_symbols
 
         name = type(e).__name__
-        if name not in ("Concat", "Stack", "MatSum") or type(e).__module__ != "symattn.multihead":
+        if name not in ("Concat", "Stack", "MatSum") or type(e).__module__ != "symattn.maths.multihead":
             return None
         if name == "MatSum":
             body, (m, lo, hi) = e.args[0], tuple(e.args[1])

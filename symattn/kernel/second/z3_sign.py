@@ -38,8 +38,8 @@ from typing import Any
 import sympy as sp
 import z3
 
+from symattn.kernel.environment import environment_value
 from symattn.kernel.second import AGREE, DISAGREE, INEXPRESSIBLE, Check
-from symattn.timelimit import environment_value
 
 __all__ = ["RELATIONS", "TIMEOUT_MS", "recheck_integer", "recheck_sign"]
 
@@ -338,7 +338,7 @@ class _Translation:
             if body is not e and not body.has(type(e)):
                 return self.term(body)
         args = e.args
-        if type(e).__name__ == "TileEnd" and type(e).__module__ == "symattn.online_softmax":
+        if type(e).__name__ == "TileEnd" and type(e).__module__ == "symattn.maths.online_softmax":
             w, t = args  # w_1 + ... + w_t (its docstring's definition; ``doit`` at a concrete t)
             k = sp.Dummy("k", integer=True)
             return self.term(sp.Sum(w[k], (k, 1, t)))

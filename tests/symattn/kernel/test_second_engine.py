@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem, Verdict
-from symattn.checker import Checker, outcome_to_json
+from symattn.engine.checker import Checker, outcome_to_json
 from symattn.kernel import second
 from symattn.kernel.second import flint_zero
 from symattn.kernel.second.flint_zero import recheck_zero
@@ -208,7 +208,7 @@ def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):
     proof, whatever REQUIRE_RECHECK says: the symbolic level fails the step."""
     import dataclasses
 
-    from symattn import checker
+    from symattn.engine import checker
     from symattn.kernel import grading
 
     real = checker.check_step
@@ -294,7 +294,7 @@ SIGNS = [
 
 
 def _tile_end():
-    from symattn.online_softmax import TileEnd
+    from symattn.maths.online_softmax import TileEnd
 
     return TileEnd(sp.IndexedBase("w", integer=True, nonnegative=True), n)
 
@@ -398,7 +398,7 @@ _A, _B = sp.MatrixSymbol("A", _n, _n), sp.MatrixSymbol("B", _n, _n)
 
 
 def _perm():
-    from symattn.permutation import PermutationMatrix
+    from symattn.maths.permutation import PermutationMatrix
 
     return PermutationMatrix("sigma", _n)
 

@@ -11,9 +11,9 @@ import pytest
 def library_build(tmp_path_factory):
     """The library's full report, built once per session (every theorem checked, every figure):
     ``(directory, ReportResult, theorems)``. Used only by tests marked ``slow``."""
-    from symattn.cache import Cache, using
-    from symattn.report import ReportOptions, build_report
-    from symattn.theorem import load_all
+    from symattn.engine.cache import Cache, using
+    from symattn.engine.theorem import load_all
+    from symattn.products.report import ReportOptions, build_report
 
     theorems = list(load_all())
     out = tmp_path_factory.mktemp("library") / "reports"

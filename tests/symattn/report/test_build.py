@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.report.build import ReportError, ReportOptions, build_report
-from symattn.statement import Hypothesis, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, registry
-from symattn.verdict import Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, NumericResult, Theorem, registry
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Hypothesis, Statement
+from symattn.products.report.build import ReportError, ReportOptions, build_report
 
 x, y = sp.symbols("x y", real=True)
 m = sp.Symbol("m", integer=True, positive=True)  # a size: the instances substitute it
@@ -82,7 +82,7 @@ test_theorems.__test__ = False  # a helper, not a test
 
 
 def _load(theorem_id):
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     return load_all().get(theorem_id)
 
@@ -269,7 +269,7 @@ def test_user_templates_override_blocks(tmp_path):
     templates = tmp_path / "templates"
     templates.mkdir()
     (templates / "base.html.j2").write_text(
-        (Path(__file__).parents[3] / "symattn/report/templates/base.html.j2").read_text()
+        (Path(__file__).parents[3] / "symattn/products/report/templates/base.html.j2").read_text()
         .replace("{% block footer %}", "{% block footer %}<p>CUSTOM FOOTER</p>"))
     out = tmp_path / "r"
     build_report(ReportOptions(out=out, templates=templates, **{**OPTIONS, "formats": ("html",)}),
@@ -334,7 +334,7 @@ def test_a_fragment_pdflatex_rejects_is_replaced_by_a_notice(tmp_path):
 def test_every_registered_theorem_typesets_with_pdflatex(tmp_path):
     # the whole registry, unchecked (checking is the registry test's job): no fragment may need
     # quarantining, and the PDF must compile
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     out = tmp_path / "r"
     result = build_report(ReportOptions(out=out, formats=("latex", "pdf"), figures="none", sections=True,
@@ -346,7 +346,7 @@ def test_every_registered_theorem_typesets_with_pdflatex(tmp_path):
 @pytest.mark.slow
 def test_the_full_report_builds_with_every_theorem_and_figure(library_build):
     # end to end over the whole registry (about a minute on two cores; built once, see conftest.py)
-    from symattn.report.figures import FIGURES
+    from symattn.products.report.figures import FIGURES
 
     out, result, theorems = library_build
     assert result.pdf == "ok" and result.latex_errors == {} and result.mathml_fallbacks == []

@@ -2,8 +2,8 @@
 
 import pytest
 
-import symattn.theorem
-from symattn.cli import main
+import symattn.engine.theorem
+from symattn.products.cli import main
 
 
 def test_report_command_writes_html_and_exits_zero(tmp_path, capsys):
@@ -21,7 +21,7 @@ def test_report_command_exits_one_below_target_but_writes_the_report(tmp_path, m
     from tests.symattn.report.test_build import test_theorems
 
     wrong = [t for t in test_theorems() if t.id == "square_of_sum_is_sum_of_squares"]
-    monkeypatch.setattr(symattn.theorem, "all_theorems", lambda pattern=None: wrong)
+    monkeypatch.setattr(symattn.engine.theorem, "all_theorems", lambda pattern=None: wrong)
     out = tmp_path / "r"
     status = main(["report", "--out", str(out), "--format", "html", "--jobs", "1", "--figures", "none",
                    "--no-sections"])

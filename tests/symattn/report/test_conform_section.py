@@ -1,6 +1,6 @@
 """`symattn report --conform MODULE:FUNCTION` adds a conformance section to the report."""
 
-from symattn.cli import main
+from symattn.products.cli import main
 
 
 def test_report_with_conform_adds_a_section_per_implementation(tmp_path, capsys):

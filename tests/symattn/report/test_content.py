@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from symattn.report.build import ReportOptions
-from symattn.report.content import (
+from symattn.products.report.build import ReportOptions
+from symattn.products.report.content import (
     TOPIC_ORDER,
     Math,
     Table,
@@ -65,13 +65,13 @@ def test_formats_may_be_given_as_a_comma_list():
 
 
 def test_audit_section_falls_back_when_the_module_is_missing(monkeypatch):
-    monkeypatch.setitem(sys.modules, "symattn.audit", None)
+    monkeypatch.setitem(sys.modules, "symattn.products.audit", None)
     section, verdicts = audit_section()
     assert "Audit not available" in section.blocks[0].text and verdicts == []
 
 
 def test_problems_section_falls_back_when_the_module_is_missing(monkeypatch):
-    monkeypatch.setitem(sys.modules, "symattn.problems", None)
+    monkeypatch.setitem(sys.modules, "symattn.products.problems", None)
     assert "Problems not available" in problems_section(set()).blocks[0].text
 
 
@@ -79,9 +79,9 @@ def test_audit_entries_become_a_table_with_maths_for_expressions(monkeypatch):
     entry = types.SimpleNamespace(id="ratio_at_128k", source="000_ccf06b253f58a07c.txt, Key idea",
                                   claim="attention dominates by a factor of 30", stated=30,
                                   computed=sp.Rational(125, 16), verdict="refuted", note="it is n/(4d)")
-    fake = types.ModuleType("symattn.audit")
+    fake = types.ModuleType("symattn.products.audit")
     fake.run_audit = lambda: [entry]
-    monkeypatch.setitem(sys.modules, "symattn.audit", fake)
+    monkeypatch.setitem(sys.modules, "symattn.products.audit", fake)
     section, verdicts = audit_section()
     table = next(b for b in section.blocks if isinstance(b, Table))
     row = table.rows[0]
@@ -93,9 +93,9 @@ def test_audit_entries_become_a_table_with_maths_for_expressions(monkeypatch):
 def test_problems_link_to_theorems_in_the_report(monkeypatch):
     p = types.SimpleNamespace(id="p1", title=r"Why divide by $\\sqrt{d_k}$", source="000", kind="proof",
                               statement="Show it.", theorem_ids=("softmax_add_const", "missing_id"), solution="")
-    fake = types.ModuleType("symattn.problems")
+    fake = types.ModuleType("symattn.products.problems")
     fake.all_problems = lambda: [p]
-    monkeypatch.setitem(sys.modules, "symattn.problems", fake)
+    monkeypatch.setitem(sys.modules, "symattn.products.problems", fake)
     section = problems_section({"softmax_add_const"})
     links = [b for b in section.blocks if b.kind == "links"][0]
     assert links.ids == ["softmax_add_const", "missing_id"] and links.known == [True, False]

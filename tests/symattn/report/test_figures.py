@@ -2,7 +2,7 @@
 
 import pytest
 
-from symattn.report.figures import FIGURES, render, render_formats
+from symattn.products.report.figures import FIGURES, render, render_formats
 
 REQUIRED = ("dot_product_spread", "softmax_saturation", "rope_logit_diagonals", "flops_crossover", "tiled_memory")
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from symattn.report import graph as g
-from symattn.report.content import group_by_topic, link_uses, theorem_entry
-from symattn.theorem import load_all
+from symattn.engine.theorem import load_all
+from symattn.products.report import graph as g
+from symattn.products.report.content import group_by_topic, link_uses, theorem_entry
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from symattn.report.content import theorem_entry
-from symattn.report.html import MathML, environment
-from symattn.theorem import load_all
+from symattn.engine.theorem import load_all
+from symattn.products.report.content import theorem_entry
+from symattn.products.report.html import MathML, environment
 
 
 def test_display_maths_is_block_mathml_with_the_source_annotated():

@@ -2,8 +2,8 @@
 
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.theorem import load_all
+from symattn.engine.theorem import load_all
+from symattn.language.derivation import Derivation
 
 x = sp.Symbol("x")
 

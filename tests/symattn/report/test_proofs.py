@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.report.content import TextError, link_uses, parse_text, pdf_text, short_source, theorem_entry
-from symattn.report.html import MathML, environment
-from symattn.statement import Assumption, Statement
-from symattn.theorem import Theorem, registry
+from symattn.engine.theorem import Theorem, registry
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Statement
+from symattn.products.report.content import TextError, link_uses, parse_text, pdf_text, short_source, theorem_entry
+from symattn.products.report.html import MathML, environment
 
 
 def _entry(theorem_id: str):
@@ -20,7 +20,7 @@ def _entry(theorem_id: str):
 
 @pytest.fixture(scope="module", autouse=True)
 def _library():
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     load_all()
 

@@ -39,7 +39,7 @@ USER_FILE = textwrap.dedent('''
     import sympy as sp
 
     from symattn import Derivation, Statement, Theorem, register
-    from symattn.statement import Equation, IndexRange
+    from symattn.language.statement import Equation, IndexRange
 
     n = sp.Symbol("n", integer=True, positive=True)
     i = sp.Symbol("i", integer=True, positive=True)
@@ -280,7 +280,7 @@ def test_two_builds_of_a_users_report_give_the_same_bytes(user_report, tmp_path)
 
 
 def _figures():
-    from symattn.report.figures import FIGURES
+    from symattn.products.report.figures import FIGURES
 
     return sorted(FIGURES)
 
@@ -288,7 +288,7 @@ def _figures():
 @pytest.mark.parametrize("name", _figures())
 def test_every_figure_is_the_same_every_time(name):
     # tiled_memory once plotted a measurement (tracemalloc peaks), which moved from run to run
-    from symattn.report.figures import render_formats
+    from symattn.products.report.figures import render_formats
 
     a, b = render_formats(name), render_formats(name)
     assert a["svg"].data == b["svg"].data and a["pdf"].data == b["pdf"].data

@@ -3,9 +3,9 @@
 import jinja2
 import pytest
 
-from symattn.report import tex
-from symattn.report.content import TextError
-from symattn.report.tex import compile_pdf, environment, tex_escape, tex_heading, tex_text, tex_verb
+from symattn.products.report import tex
+from symattn.products.report.content import TextError
+from symattn.products.report.tex import compile_pdf, environment, tex_escape, tex_heading, tex_text, tex_verb
 
 ESCAPES = [
     ("plain words", "plain words"),

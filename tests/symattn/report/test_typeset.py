@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from symattn.report.build import ReportOptions, build_report
+from symattn.products.report.build import ReportOptions, build_report
 
 #: ASCII maths a typeset report must not contain in its prose (the issue's list)
 ASCII_MATHS = {
@@ -149,8 +149,8 @@ def test_the_scan_ignores_maths_and_code():
 
 
 def test_figure_titles_and_captions_are_typeset():
-    from symattn.report.content import parse_text
-    from symattn.report.figures import FIGURES
+    from symattn.products.report.content import parse_text
+    from symattn.products.report.figures import FIGURES
 
     findings = []
     for name, spec in sorted(FIGURES.items()):
@@ -162,7 +162,7 @@ def test_figure_titles_and_captions_are_typeset():
 
 
 def test_definitions_are_counted_apart_from_the_results(rendered):
-    from symattn.theorem import load_all
+    from symattn.engine.theorem import load_all
 
     theorems = list(load_all())
     definitions = [t.id for t in theorems if t.kind == "definition"]
