@@ -43,6 +43,8 @@ d_k*sigma**4
 import sys
 import types
 
+from symattn.products import __version__ as __version__  # the release (the products' __init__ holds nothing else)
+
 # Every public name is imported on first use (PEP 562), so that ``import symattn`` -- and with it
 # ``symattn --help`` -- does not pay for SymPy, numpy and the library (issue 22: startup).
 _LAZY = {
@@ -92,9 +94,9 @@ _LAZY = {
     "IndexRange": ("symattn.language.statement", "IndexRange"),
     "RandomFamily": ("symattn.language.statement", "RandomFamily"),
     "Statement": ("symattn.language.statement", "Statement"),
-    "Instances": ("symattn.engine.theorem", "Instances"),
-    "NumericResult": ("symattn.engine.theorem", "NumericResult"),
-    "Probabilistic": ("symattn.engine.theorem", "Probabilistic"),
+    "Instances": ("symattn.language.evidence", "Instances"),
+    "NumericResult": ("symattn.language.evidence", "NumericResult"),
+    "Probabilistic": ("symattn.language.evidence", "Probabilistic"),
     "Theorem": ("symattn.engine.theorem", "Theorem"),
     "load_all": ("symattn.engine.theorem", "load_all"),
     "register": ("symattn.engine.theorem", "register"),
@@ -119,9 +121,6 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
-
-
-__version__ = "0.1.0"
 
 
 class _Package(types.ModuleType):

@@ -64,6 +64,7 @@ from symattn.kernel.zippel import Refused as _Refused
 from symattn.kernel.zippel import schwartz_zippel as _schwartz_zippel
 from symattn.kernel.zippel import solve_equations
 from symattn.language.derivation import relation_implies
+from symattn.language.evidence import NumericResult
 from symattn.language.statement import Statement
 from symattn.rules import ProofContext, RuleResult, check_step
 from symattn.rules.algebra import equal, is_zero, residual, sign_of
@@ -743,8 +744,6 @@ class Checker:
             res = thm.numeric(self.seed)
         except Exception as exc:
             return LevelResult(Level.UNDECIDED, f"numeric check raised {type(exc).__name__}: {exc}")
-        from symattn.engine.theorem import NumericResult
-
         if not isinstance(res, NumericResult) or not _truth_value(res.ok):
             got = f"{type(res).__name__} {res!r}" if not isinstance(res, NumericResult) else f"ok={res.ok!r}"
             return LevelResult(Level.UNDECIDED, (f"theorem {thm.id!r}: its numeric callback must return a symattn."

@@ -41,6 +41,11 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 
 from symattn.kernel.terms import KernelError
 
+#: The table of definitions by name (each a :class:`symattn.kernel.definitions.Definition`), filled only
+#: by :func:`symattn.kernel.definitions.define`, which re-exports it: it lives here because the heads it
+#: defines are well formed (:func:`class_problem`), and the check must not import the code it admits.
+DEFINITIONS: dict = {}
+
 __all__ = ["PRINTING", "check_term", "check_terms", "check_hypotheses"]
 
 #: what a user's head may define: how it prints, nothing the mathematics reads
@@ -110,8 +115,6 @@ def _really_from(cls: type, mod: str) -> bool:
 
 
 def _user_defined_heads() -> set:
-    from symattn.kernel.definitions import DEFINITIONS
-
     return {d.cls for d in DEFINITIONS.values()}
 
 

@@ -4,3 +4,7 @@ attention implementations (:mod:`.conformance`), the CLI and its commands (:mod:
 
 The top layer: it imports the engine and everything below, and nothing imports it.
 """
+
+#: The release (``symattn --version`` without installed metadata, the report's footer); ``symattn``
+#: re-exports it.
+__version__ = "0.1.0"

@@ -45,7 +45,7 @@ def _version() -> str:
     try:
         return metadata.version("symattn")
     except metadata.PackageNotFoundError:  # run from a checkout that is not installed
-        from symattn import __version__
+        from symattn.products import __version__
 
         return __version__
 

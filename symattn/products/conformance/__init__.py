@@ -47,8 +47,7 @@ from .adapters import NUMPY, Adapter, jax_adapter, load_callable, torch_adapter
 from .cases import HEAD_DIMS, Case, Space, interesting_lengths
 from .protocol import ALLOWANCE_ULPS
 from .result import ConformanceResult, PropertyResult, dumps
-from .runner import check
-from .variants import NAMES as _VARIANT_NAMES
+from .runner import PROPERTIES, check
 
 __all__ = [
     "ALLOWANCE_ULPS",
@@ -67,22 +66,3 @@ __all__ = [
     "load_callable",
     "torch_adapter",
 ]
-
-PROPERTIES = (
-    "agrees_with_reference",
-    "lse_agrees_with_reference",
-    "backward_agrees_with_reference",
-    "convex_hull",
-    "key_value_permutation",
-    "query_permutation",
-    "default_scale",
-    "causal_no_future",
-    "fully_masked_rows",
-    "empty_sequences",
-    "large_logits_finite",
-    "float16_finite",
-    "masked_values_do_not_leak",
-    "deterministic",
-    "rope_relative",
-    *_VARIANT_NAMES,
-)

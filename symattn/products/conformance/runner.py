@@ -20,7 +20,27 @@ from .protocol import precision
 from .references import explicit_mask
 from .result import CallTimeout, ConformanceResult, PropertyResult
 
-__all__ = ["DEFAULT_CALL_TIMEOUT", "CallTimeout", "Runner", "check"]
+__all__ = ["DEFAULT_CALL_TIMEOUT", "PROPERTIES", "CallTimeout", "Runner", "check"]
+
+#: Every property :func:`check` runs, in order (re-exported by the package).
+PROPERTIES = (
+    "agrees_with_reference",
+    "lse_agrees_with_reference",
+    "backward_agrees_with_reference",
+    "convex_hull",
+    "key_value_permutation",
+    "query_permutation",
+    "default_scale",
+    "causal_no_future",
+    "fully_masked_rows",
+    "empty_sequences",
+    "large_logits_finite",
+    "float16_finite",
+    "masked_values_do_not_leak",
+    "deterministic",
+    "rope_relative",
+    *variants.NAMES,
+)
 
 #: seconds one call of the function (or of its backward) may take before the check stops
 DEFAULT_CALL_TIMEOUT = 60.0
@@ -425,14 +445,12 @@ def check(
         if runner.hung:
             break
     if runner.hung:  # the rest would call a function still running in an abandoned thread
-        import symattn.products.conformance as _pkg
-
         last = results[-1]
         if last.status != "fail":  # a reporting property caught the timeout as an exception
             last.status, last.detail = "fail", runner.hung
         done = {r.name for r in results}
         results.extend(PropertyResult(n, "", "skipped", "not run: a call timed out in an earlier property")
-                       for n in _pkg.PROPERTIES if n not in done)
+                       for n in PROPERTIES if n not in done)
     options = {"dtype": runner.prec.name, "causal": runner.causal or "off", "mask": runner.mask or False,
                "examples": examples, "adapter": runner.adapter.name, "layout": runner.adapter.layout, "max_n": max_n,
                "value_dim": runner.space.value_dim,

@@ -226,8 +226,8 @@ def build_report(
     """
     from markupsafe import Markup
 
-    import symattn
     from symattn.engine.theorem import all_theorems
+    from symattn.products import __version__
     from symattn.products.report import html as html_out
     from symattn.products.report import tex as tex_out
     from symattn.products.report.figures import FIGURES
@@ -297,7 +297,7 @@ def build_report(
     context = dict(
         title=options.title or TITLE,
         subtitle=SUBTITLE,
-        version=symattn.__version__,
+        version=__version__,
         timestamp=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()) if options.timestamp else "",
         timings=options.timings,
         groups=groups,
