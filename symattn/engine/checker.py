@@ -877,7 +877,7 @@ def _size_mapping(thm: Any, spec, size: int) -> dict | None:
 def _moments_at(st: Statement, hypotheses) -> Statement:
     """A derived instance's moments (``Expectation``, ``Variance``, ...) of entries of
     :class:`~symattn.language.statement.RandomFamily` families of concrete size, evaluated from their law by
-    :mod:`symattn.maths.moments` (entries i.i.d. with the family's mean, variance and given moments).
+    :mod:`symattn.kernel.objects.moments` (entries i.i.d. with the family's mean, variance and given moments).
     Several families only when every pair of them is made independent by an ``Independent``
     hypothesis or is related by a ``CorrelatedPairs`` one (their joint law: pairs independent across
     i, both centred, of one variance, no further marginal moments given), and no other hypothesis
@@ -885,8 +885,8 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     it: families not shown independent (their joint law is not known), an entry outside ``1..dim``,
     or a moment a family does not give (it would come back as a fresh symbol, free to take values no
     law has)."""
+    from symattn.kernel.objects.moments import _Moment, correlated_vectors, iid_vector
     from symattn.language.statement import Independent, RandomFamily
-    from symattn.maths.moments import _Moment, correlated_vectors, iid_vector
 
     sides = (st.lhs, st.rhs)
     if not any(isinstance(x, sp.Basic) and x.has(_Moment) for x in sides):
@@ -897,7 +897,7 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     if not used:
         return st
     # a CorrelatedPairs hypothesis over two of the families gives their joint law (pairs independent
-    # across i, mean 0: :func:`symattn.maths.moments.correlated_vectors`), when both are centred, of one
+    # across i, mean 0: :func:`symattn.kernel.objects.moments.correlated_vectors`), when both are centred, of one
     # variance, with no further marginal moments given
     correlated = {}
     for h in hypotheses:

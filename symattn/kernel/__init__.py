@@ -80,7 +80,11 @@ The tests
   :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
   polynomials for zero), :mod:`.zippel` (Schwartz--Zippel at points of the hypotheses),
   :mod:`.grading` (four levels to one verdict, of the types in :mod:`.verdict`),
-  :mod:`.timelimit` (a slow call is ``undecided``).
+  :mod:`.timelimit` (a slow call is ``undecided``; the one validation of every limit and of the
+  environment variables symattn reads is :mod:`.environment`).
+* :mod:`.objects` -- the objects the schemas and the concrete levels recognise, with their
+  definitions: moments of random vectors and their calculus (which the concrete levels evaluate),
+  index bands; the helpers of :mod:`symattn.maths` build them.
 
 What is trusted, exactly
 ------------------------
@@ -108,7 +112,7 @@ What is trusted, exactly
 
 Size
 ----
-About 13300 lines with docstrings, about 2600 of them the second engine (:func:`core_size` counts them; a test
+About 14500 lines with docstrings, about 2600 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
 Nothing in the core imports :mod:`symattn.products.report`.
 """
@@ -122,7 +126,7 @@ __all__ = ["MODULES", "core_size"]
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "wellformed", "terms",
            "zero", "sign", "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict",
-           "timelimit", "index_bounds")
+           "timelimit", "environment", "index_bounds")
 
 
 def core_size() -> int:
@@ -130,4 +134,5 @@ def core_size() -> int:
     here = Path(__file__).parent
     files = [here / "__init__.py"] + [here / f"{m}.py" for m in MODULES]
     files += sorted((here / "schemas").glob("*.py")) + sorted((here / "second").glob("*.py"))
+    files += sorted((here / "objects").glob("*.py"))
     return sum(len(f.read_text().splitlines()) for f in files if f.exists())

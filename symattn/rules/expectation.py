@@ -36,7 +36,7 @@ was missing. The kernel also refuses to work under inconsistent probability hypo
 correlation above 1, a fourth moment below the square of the second, ...). All moments used are
 assumed finite.
 
-The moment objects themselves are data defined in :mod:`symattn.maths.moments` (re-exported here).
+The moment objects themselves are data defined in :mod:`symattn.kernel.objects.moments` (re-exported here).
 
 >>> import sympy as sp
 >>> q = sp.IndexedBase("q", real=True); i = sp.Symbol("i", integer=True)
@@ -56,14 +56,14 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import axiom
+from symattn.kernel.objects.moments import Covariance, Expectation, StandardDeviation, Variance
+from symattn.kernel.objects.moments import _Moment as _Moment  # noqa: F401 -- re-exported for older callers
 from symattn.kernel.schemas.probability import (
     NotApplicable,
     _nodes,  # the moment objects, outermost first, each once
     setting,
 )
 from symattn.kernel.thm import by_zero, refl, sym, trans
-from symattn.maths.moments import Covariance, Expectation, StandardDeviation, Variance
-from symattn.maths.moments import _Moment as _Moment  # noqa: F401 -- re-exported for older callers
 from symattn.rules import RuleError, _require_equality, failed, proved, rule
 
 __all__ = [

@@ -8,9 +8,9 @@ independent; a :class:`~symattn.language.statement.CorrelatedPairs` hypothesis s
 ``(q_i, k_i)`` of two families are independent across ``i``, with the declared covariance and mixed
 moments. Every other term is a constant. All moments used are assumed finite.
 
-Every schema rewrites one moment object ``node`` (an :class:`~symattn.maths.moments.Expectation`,
-:class:`~symattn.maths.moments.Variance`, :class:`~symattn.maths.moments.Covariance` or
-:class:`~symattn.maths.moments.StandardDeviation`: data classes, whose methods the kernel never calls)
+Every schema rewrites one moment object ``node`` (an :class:`~symattn.kernel.objects.moments.Expectation`,
+:class:`~symattn.kernel.objects.moments.Variance`, :class:`~symattn.kernel.objects.moments.Covariance` or
+:class:`~symattn.kernel.objects.moments.StandardDeviation`: data classes, whose methods the kernel never calls)
 inside a term ``expr``: the instance is ``expr = expr[node := new]``, where the schema builds ``new``
 from ``node`` alone and replaces only the occurrences at which its side conditions hold *in their
 context*: inside ``sum_{v=lo}^{hi}`` the variable ``v`` ranges over ``lo..hi`` (only when ``lo`` is an
@@ -80,7 +80,7 @@ hypotheses a model of the hypotheses must satisfy point by point (so ``rho > 1``
 Two more refusals of every schema: with no ``RandomFamily`` nothing is random, and an entry printed like
 a family's whose ``IndexedBase`` differs (other assumptions) would pass for a constant.
 
-What the schemas trust besides the kernel's tests: the moment classes of :mod:`symattn.maths.moments` as data
+What the schemas trust besides the kernel's tests: the moment classes of :mod:`symattn.kernel.objects.moments` as data
 (``.args``; their ``doit`` does not evaluate them), and their SymPy assumption handlers: the expectation,
 variance and covariance of real arguments are real, a variance and a standard deviation of a real
 argument are nonnegative (all moments are assumed finite).
@@ -97,6 +97,7 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 
 from symattn.kernel.axioms import schema
+from symattn.kernel.objects.moments import Covariance, Expectation, StandardDeviation, Variance
 from symattn.kernel.sign import nonzero, sign_of
 from symattn.kernel.sums import _is_integer, _not_reversed, check_finite, index_in_range
 from symattn.kernel.terms import KernelError, canonical, is_matrix
@@ -109,7 +110,6 @@ from symattn.language.statement import (
     IndexRange,
     RandomFamily,
 )
-from symattn.maths.moments import Covariance, Expectation, StandardDeviation, Variance
 
 __all__ = ["Setting", "setting", "problems", "constraints", "MOMENTS", "NotApplicable"]
 

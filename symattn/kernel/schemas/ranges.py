@@ -221,7 +221,7 @@ def _normal(expr, fn, ranges, rounds: int = 8):
 
 # ------------------------------------------------------------------------------------ masks
 def _band_class():
-    from symattn.maths.masks import Band
+    from symattn.kernel.objects.bands import Band
 
     return Band
 
