@@ -69,7 +69,7 @@ def obligations(e: Any) -> list:
     if _is(e, "symattn.maths.softmax", "Softmax"):
         _f, i, n = e.args
         return [(f"component {sp.sstr(i)} of a softmax over {sp.sstr(n)} scores", i, sp.S.One, n)]
-    if _is(e, "symattn.maths.rope", "PairOf"):
+    if _is(e, "symattn.kernel.objects.rotations", "PairOf"):
         v, m = e.args[0], e.args[1]
         rows = v.shape[0]
         return [(f"block {sp.sstr(m)} of PairOf({sp.sstr(v)}, {sp.sstr(m)}) ({sp.sstr(rows)} x 1 vector, blocks "

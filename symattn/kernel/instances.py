@@ -431,7 +431,7 @@ def _permutation_value(perm: tuple, arg: Any) -> Any:
 
 
 def _with_permutation(x: Any, name: str, perm: tuple) -> Any:
-    from symattn.maths.permutation import PermutationMatrix, permutation_matrix
+    from symattn.kernel.objects.permutations import PermutationMatrix, permutation_matrix
 
     if not isinstance(x, sp.Basic):
         return x
@@ -453,8 +453,8 @@ def concrete_cases(statement, hypotheses) -> list:
     Exhaustive, so the instance holds exactly when every case does; a case where the sides differ
     is a counterexample inside the hypotheses. A permutation hypothesis whose size is not concrete,
     or has too many permutations, stays (the instance is then not shown by enumeration)."""
+    from symattn.kernel.objects.permutations import Permutation
     from symattn.language.statement import Statement
-    from symattn.maths.permutation import Permutation
 
     cases = [("", statement, tuple(hypotheses))]
     for h in hypotheses:

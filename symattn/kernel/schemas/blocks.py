@@ -42,14 +42,14 @@ def block_index() -> sp.Dummy:
 
 
 def _rope():
-    import symattn.maths.rope as rope
+    import symattn.kernel.objects.rotations as rope
 
     return rope
 
 
 def _own(x: Any, cls) -> bool:
     """``x`` is an instance of symattn's own ``cls`` (a subclass defined elsewhere is not trusted)."""
-    return isinstance(x, cls) and type(x).__module__ == "symattn.maths.rope"
+    return isinstance(x, cls) and type(x).__module__ == "symattn.kernel.objects.rotations"
 
 
 class _Blocks:

@@ -79,7 +79,7 @@ def _entries(x: Any) -> list:
 
 # ============================================================================= 2-dimensional objects
 def _small() -> tuple:
-    from symattn.maths.rope import Bilinear, Inner, PairOf, Rotation
+    from symattn.kernel.objects.rotations import Bilinear, Inner, PairOf, Rotation
 
     return (PairOf, Rotation, Inner, Bilinear)
 
