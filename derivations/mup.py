@@ -12,7 +12,7 @@ Main results
 * ``correlated_logit_mean``: ``E<q, k> = d rho sigma^2``.
 * ``correlated_logit_variance``: for jointly Gaussian pairs, ``Var<q, k> = d sigma^4 (1 + rho^2)``
   (for other laws ``d (E[q_i^2 k_i^2] - rho^2 sigma^4)``, see
-  :func:`symattn.kernel.objects.moments.correlated_vectors`).
+  :func:`symattn.maths.moments.correlated_vectors`).
 
 References
 ----------

@@ -1,4 +1,4 @@
-"""Deprecated: this module is now :mod:`symattn.kernel.objects.moments`.
+"""Deprecated: this module is now :mod:`symattn.maths.moments`.
 
 This path works for one release, with a DeprecationWarning."""
 

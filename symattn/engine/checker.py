@@ -885,7 +885,8 @@ def _moments_at(st: Statement, hypotheses) -> Statement:
     it: families not shown independent (their joint law is not known), an entry outside ``1..dim``,
     or a moment a family does not give (it would come back as a fresh symbol, free to take values no
     law has)."""
-    from symattn.kernel.objects.moments import _Moment, correlated_vectors, iid_vector
+    from symattn.kernel.objects.moments import _Moment
+    from symattn.kernel.objects.random_vectors import correlated_vectors, iid_vector
     from symattn.language.statement import Independent, RandomFamily
 
     sides = (st.lhs, st.rhs)

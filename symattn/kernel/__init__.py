@@ -83,8 +83,9 @@ The tests
   :mod:`.timelimit` (a slow call is ``undecided``; the one validation of every limit and of the
   environment variables symattn reads is :mod:`.environment`).
 * :mod:`.objects` -- the objects the schemas and the concrete levels recognise, with their
-  definitions: moments of random vectors and their calculus (which the concrete levels evaluate),
-  index bands; the helpers of :mod:`symattn.maths` build them.
+  definitions: moments of random vectors and their calculus (which the concrete levels evaluate) and the
+  constructors of random vectors, permutations, block matrices and ranks, the rotations of RoPE, index
+  bands; the helpers of :mod:`symattn.maths` build them and re-export them.
 
 What is trusted, exactly
 ------------------------

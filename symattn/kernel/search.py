@@ -1038,7 +1038,7 @@ def moments_at(exprs: list, families: list) -> list:
     ``(base, dim, mean, variance, moments)`` with a concrete dim) evaluated from the families' i.i.d.
     laws (:mod:`symattn.kernel.objects.moments`); an expression is returned unchanged when that is not all of it (an
     entry outside ``1..dim``, several families, a moment no family gives)."""
-    from symattn.kernel.objects.moments import iid_vector
+    from symattn.kernel.objects.random_vectors import iid_vector
 
     out = []
     for x in exprs:

@@ -210,7 +210,7 @@ def test_layer_costs_with_a_causal_mask_counts_only_the_kept_pairs():
 
 
 def test_correlated_vectors_moments_agree_with_monte_carlo():
-    from symattn.kernel.objects.moments import E, Var, correlated_vectors, dot
+    from symattn.maths.moments import E, Var, correlated_vectors, dot
 
     s, r = sp.Rational(3, 2), sp.Rational(-2, 5)
     q, k = correlated_vectors("q", "k", 5, variance=s**2, covariance=r * s**2, gaussian=True)
@@ -226,7 +226,7 @@ def test_correlated_vectors_moments_agree_with_monte_carlo():
 
 
 def test_correlated_vectors_rejects_impossible_covariances():
-    from symattn.kernel.objects.moments import correlated_vectors
+    from symattn.maths.moments import correlated_vectors
 
     with pytest.raises(ValueError, match="Cauchy-Schwarz"):
         correlated_vectors("q", "k", 3, variance=1, covariance=-2)

@@ -12,8 +12,8 @@ import sympy as sp
 import derivations.scaling as sc
 from symattn.engine.checker import Checker
 from symattn.engine.verdict import Level, Verdict
-from symattn.kernel.objects.moments import Var, dot, iid_vector
 from symattn.language.statement import Statement
+from symattn.maths.moments import Var, dot, iid_vector
 from tests.derivations.refutation import builder_fails, refuted
 
 IDS = [

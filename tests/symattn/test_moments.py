@@ -8,8 +8,8 @@ import sympy as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
-from symattn.kernel.objects.moments import Cov, E, Var, dot, explicit_expectation, gaussian_vector, iid_vector
 from symattn.kernel.timelimit import time_limit
+from symattn.maths.moments import Cov, E, Var, dot, explicit_expectation, gaussian_vector, iid_vector
 
 d = sp.Symbol("d", integer=True, positive=True)
 s, s2 = sp.symbols("s s2", positive=True)
@@ -277,7 +277,7 @@ def test_iid_vector_accepts_possible_and_symbolic_moments(kwargs, var_rr):
     (_s**2, True), (-_s**2, True), (_s**2 / 2, True), (0, True), (sp.Symbol("rho", positive=True) * _s**2, True),
 ])
 def test_correlated_vectors_refuses_a_correlation_above_one(covariance, ok):
-    from symattn.kernel.objects.moments import correlated_vectors
+    from symattn.maths.moments import correlated_vectors
 
     if ok:
         q, k = correlated_vectors("q", "k", _d, variance=_s**2, covariance=covariance)
@@ -289,7 +289,7 @@ def test_correlated_vectors_refuses_a_correlation_above_one(covariance, ok):
 
 
 def test_correlated_vectors_refuses_impossible_mixed_moments():
-    from symattn.kernel.objects.moments import correlated_vectors
+    from symattn.maths.moments import correlated_vectors
 
     with pytest.raises(ValueError, match="impossible"):
         correlated_vectors("q", "k", _d, variance=1, covariance=sp.Rational(1, 2), mixed_moments={(2, 2): -1})

@@ -1,5 +1,6 @@
 """The objects the kernel's schemas and tests recognise, with their definitions: the moments of random
-vectors and their calculus (:mod:`.moments`), permutations (:mod:`.permutations`), block matrices and
+vectors and their calculus (:mod:`.moments`), the constructors of random vectors, which check each
+declared law with the probability schemas (:mod:`.random_vectors`), permutations (:mod:`.permutations`), block matrices and
 ranks (:mod:`.block_matrices`), rotations of coordinate pairs (:mod:`.rotations`), index bands
 (:mod:`.bands`).
 

@@ -22,6 +22,7 @@ expectation of a monomial is the product of the entries' raw moments.
 >>> import sympy as sp
 >>> d = sp.Symbol("d_k", integer=True, positive=True)
 >>> sigma = sp.Symbol("sigma", positive=True)
+>>> from symattn.kernel.objects.random_vectors import gaussian_vector
 >>> q = gaussian_vector("q", d, sigma); k = gaussian_vector("k", d, sigma)
 >>> Var(dot(q, k))
 d_k*sigma**4
@@ -53,8 +54,6 @@ __all__ = [
     "StandardDeviation",
     "MOMENT_CLASSES",
     "RandomVector",
-    "iid_vector",
-    "gaussian_vector",
     "dot",
     "E",
     "Var",
@@ -62,7 +61,6 @@ __all__ = [
     "random_vector_of",
     "explicit_expectation",
     "CorrelatedPair",
-    "correlated_vectors",
 ]
 
 
@@ -114,6 +112,7 @@ class _Moment(sp.Expr):
 class Expectation(_Moment):
     r"""The expectation :math:`\mathbb{E}[X]`, unevaluated.
 
+    >>> from symattn.kernel.objects.random_vectors import iid_vector
     >>> q = iid_vector("q", 3, mean=2, variance=1)
     >>> Expectation(q[1]**2).closed_form()   # Var + mean^2
     5
@@ -130,6 +129,7 @@ class Variance(_Moment):
     r"""The variance :math:`\operatorname{Var}(X) = \mathbb{E}[X^2] - \mathbb{E}[X]^2`, unevaluated.
 
     >>> d = sp.Symbol("d", integer=True, positive=True); s = sp.Symbol("s", positive=True)
+    >>> from symattn.kernel.objects.random_vectors import gaussian_vector
     >>> Variance(dot(gaussian_vector("q", d, s), gaussian_vector("k", d, s))).closed_form()
     d*s**4
     """
@@ -147,6 +147,7 @@ class Variance(_Moment):
 class StandardDeviation(_Moment):
     r"""The standard deviation :math:`\operatorname{sd}(X) = \sqrt{\operatorname{Var}(X)}`, unevaluated.
 
+    >>> from symattn.kernel.objects.random_vectors import iid_vector
     >>> StandardDeviation(3 * iid_vector("q", 2, variance=4)[1]).closed_form()
     6
     """
@@ -164,6 +165,7 @@ class StandardDeviation(_Moment):
 class Covariance(_Moment):
     r"""The covariance :math:`\operatorname{Cov}(X, Y) = \mathbb{E}[XY] - \mathbb{E}[X]\mathbb{E}[Y]`.
 
+    >>> from symattn.kernel.objects.random_vectors import iid_vector
     >>> q = iid_vector("q", 2, mean=1, variance=1)
     >>> Covariance(q[1] + q[2], q[1]).closed_form()
     1
@@ -237,6 +239,7 @@ class RandomVector:
 
         >>> import sympy as sp
         >>> s = sp.Symbol("s", positive=True)
+        >>> from symattn.kernel.objects.random_vectors import gaussian_vector, iid_vector
         >>> gaussian_vector("g", 3, s).central_moment(4)
         3*s**4
         >>> iid_vector("u", 3, variance=s**2).central_moment(3)
@@ -266,6 +269,7 @@ class RandomVector:
 
         >>> import sympy as sp
         >>> m, s = sp.symbols("m s", positive=True)
+        >>> from symattn.kernel.objects.random_vectors import gaussian_vector
         >>> gaussian_vector("g", 3, s, mean=m).raw_moment(2)
         m**2 + s**2
         """
@@ -337,7 +341,9 @@ def _moment_table(moments: Any, what: str) -> dict:
     return out
 
 
-def _make(name: str, dim: Any, mean: Any, variance: Any, raw: dict, central: dict) -> RandomVector:
+def _new_vector(name: str, dim: Any, mean: Any, variance: Any, raw: dict, central: dict) -> RandomVector:
+    """A vector of the given law, not yet known to :func:`random_vector_of` (:func:`_register` makes it
+    so, once the constructors of :mod:`symattn.kernel.objects.random_vectors` have checked the law)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise TypeError(f"name must be an identifier string such as 'q', got {name!r}")
     d = _dimension(dim)
@@ -349,88 +355,12 @@ def _make(name: str, dim: Any, mean: Any, variance: Any, raw: dict, central: dic
         raise ValueError(f"orders {sorted(set(raw) & set(central))} given both as raw and as central moments")
     label = _EntryLabel(name, next(_serials))
     central = central if isinstance(central, _GaussianMoments) else dict(central)
-    vec = RandomVector(name, d, m, v, dict(raw), central, sp.IndexedBase(label, real=True))
-    if raw or (central and not isinstance(central, _GaussianMoments)):
-        from symattn.language.statement import RandomFamily
+    return RandomVector(name, d, m, v, dict(raw), central, sp.IndexedBase(label, real=True))
 
-        orders = sorted(set(raw) | set(central))
-        family = RandomFamily(f"{name}_iid", base=vec.base, dim=d, mean=m, variance=v,
-                              moments=tuple((r, vec.raw_moment(r)) for r in orders))
-        _refuse_impossible(f"iid_vector {name!r}", [family])
-    _VECTORS[label] = vec
+
+def _register(vec: RandomVector) -> RandomVector:
+    _VECTORS[vec.base.label] = vec
     return vec
-
-
-def _refuse_impossible(what: str, hypotheses: list) -> None:
-    """``ValueError`` when the declared law is shown impossible (a negative even moment, Jensen
-    E[x^4] >= E[x^2]^2, |correlation| > 1, Cauchy-Schwarz, ...): the theorem layer's own check of the
-    same hypotheses (:func:`symattn.kernel.schemas.probability.problems`). What is only *not shown*
-    possible (symbolic moments of unknown sign) is accepted, as is a check that runs out of time."""
-    from symattn.kernel.schemas.probability import problems
-    from symattn.kernel.timelimit import TimeLimitExceeded, TimeLimitUnavailable, time_limit
-
-    try:
-        with time_limit(_VALIDATION_SECONDS):
-            found = problems(hypotheses)
-    except (TimeLimitExceeded, TimeLimitUnavailable):
-        return
-    found = [f for f in found if "not shown" not in f]
-    if found:
-        raise ValueError(f"{what}: impossible distribution: " + "; ".join(found))
-
-
-_VALIDATION_SECONDS = 2.0
-
-
-def iid_vector(name: str, dim: Any, *, mean: Any = 0, variance: Any, moments: dict | None = None,
-               central_moments: dict | None = None) -> RandomVector:
-    """A random vector of length ``dim`` with i.i.d. entries of the given mean and variance.
-
-    Parameters
-    ==========
-    name : printed name of the vector (``q[i]``)
-    dim : a positive integer, or a SymPy symbol declared ``integer=True, positive=True``
-    mean, variance : the entries' mean and variance (numbers or SymPy expressions)
-    moments : optional ``{order: raw moment E[x^order]}`` for orders >= 3
-    central_moments : optional ``{order: E[(x - mean)^order]}`` for orders >= 3
-
-    Moments given neither way are fresh symbols ``mu_r^name`` (central moments).
-
-    Examples
-    ========
-    >>> import sympy as sp
-    >>> d = sp.Symbol("d", integer=True, positive=True); s = sp.Symbol("s", positive=True)
-    >>> q = iid_vector("q", d, variance=s**2)
-    >>> Var(dot(q, q))   # sum of d i.i.d. squares, each of variance mu_4 - s^4
-    d*(mu_4^q - s**4)
-    >>> r = iid_vector("r", d, variance=1, moments={4: 1})   # Rademacher: r_i^2 = 1
-    >>> Var(dot(r, r))
-    0
-    """
-    return _make(name, dim, mean, variance, _moment_table(moments, "moments"),
-                 _moment_table(central_moments, "central_moments"))
-
-
-def gaussian_vector(name: str, dim: Any, sigma: Any, mean: Any = 0) -> RandomVector:
-    """A random vector with i.i.d. ``Normal(mean, sigma^2)`` entries (all moments known).
-
-    Central moments are ``0`` for odd orders and ``(r-1)!! sigma^r`` for even orders ``r``.
-
-    Examples
-    ========
-    >>> import sympy as sp
-    >>> d = sp.Symbol("d", integer=True, positive=True); s = sp.Symbol("s", positive=True)
-    >>> q = gaussian_vector("q", d, s)
-    >>> Var(dot(q, q))   # chi-square: Var(||q||^2) = 2 d s^4
-    2*d*s**4
-    >>> E(dot(q, q)**2)
-    d*s**4*(d + 2)
-    """
-    s = _value(sigma, "sigma")
-    if s.is_nonpositive or s.is_real is False:
-        raise ValueError(f"sigma must be a positive real number, got {sigma!r}")
-    # Isserlis: centred Gaussian moments of all orders, computed on demand
-    return _make(name, dim, mean, s**2, {}, _GaussianMoments(s))
 
 
 class _GaussianMoments(dict):
@@ -459,6 +389,7 @@ def dot(q: RandomVector, k: RandomVector, index: sp.Symbol | None = None) -> sp.
 
     >>> import sympy as sp
     >>> d = sp.Symbol("d", integer=True, positive=True)
+    >>> from symattn.kernel.objects.random_vectors import iid_vector
     >>> q = iid_vector("q", d, variance=1); k = iid_vector("k", d, variance=1)
     >>> dot(q, k)
     Sum(k[i]*q[i], (i, 1, d))
@@ -689,6 +620,7 @@ def E(expr: Any) -> sp.Expr:
     >>> import sympy as sp
     >>> d = sp.Symbol("d", integer=True, positive=True)
     >>> m, s = sp.symbols("m s", positive=True)
+    >>> from symattn.kernel.objects.random_vectors import iid_vector
     >>> q = iid_vector("q", d, mean=m, variance=s**2); k = iid_vector("k", d, variance=1)
     >>> E(dot(q, k))
     0
@@ -706,6 +638,7 @@ def Var(expr: Any) -> sp.Expr:
 
     >>> import sympy as sp
     >>> d = sp.Symbol("d", integer=True, positive=True); s = sp.Symbol("s", positive=True)
+    >>> from symattn.kernel.objects.random_vectors import gaussian_vector
     >>> q = gaussian_vector("q", d, s); k = gaussian_vector("k", d, s)
     >>> Var(dot(q, k) / sp.sqrt(d))   # the scaled logit: variance independent of d
     s**4
@@ -730,6 +663,7 @@ def Cov(a: Any, b: Any) -> sp.Expr:
 
     >>> import sympy as sp
     >>> d = sp.Symbol("d", integer=True, positive=True); m = sp.Symbol("m", positive=True)
+    >>> from symattn.kernel.objects.random_vectors import iid_vector
     >>> q = iid_vector("q", d, variance=1)
     >>> k1 = iid_vector("k1", d, mean=m, variance=1); k2 = iid_vector("k2", d, mean=m, variance=1)
     >>> Cov(dot(q, k1), dot(q, k2))   # two logits of the same query share q
@@ -765,6 +699,7 @@ class CorrelatedPair:
 
         >>> import sympy as sp
         >>> s, r = sp.symbols("sigma rho", positive=True)
+        >>> from symattn.kernel.objects.random_vectors import correlated_vectors
         >>> q, k = correlated_vectors("q", "k", 3, variance=s**2, covariance=r * s**2, gaussian=True)
         >>> q.pair.mixed_moment(1, 1), sp.factor(q.pair.mixed_moment(2, 2))   # Isserlis
         (rho*sigma**2, sigma**4*(2*rho**2 + 1))
@@ -797,66 +732,6 @@ def _bivariate_normal_moment(a: int, b: int, var: sp.Expr, cov: sp.Expr) -> sp.E
     poly = sp.Poly(sp.expand((var * t**2 + 2 * cov * t * u + var * u**2) ** m), t, u)
     coeff = poly.coeff_monomial(t**a * u**b)
     return sp.expand(coeff * sp.factorial(a) * sp.factorial(b) / (sp.factorial(m) * 2**m))
-
-
-def correlated_vectors(name_q: str, name_k: str, dim: Any, *, variance: Any, covariance: Any,
-                       gaussian: bool = False, mixed_moments: dict | None = None) -> tuple:
-    """Two random vectors whose pairs ``(q_i, k_i)`` are correlated: mean 0, variance ``variance``,
-    ``Cov(q_i, k_i) = covariance``, pairs independent across ``i`` (and of every other vector).
-
-    ``gaussian=True`` makes each pair bivariate normal (all mixed moments by Isserlis); otherwise
-    ``mixed_moments`` ``{(a, b): E[q_i^a k_i^b]}`` gives the ones known and the others are fresh
-    symbols ``mu_ab^qk`` (marginal moments of order >= 3 too, as in :func:`iid_vector`).
-    :func:`E`, :func:`Var` and :func:`Cov` work on them as on independent vectors.
-
-    Examples
-    ========
-    Aligned queries and keys (covariance ``rho sigma^2``): the logit grows like ``d``, not ``sqrt(d)``:
-
-    >>> import sympy as sp
-    >>> d = sp.Symbol("d", integer=True, positive=True)
-    >>> s, r = sp.symbols("sigma rho", positive=True)
-    >>> q, k = correlated_vectors("q", "k", d, variance=s**2, covariance=r * s**2, gaussian=True)
-    >>> E(dot(q, k))
-    d*rho*sigma**2
-    >>> sp.factor(Var(dot(q, k)))
-    d*sigma**4*(rho**2 + 1)
-    >>> q2, k2 = correlated_vectors("q", "k", d, variance=1, covariance=r)   # any law
-    >>> Var(dot(q2, k2))
-    d*(mu_22^qk - rho**2)
-    >>> correlated_vectors("q", "k", d, variance=1, covariance=2)
-    Traceback (most recent call last):
-      ...
-    ValueError: |covariance| <= variance is needed (Cauchy-Schwarz), got covariance 2, variance 1
-    """
-    var = _value(variance, "variance")
-    cov = _value(covariance, "covariance")
-    if not isinstance(gaussian, bool):
-        raise TypeError(f"gaussian must be True or False, got {gaussian!r}")
-    gap = sp.simplify(var - abs(cov)) if cov.is_number and var.is_number else None
-    if gap is not None and gap.is_negative:
-        raise ValueError(f"|covariance| <= variance is needed (Cauchy-Schwarz), got covariance {cov}, variance {var}")
-    mixed = {}
-    for key, value in (mixed_moments or {}).items():
-        if not (isinstance(key, tuple) and len(key) == 2):
-            raise TypeError(f"mixed_moments keys must be (a, b) orders, got {key!r}")
-        mixed[(_order(key[0]), _order(key[1]))] = _value(value, f"mixed_moments[{key}]")
-    if gaussian:
-        q = gaussian_vector(name_q, dim, sp.sqrt(var))
-        k = gaussian_vector(name_k, dim, sp.sqrt(var))
-    else:
-        q = iid_vector(name_q, dim, variance=var)
-        k = iid_vector(name_k, dim, variance=var)
-    from symattn.language.statement import CorrelatedPairs
-
-    _refuse_impossible(f"correlated_vectors {name_q!r}, {name_k!r}", [
-        q.family(f"{name_q}_iid"), k.family(f"{name_k}_iid"),
-        CorrelatedPairs(f"{name_q}{name_k}_pairs", q=q.base, k=k.base, dim=q.dim, covariance=cov,
-                        mixed=tuple(sorted(mixed.items())))])
-    pair = CorrelatedPair(q, k, var, cov, gaussian, mixed)
-    object.__setattr__(q, "pair", pair)
-    object.__setattr__(k, "pair", pair)
-    return q, k
 
 
 # ----------------------------------------------------------------------------------- oracle

@@ -23,7 +23,7 @@ from symattn import Assumption, IndexRange, NumericResult, Probabilistic, Random
 from symattn.engine.checker import check_theorem
 from symattn.engine.verdict import Level, Verdict
 from symattn.kernel.instances import domain_values, undefined_side
-from symattn.kernel.objects.moments import Cov, Covariance, Var, Variance, iid_vector
+from symattn.maths.moments import Cov, Covariance, Var, Variance, iid_vector
 
 n = sp.Symbol("n", integer=True, positive=True)
 k0 = sp.Symbol("k0", integer=True, nonnegative=True)

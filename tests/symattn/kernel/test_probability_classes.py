@@ -18,9 +18,9 @@ import pytest
 import sympy as sp
 
 from symattn.engine.verdict import Level, Verdict
-from symattn.kernel.objects.moments import Expectation, Variance
 from symattn.kernel.schemas.probability import constraints, problems
 from symattn.language.statement import Assumption, CorrelatedPairs, Equation, Independent, IndexRange, RandomFamily
+from symattn.maths.moments import Expectation, Variance
 from symattn.rules import ProofContext, check_step
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, check, step
 

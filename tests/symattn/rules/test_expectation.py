@@ -10,10 +10,10 @@ import sympy as sp
 from symattn.engine.checker import Checker
 from symattn.engine.theorem import Instances, Theorem
 from symattn.engine.verdict import Level, Verdict
-from symattn.kernel.objects.moments import gaussian_vector
 from symattn.language.derivation import Derivation
 from symattn.language.printing import latex
 from symattn.language.statement import Assumption, Independent, IndexRange, RandomFamily, Statement
+from symattn.maths.moments import gaussian_vector
 from symattn.rules import ProofContext, check_step
 from symattn.rules.expectation import Covariance, Expectation, StandardDeviation, Variance
 
