@@ -10,7 +10,7 @@ The same ratio against the bound of a single reference algorithm (``numeric`` al
 before the ensemble) shows what the ensemble buys.
 
 Outside CI (it takes minutes per peer); CI runs a small sample through
-``tests/symattn/test_conformance_users.py``. On a shared machine run it niced, one thread
+``tests/symattn/products/test_conformance_users.py``. On a shared machine run it niced, one thread
 (``OMP_NUM_THREADS=1``), with ``--calibration-out FILE`` (rewritten after every case) and
 ``--until HH:MM``: the streams advance in turn, so a run stopped early has sampled each about
 equally, and ``--resume`` continues it with the cases an uninterrupted run would draw.

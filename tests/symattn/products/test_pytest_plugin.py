@@ -19,7 +19,7 @@ import pytest
 # each test runs symattn or pytest in a subprocess (a few seconds each)
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 SOURCE = textwrap.dedent("""\
     import sympy as sp

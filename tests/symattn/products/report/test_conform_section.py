@@ -7,11 +7,11 @@ def test_report_with_conform_adds_a_section_per_implementation(tmp_path, capsys)
     out = tmp_path / "r"
     code = main(["report", "-k", "^softmax_add_const$", "--out", str(out), "--format", "html,latex",
                  "--figures", "none", "--conform-examples", "8", "--conform", "numeric:attention",
-                 "--conform", "tests.symattn.broken_attention:no_scaling"])
+                 "--conform", "tests.symattn.products.broken_attention:no_scaling"])
     assert code == 0
     html = (out / "index.html").read_text()
     assert "Conformance of numeric:attention" in html
-    assert "Conformance of tests.symattn.broken_attention:no_scaling" in html
+    assert "Conformance of tests.symattn.products.broken_attention:no_scaling" in html
     assert "passes every property" in html and "fails: agrees_with_reference, default_scale" in html
     tex = (out / "tex" / "section-conformance-numeric-attention.tex").read_text()
     assert "scaled\\_\\allowbreak{}logit" in tex and "longtable" in tex

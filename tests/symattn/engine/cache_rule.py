@@ -1,4 +1,4 @@
-"""A rule of its own module for tests/symattn/test_cache.py: changing this file's source must
+"""A rule of its own module for tests/symattn/engine/test_cache.py: changing this file's source must
 re-check exactly the theorems whose derivations use the rule."""
 
 from symattn.kernel.thm import by_zero

@@ -18,7 +18,7 @@ def test_report_command_writes_html_and_exits_zero(tmp_path, capsys):
 
 
 def test_report_command_exits_one_below_target_but_writes_the_report(tmp_path, monkeypatch, capsys):
-    from tests.symattn.report.test_build import test_theorems
+    from tests.symattn.products.report.test_build import test_theorems
 
     wrong = [t for t in test_theorems() if t.id == "square_of_sum_is_sum_of_squares"]
     monkeypatch.setattr(symattn.engine.theorem, "all_theorems", lambda pattern=None: wrong)

@@ -30,7 +30,7 @@ import pytest
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 
 # a user's file: a sum split at a free index (the kernel's reasons name canonical bound variables),
 # a long statement (it must break across lines), and a slip whose residual the report must show

@@ -269,7 +269,7 @@ def test_user_templates_override_blocks(tmp_path):
     templates = tmp_path / "templates"
     templates.mkdir()
     (templates / "base.html.j2").write_text(
-        (Path(__file__).parents[3] / "symattn/products/report/templates/base.html.j2").read_text()
+        (Path(__file__).parents[4] / "symattn/products/report/templates/base.html.j2").read_text()
         .replace("{% block footer %}", "{% block footer %}<p>CUSTOM FOOTER</p>"))
     out = tmp_path / "r"
     build_report(ReportOptions(out=out, templates=templates, **{**OPTIONS, "formats": ("html",)}),

@@ -252,7 +252,7 @@ def test_cli_declares_capabilities_backward_and_lse(capsys):
 
 
 def test_cli_conform_fails_for_a_broken_implementation(capsys):
-    code = main(["conform", "tests.symattn.broken_attention:no_scaling", "--examples", "10", "--max-n", "32"])
+    code = main(["conform", "tests.symattn.products.broken_attention:no_scaling", "--examples", "10", "--max-n", "32"])
     assert code == 1
     out = capsys.readouterr().out
     assert "default_scale" in out and "FAIL" in out

@@ -27,7 +27,7 @@ from symattn.language.derivation import Derivation
 from symattn.language.statement import Assumption, Statement
 
 x, y, z = sp.symbols("x y z", real=True)
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(autouse=True)
@@ -48,7 +48,7 @@ def _sz_build(size):
 
 
 def family(*, lemma_steps=1, lemma_symbol=z, hypothesis=x > 0, seed=3) -> dict[str, Theorem]:
-    """Five small theorems: a lemma (by the rule of tests/symattn/cache_rule.py), one applying it, one
+    """Five small theorems: a lemma (by the rule of tests/symattn/engine/cache_rule.py), one applying it, one
     with a hypothesis (algebra), one probabilistic only (no derivation), and one numeric only."""
     w = lemma_symbol
     chain = Derivation(w + w)

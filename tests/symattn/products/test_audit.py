@@ -14,7 +14,7 @@ from symattn.products.cli import main
 
 # The source texts are not part of the repository: they sit in shared/ beside the checkout (as on
 # the developers' and CI machines); SYMATTN_SEEDS points elsewhere.
-SEEDS = Path(os.environ.get("SYMATTN_SEEDS", Path(__file__).resolve().parents[3] / "shared" / "seeds"))
+SEEDS = Path(os.environ.get("SYMATTN_SEEDS", Path(__file__).resolve().parents[4] / "shared" / "seeds"))
 ENTRIES = run_audit()
 BY_ID = {e.id: e for e in ENTRIES}
 

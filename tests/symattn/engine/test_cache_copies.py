@@ -1,5 +1,5 @@
 """The cache of outcomes through its entry points, on a copy of a tiny user project in a temporary
-directory (symattn.engine.cache; see also tests/symattn/test_cache.py, which changes things in-process).
+directory (symattn.engine.cache; see also tests/symattn/engine/test_cache.py, which changes things in-process).
 
 Here the change is made on disk, as a user makes it: a rule's module, a helper of the user's
 file, edited between two runs of ``symattn check``; the theorems checked again are read from the
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from symattn.engine.cache import Cache
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # A rule in its own module, as a user writes one (README: "@rule(name, summary, params=(...))").
 RULES_FILE = '''
