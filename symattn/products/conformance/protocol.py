@@ -13,7 +13,8 @@ for the gradients see :func:`~symattn.products.conformance.references.magnitudes
 the log-sum-exp, whose rounding is absolute), small enough that an implementation with three
 times the reference's error fails: ``3 r > 2 r + allowance`` as soon as ``r`` exceeds one such
 unit, which the searched inputs (hundreds of keys, head dims up to 256) reach.
-``tests/symattn/products/test_conformance.py`` checks that a 3x-error kernel fails and a 1.2x one passes, forward and backward.
+``tests/symattn/products/test_conformance.py`` checks that a 3x-error kernel fails and a 1.2x one passes,
+forward and backward.
 
 float64 has no wider precision at BLAS speed to measure its own reference against, so there the
 reference's error is that of the same reference run in float32, scaled by the ratio of the
