@@ -52,6 +52,9 @@ The tests
   user's ``sympy.Function`` subclass / ``define()``d head defining only printing (no ``__eq__``,
   ``__hash__``, arithmetic, ``_hashable_content``, ``eval``, ``_eval_*``, ``is_*``, ``__new__``,
   ``func``, ``args``, ...); no user ``Symbol`` subclass; no floating-point number.
+* :mod:`.context` -- the state every test reads: the step's hypotheses, the definitions the kernel
+  unfolds, the ranges of the binders enclosing a head being unfolded (the walk that sets them decides
+  each range with the order test it is given: the sign test's), below all the tests that read it.
 * :mod:`.terms` -- locally nameless terms: ``canonical`` replaces every bound variable by the dummy
   of its depth carrying only what its range implies (by Karr's convention, whichever way the range
   runs); ``substitute`` never captures; ``free_symbols`` looks through binders.
@@ -127,7 +130,7 @@ __all__ = ["MODULES", "core_size"]
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "wellformed", "terms",
            "zero", "sign", "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict",
-           "timelimit", "environment", "index_bounds")
+           "timelimit", "environment", "index_bounds", "context")
 
 
 def core_size() -> int:

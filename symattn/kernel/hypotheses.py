@@ -24,22 +24,12 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 
 from symattn.kernel.terms import KernelError, canonical
+from symattn.kernel.thm import _member, _step_hypotheses
 
 __all__ = ["use", "rewrite_with", "in_domain"]
 
 _FACTS = ("integer", "positive", "nonnegative", "negative", "nonpositive", "nonzero", "real", "rational",
           "irrational", "noninteger", "imaginary", "complex", "even", "odd", "prime", "finite")
-
-
-def _step_hypotheses() -> tuple:
-    from symattn.kernel.zero import HYPOTHESES
-
-    return tuple(HYPOTHESES.get() or ())
-
-
-def _member(h: Any) -> None:
-    if not any(h is g or h == g for g in _step_hypotheses()):
-        raise KernelError(f"{getattr(h, 'name', h)!r} is not a hypothesis of this theorem")
 
 
 def use(h: Any):

@@ -45,7 +45,8 @@ from symattn.kernel.terms import (
     substitute,
 )
 
-__all__ = ["check_finite", "contract", "evaluate", "index_in_range", "is_infinite_sum", "sum_normal_form"]
+__all__ = ["check_finite", "contract", "evaluate", "index_in_range", "is_infinite_sum", "linear_normal_form",
+           "sum_normal_form"]
 
 
 def is_infinite_sum(s: Any) -> bool:
@@ -132,7 +133,7 @@ def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> boo
 
     if not second.enabled():
         return True
-    from symattn.kernel.second.z3_sign import recheck_integer
+    from symattn.kernel.second.integers import recheck_integer
 
     ranges = _ranges(hypotheses, env or {})
     rng = tuple((v, a, b) for v, (a, b) in ranges.items())
@@ -361,3 +362,44 @@ def sum_normal_form(expr: Any) -> Any:
     """Sums distributed over their terms, constants out, nested rectangular sums merged and their
     limits put in a canonical order (valid for finite sums); used to compare conditions."""
     return canonical(_normal(canonical(expr)))
+
+
+# ---------------------------------------------------------------------------------------- linear forms
+def _map_sums(expr: Any, fn) -> Any:
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: _map_sums(e, fn))
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Sum), fn)
+
+
+def _distribute(body: Any, limit: tuple, hyps) -> Any:
+    (k, lo, hi) = limit
+    out = sp.S.Zero
+    # a count only over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms; class 10); by Karr's
+    # convention it is hi - lo + 1 for reversed ranges too
+    count_ok = _is_integer(hi - lo, hyps, {})
+    if count_ok and canonical(hi - lo + 1) == 0:
+        return sp.S.Zero  # an empty range
+
+    for term in sp.Add.make_args(sp.expand(body)):
+        const, dep = term.as_independent(k, as_Add=False)
+        if dep != 1:
+            out += const * sp.Sum(dep, limit)
+        elif count_ok:
+            out += const * (hi - lo + 1)
+        else:
+            out += sp.Sum(const, limit)
+    return out
+
+
+def linear_normal_form(expr: Any, hyps=()) -> Any:
+    """Every finite sum of ``expr`` distributed over its terms, constants pulled out."""
+
+    def one(s: sp.Sum):
+        out = s.function
+        for limit in s.limits:  # innermost first, as SymPy nests the limits
+            out = _distribute(out, limit, hyps)
+        return out
+
+    return _map_sums(expr, one)

@@ -231,7 +231,8 @@ def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):
 
 # ------------------------------------------------------------------------------------------- Z3
 from symattn.kernel.second import z3_sign  # noqa: E402
-from symattn.kernel.second.z3_sign import recheck_integer, recheck_sign  # noqa: E402
+from symattn.kernel.second.integers import recheck_integer  # noqa: E402
+from symattn.kernel.second.z3_sign import recheck_sign  # noqa: E402
 from symattn.kernel.sign import nonzero, sign_of  # noqa: E402
 
 m = sp.Symbol("m", integer=True)
