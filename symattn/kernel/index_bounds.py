@@ -11,8 +11,9 @@ with the ambient ranges: the ``IndexRange`` hypotheses of the step
 (:data:`~symattn.kernel.context.HYPOTHESES`) and the ranges of the binders enclosing the head
 (:data:`~symattn.kernel.context.ENCLOSING`, set by :func:`scoped_replace`: a bound variable of a sum
 ranges over the sum's bounds, Karr's convention when the range is not shown in order; the variable of
-``Softmax(Lambda(j, ...), i, n)`` over ``1..n``; any other bound variable over nothing). A bound variable is renamed to a fresh symbol carrying only its range, so a hypothesis
-about a free ``i`` never reaches a bound ``i``. At concrete integer indices and shape the test is exact:
+``Softmax(Lambda(j, ...), i, n)`` over ``1..n``; any other bound variable over nothing). A bound
+variable is renamed to a fresh symbol carrying only its range, so a hypothesis about a free ``i``
+never reaches a bound ``i``. At concrete integer indices and shape the test is exact:
 an index outside raises :class:`OutsideShape` (the statement is not defined there).
 """
 
