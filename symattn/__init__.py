@@ -89,6 +89,7 @@ _LAZY = {
     "softmax_jacobian": ("symattn.maths.softmax", "softmax_jacobian"),
     "softmax_jacobian_entry": ("symattn.maths.softmax", "softmax_jacobian_entry"),
     "Assumption": ("symattn.language.statement", "Assumption"),
+    "CorrelatedPairs": ("symattn.language.statement", "CorrelatedPairs"),
     "Equation": ("symattn.language.statement", "Equation"),
     "Independent": ("symattn.language.statement", "Independent"),
     "IndexRange": ("symattn.language.statement", "IndexRange"),
@@ -216,6 +217,7 @@ __all__ = [
     # kernel
     "Assumption",
     "Checker",
+    "CorrelatedPairs",
     "Derivation",
     "Equation",
     "Independent",

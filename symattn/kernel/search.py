@@ -177,9 +177,10 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
             done = None
         if done is not None and done != e:
             return _expand(done, depth + 1, memo)
-    if isinstance(e, MatrixExpr) and not isinstance(e, sp.MatrixSymbol) and all(
-        getattr(s, "is_Integer", False) for s in e.shape
-    ):
+    if isinstance(e, MatrixExpr) and not isinstance(e, sp.MatrixSymbol) and _concrete_shape(e):
+        combined = _combined_explicit(e, depth, memo)
+        if combined is not None:
+            return combined
         try:
             explicit = e.as_explicit()
         except (ValueError, TypeError, AttributeError, NotImplementedError):
@@ -213,6 +214,62 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
         if done != new and not (isinstance(done, sp.Basic) and done.has(type(new))):
             return _expand(done, depth + 1, memo)
     return new
+
+
+def _concrete_shape(e: Any) -> bool:
+    """Whether a matrix expression's shape is two integers (SymPy gives Python ints for a shape read
+    from an explicit matrix, Integers otherwise)."""
+    return all((isinstance(s, int) and not isinstance(s, bool)) or getattr(s, "is_Integer", False) for s in e.shape)
+
+
+def _explicit_operand(a: Any, depth: int, memo: dict) -> Any:
+    """An operand of a matrix sum/product/transpose written out: an explicit matrix, a scalar, or
+    ``None`` (left to SymPy's ``as_explicit``)."""
+    if isinstance(a, sp.MatrixSymbol) and _concrete_shape(a):
+        return sp.ImmutableMatrix(a.as_explicit())  # its entries a[i, j], as as_explicit writes them
+    done = _expand(a, depth, memo)
+    if isinstance(done, sp.MatrixBase) or (isinstance(done, sp.Basic) and not isinstance(done, MatrixExpr)
+                                           and not getattr(done, "is_Matrix", False)):
+        return done
+    return None
+
+
+def _combined_explicit(e: Any, depth: int, memo: dict) -> Any:
+    """A matrix sum, product, transpose or entrywise product of concrete shape, written out from its
+    operands written out (the definition of each operation on explicit matrices): the same matrix as
+    SymPy's ``as_explicit``, without an unevaluated ``Sum`` per entry of a product (``None``: not one of
+    these, or an operand that does not write out)."""
+    if not isinstance(e, (sp.MatMul, sp.MatAdd, sp.Transpose, sp.HadamardProduct)):
+        return None
+    ops = [_explicit_operand(a, depth, memo) for a in e.args]
+    if any(o is None for o in ops):
+        return None
+    matrices = [o for o in ops if isinstance(o, sp.MatrixBase)]
+    if not matrices:
+        return None
+    if isinstance(e, sp.Transpose):
+        out = ops[0].T
+    elif isinstance(e, sp.MatMul):
+        scalars = sp.Mul(*[o for o in ops if not isinstance(o, sp.MatrixBase)])
+        out = matrices[0]
+        for m in matrices[1:]:
+            out = out * m
+        out = out * scalars if scalars != 1 else out
+    elif isinstance(e, sp.MatAdd):
+        if len(matrices) != len(ops):
+            return None
+        out = matrices[0]
+        for m in matrices[1:]:
+            out = out + m
+    else:
+        if len(matrices) != len(ops):
+            return None
+        out = matrices[0]
+        for m in matrices[1:]:
+            out = out.multiply_elementwise(m)
+    if out.shape != tuple(int(s) for s in e.shape):
+        return None
+    return _expand(sp.ImmutableMatrix(out), depth + 1, memo)
 
 
 # ---------------------------------------------------------------------------------------------- points

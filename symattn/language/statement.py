@@ -199,6 +199,10 @@ class RandomFamily(Hypothesis):
         dim = _expr(self.dim, self.name, "dim")
         if dim.is_positive is False or dim.is_integer is False:
             raise ValueError(f"RandomFamily {self.name!r}: dim {sp.sstr(dim)} must be a positive integer")
+        if not isinstance(self.base, sp.IndexedBase):
+            raise TypeError(f"RandomFamily {self.name!r}: base must be a SymPy IndexedBase, got {self.base!r}")
+        _expr(self.mean, self.name, "mean")
+        _moment_table(self.moments, self.name, "moments", "(order, raw_moment)", 1)
 
     def describe(self) -> str:
         return (
@@ -252,6 +256,19 @@ class CorrelatedPairs(Hypothesis):
     covariance: Any = None
     mixed: tuple = ()
 
+    def __post_init__(self) -> None:
+        for what in ("q", "k"):
+            if not isinstance(getattr(self, what), sp.IndexedBase):
+                raise TypeError(f"CorrelatedPairs {self.name!r}: {what} must be a SymPy IndexedBase, "
+                                f"got {getattr(self, what)!r}")
+        if self.q == self.k:
+            raise ValueError(f"CorrelatedPairs {self.name!r}: q and k are the same family {self.q}")
+        dim = _expr(self.dim, self.name, "dim")
+        if dim.is_positive is False or dim.is_integer is False:
+            raise ValueError(f"CorrelatedPairs {self.name!r}: dim {sp.sstr(dim)} must be a positive integer")
+        _expr(self.covariance, self.name, "covariance")
+        _moment_table(self.mixed, self.name, "mixed", "((a, b), value)", 2)
+
     def describe(self) -> str:
         extra = "".join(f", E[{self.q}^{a} {self.k}^{b}] = {sp.sstr(v)}" for (a, b), v in self.mixed)
         return (f"({self.q}_i, {self.k}_i) for i in 1..{self.dim}: Cov = {sp.sstr(self.covariance)}{extra}, "
@@ -264,6 +281,21 @@ class CorrelatedPairs(Hypothesis):
         extra = "".join(rf",\ \mathbb{{E}}[{q}_i^{{{a}}} {k}_i^{{{b}}}] = {latex(v)}" for (a, b), v in self.mixed)
         return (rf"({q}_i, {k}_i)_{{i=1}}^{{{latex(self.dim)}}} \text{{ independent across }} i,\ "
                 rf"\operatorname{{Cov}}({q}_i, {k}_i) = {latex(self.covariance)}{extra}")
+
+
+def _moment_table(table: Any, name: str, what: str, shape: str, arity: int) -> None:
+    """Refuse a malformed table of moments, naming the entry: ``arity`` 1 is ``((order, value), ...)``,
+    2 is ``(((a, b), value), ...)``."""
+    if not isinstance(table, (tuple, list)):
+        raise TypeError(f"hypothesis {name!r}: {what} must be a tuple of {shape}, got {table!r}")
+    for entry in table:
+        ok = isinstance(entry, (tuple, list)) and len(entry) == 2
+        orders = entry[0] if ok else None
+        if ok and arity == 2:
+            ok = isinstance(orders, (tuple, list)) and len(orders) == 2
+        if not ok:  # the orders' values (integers >= 1) are the kernel's to check: it refuses the hypothesis
+            raise ValueError(f"hypothesis {name!r}: {what} entry {entry!r} is not of the form {shape}")
+        _expr(entry[1], name, f"the value of {what} entry {entry!r}")
 
 
 def _expr(x: Any, name: str, what: str) -> sp.Expr:

@@ -37,8 +37,6 @@ IO-Awareness", NeurIPS 2022, Algorithm 0, Algorithm 1 and Theorem 2.
 
 from __future__ import annotations
 
-import math
-
 import sympy as sp
 
 from symattn.kernel.definitions import define
@@ -142,20 +140,27 @@ define("standard_hbm", StandardHBM, lambda e: e.expanded(), text="Algorithm 0: S
 
 def flash_hbm_accesses(n, d, sram) -> dict:
     """Block sizes and HBM accesses (elements) of Algorithm 1 with on-chip memory ``sram`` (elements),
-    and of standard attention, for integer sizes: ``B_c = ceil(M/(4d))``, ``B_r = min(B_c, d)``,
-    loops over ``ceil(N/B)`` blocks, edge blocks moving only their real rows.
+    and of standard attention: ``B_c = ceil(M/(4d))``, ``B_r = min(B_c, d)``, loops over
+    ``ceil(N/B)`` blocks, edge blocks moving only their real rows. Every key block's rows sum to
+    ``N``, and so do every sweep's query rows, so the count is, exactly,
+    ``3 N d + 2 N + ceil(N/B_c) (3 d + 4) N`` -- Python integers for integer sizes, SymPy
+    expressions (with the ceilings) for symbolic ones.
 
     >>> flash_hbm_accesses(4096, 64, 4096 * 64)["flash"] < flash_hbm_accesses(4096, 64, 4096 * 64)["standard"]
     True
+    >>> N, d, M = sp.symbols("N d M", positive=True, integer=True)
+    >>> flash_hbm_accesses(N, d, M)["flash"]
+    3*N*d + N*(3*d + 4)*ceiling(N/ceiling(M/(4*d))) + 2*N
     """
-    n, d, sram = (int(_dimension(name, v)) for name, v in (("n", n), ("d", d), ("sram", sram)))
-    bc = math.ceil(sram / (4 * d))
-    br = min(bc, d)
-    total = n * d + 2 * n
-    for j0 in range(0, n, bc):
-        rows_c = min(bc, n - j0)
-        total += 2 * rows_c * d
-        for i0 in range(0, n, br):
-            rows_r = min(br, n - i0)
-            total += 3 * rows_r * d + 4 * rows_r
-    return {"block_c": bc, "block_r": br, "flash": total, "standard": 4 * n * d + 4 * n * n}
+    n, d, sram = (_dimension(name, v) for name, v in (("n", n), ("d", d), ("sram", sram)))
+    if all(x.is_Integer for x in (n, d, sram)):
+        n, d, sram = int(n), int(d), int(sram)
+        bc = -(-sram // (4 * d))
+        br = min(bc, d)
+        outer = -(-n // bc)
+    else:
+        bc = sp.ceiling(sram / (4 * d))
+        br = sp.Min(bc, d)
+        outer = sp.ceiling(n / bc)
+    flash = 3 * n * d + 2 * n + outer * (3 * d + 4) * n
+    return {"block_c": bc, "block_r": br, "flash": flash, "standard": 4 * n * d + 4 * n * n}

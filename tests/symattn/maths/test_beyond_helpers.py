@@ -53,3 +53,25 @@ def test_flash_hbm_accesses_is_below_standard_attention_when_d_squared_is_small_
         assert got["flash"] < got["standard"]
     with pytest.raises(ValueError, match="sram"):
         flash_hbm_accesses(16, 4, 0)
+
+
+def test_flash_hbm_accesses_with_symbolic_sizes_is_the_loop_count_at_every_size():
+    import sympy as sp
+
+    N, d, M = sp.symbols("N d M", positive=True, integer=True)
+    symbolic = flash_hbm_accesses(N, d, M)
+    for n, dd, m in [(1024, 64, 100 * 1024), (1000, 7, 300), (5, 3, 1), (64, 64, 4096), (33, 2, 17)]:
+        # the count written out as Algorithm 1's loops, block by block (edge blocks: their real rows)
+        bc = -(-m // (4 * dd))
+        br = min(bc, dd)
+        total = n * dd + 2 * n
+        for j0 in range(0, n, bc):
+            total += 2 * min(bc, n - j0) * dd
+            for i0 in range(0, n, br):
+                total += 3 * min(br, n - i0) * dd + 4 * min(br, n - i0)
+        concrete = flash_hbm_accesses(n, dd, m)
+        assert (concrete["block_c"], concrete["block_r"], concrete["flash"]) == (bc, br, total)
+        at = {N: n, d: dd, M: m}
+        assert symbolic["flash"].subs(at) == total and symbolic["block_r"].subs(at) == br
+    with pytest.raises(TypeError, match="sram"):
+        flash_hbm_accesses(N, d, "M")
