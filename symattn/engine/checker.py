@@ -228,7 +228,8 @@ class Checker:
         syms = statement_symbols(thm.statement)
         # the conditions the probability laws put on the parameters are checked at each point as well
         hyps = thm.hypotheses + _law_conditions(thm.hypotheses)
-        model, reasons = find_model([], hyps, seed=self.seed, seconds=self.time_limit, extra=syms)
+        model, reasons = find_model([], hyps, seed=self.seed, seconds=self.time_limit, extra=syms,
+                                    sides=(thm.statement.lhs, thm.statement.rhs))
         if model is None:
             return None, "; ".join(reasons[:3]) or "no assignment satisfied them"
         return model.describe(), None
@@ -263,6 +264,15 @@ class Checker:
                 problems.append(
                     "a derivation with no steps proves only a statement whose sides are the same term; "
                     "these sides differ structurally (add steps that justify the difference)"
+                )
+            infinite = _infinite_binder(st.lhs)
+            if infinite is not None:
+                # X = X holds where X is a value; the kernel shows no series convergent (every rule
+                # refuses infinite sums), so a side that is one is not a term it can equate to itself
+                problems.append(
+                    f"a derivation with no steps equates the side with itself, but it holds the infinite "
+                    f"{type(infinite).__name__.lower()} {sp.sstr(infinite)[:80]}, whose convergence the kernel "
+                    "does not show (a divergent series is no value)"
                 )
         for label, a, b in (("start", d.start, st.lhs), ("end", d.end, st.rhs)):
             r = _ends_match(a, b, self.time_limit)
@@ -1145,6 +1155,17 @@ def _canon(x: Any, depth: int) -> Any:
             flat.extend(a.args if isinstance(a, sp.MatAdd) else (a,))
         return sp.MatAdd(*sorted((_canon(a, depth) for a in flat), key=sp.default_sort_key), evaluate=False)
     return x.func(*[_canon(a, depth) for a in x.args])
+
+
+def _infinite_binder(x: Any) -> Any:
+    """The first sum or product of ``x`` over an infinite range (None: none)."""
+    if not isinstance(x, sp.Basic):
+        return None
+    for node in sp.preorder_traversal(x):
+        if isinstance(node, (sp.Sum, sp.Product)) and any(
+                isinstance(b, sp.Basic) and b.has(sp.oo, -sp.oo) for lim in node.limits for b in lim[1:]):
+            return node
+    return None
 
 
 def _alpha_equal(a: Any, b: Any) -> bool:

@@ -1262,7 +1262,7 @@ def _entries(x: Any) -> list:
 
 
 def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int = 24, seconds: float = 8.0,
-               extra: Iterable = ()):
+               extra: Iterable = (), sides: Iterable = ()):
     """A :class:`Model` of the hypotheses, or ``(None, reasons)``.
 
     A model is a point at which every hypothesis is *shown* to hold, exactly: a hypothesis the point
@@ -1274,11 +1274,16 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
     Tries the smallest values first (positive integers 1, nonnegative 0, an index at its lower
     bound, a symbol an assumption ``Contains(s, S)`` confines at the smallest member of ``S``), then
     random small values. Returns ``(model, [])`` or ``(None, [why each try failed])``.
+
+    ``sides``: the statement's sides; a point where one of them is shown undefined (a definedness
+    condition vanishes there exactly: ``log x`` under ``x = 0``) is no model of the theorem, whose
+    claim says nothing there.
     """
     rng = random.Random(seed)
     reasons: list[str] = []
     try:
         with time_limit(seconds):
+            conditions = _side_conditions(list(sides))
             for attempt in range(tries):
                 try:
                     point = _assign(statement_exprs, hypotheses, None if attempt == 0 else rng, extra)
@@ -1288,6 +1293,10 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
                         # not shown to hold there: the point is not a model
                         raise _Reject("not shown to hold at the point: " +
                                       "; ".join(f"{n} ({why})" for n, why in formal))
+                    undefined = next((c for c in conditions if _vanishes_soon(c, point)), None)
+                    if undefined is not None:
+                        raise _Reject(f"the statement is undefined at the point ({sp.sstr(undefined)[:80]} = 0 "
+                                      "there)")
                 except _Reject as exc:
                     if str(exc) not in reasons:
                         reasons.append(str(exc))
@@ -1345,6 +1354,15 @@ def _side_conditions(sides: list) -> list:
             except (TypeError, ValueError, AttributeError, NotImplementedError):  # KernelError is a ValueError
                 continue
     return out
+
+
+def _vanishes_soon(cond: Any, point: dict, seconds: float = 1.0) -> bool:
+    """:func:`_vanishes` under its own short limit (not shown in time: not shown to vanish)."""
+    try:
+        with time_limit(seconds):
+            return _vanishes(cond, point)
+    except TimeLimitExceeded:
+        return False
 
 
 def _vanishes(cond: Any, point: dict) -> bool:

@@ -22,7 +22,10 @@ hypotheses and the chain's terms, in the checker) with :func:`check_term`:
 * a user's subclass of ``Symbol`` (or of any atom of SymPy's) is refused outright, and so is a
   metaclass that is not SymPy's;
 * no floating-point number: ``x (1 + 1e-20) = x`` would be decided by SymPy's rounding (write
-  ``Rational(1, 10**20)``).
+  ``Rational(1, 10**20)``);
+* no ``nan`` and no ``zoo``: SymPy's constructors fold undefined terms to them (``1/(x - x)``,
+  ``tan(pi/2)``, ``log(0)``, ``gamma(0)`` are ``zoo``; ``oo - oo``, ``0*oo`` are ``nan``), and such a
+  value makes ``nan = nan`` or ``tan(pi/2) = gamma(0)`` a statement about no number.
 
 A refusal is a :class:`~symattn.kernel.terms.KernelError` naming the class and the method (or the
 float). The check is memoised per class.
@@ -230,6 +233,12 @@ def check_term(expr: Any, where: str = "") -> None:
                               f"infinite (its assumptions "
                               f"{_infinite_assumptions(e)} allow +-oo, where 0*x and x - x are undefined): "
                               "declare it real/positive/nonnegative/... (finite) instead")
+        if e is sp.S.NaN or e is sp.S.ComplexInfinity:
+            what = ("nan, SymPy's undefined value (oo - oo, 0*oo, exp(zoo) fold to it)" if e is sp.S.NaN else
+                    "zoo, SymPy's complex infinity (1/0, tan(pi/2), log(0), gamma(0), factorial(-1) fold to it)")
+            raise KernelError(f"the term holds {what}{at}, which the kernel does not accept: it stands for no "
+                              "value, so no equation or inequality holds of it (write the term whose pole you "
+                              "mean with its variable, e.g. 1/x, and state where it is defined)")
         if isinstance(e, sp.Float):
             raise KernelError(f"the term holds the floating-point number {e}{at}, which the kernel does not accept: it "
                               "decides no term "

@@ -56,6 +56,12 @@ class Statement:
             if isinstance(value, (str, bytes)):
                 raise TypeError(f"Statement: {name} must be a SymPy expression (or a symattn term), got the string "
                                 f"{value!r}; build it with SymPy, e.g. x = sympy.Symbol('x'), then Statement(x, x)")
+            if isinstance(value, bool) or (isinstance(value, (sp.logic.boolalg.Boolean, sp.Set))
+                                           and not isinstance(value, sp.Expr)):
+                raise TypeError(f"Statement: {name} must be a quantity (a number, a SymPy expression or a matrix), "
+                                f"got the {'truth value' if isinstance(value, bool) else type(value).__name__} "
+                                f"{value!r}; a statement relates two quantities by its relation "
+                                f"{self.relation!r}: state a condition as Statement(lhs, rhs, '<=') or as a hypothesis")
         object.__setattr__(self, "lhs", sp.sympify(self.lhs, strict=True) if _plain(self.lhs) else self.lhs)
         object.__setattr__(self, "rhs", sp.sympify(self.rhs, strict=True) if _plain(self.rhs) else self.rhs)
 

@@ -727,6 +727,8 @@ def gqa_param_count(d, heads, kv_heads, *, bias: bool = False) -> sp.Expr:
     (theorem ``gqa_param_count``), plus ``2d + 2d kv_heads/heads`` biases with ``bias=True``.
 
     ``kv_heads = heads`` is multi-head attention (``4d^2``), ``kv_heads = 1`` multi-query attention.
+    The count holds where ``kv_heads`` divides ``heads`` (and ``heads`` divides ``d``): refused when the
+    sizes show it cannot (``kv_heads = heads + 1``); with symbols it is the formula under that condition.
 
     >>> gqa_param_count(4096, 32, 8)                # 2 * 4096^2 * (1 + 8/32)
     41943040
@@ -743,4 +745,7 @@ def gqa_param_count(d, heads, kv_heads, *, bias: bool = False) -> sp.Expr:
     _heads(d, h)
     if h.is_Integer and h_kv.is_Integer and h % h_kv != 0:
         raise ValueError(f"kv_heads = {h_kv} must divide heads = {h} (each key/value head serves a whole group)")
+    if (h_kv - h).is_positive or (h / h_kv).is_integer is False:
+        raise ValueError(f"kv_heads = {h_kv} cannot divide heads = {h}: it is larger or leaves a remainder at "
+                         "every size (each key/value head serves a whole group)")
     return sp.expand(GQAParamCount(d, h, h_kv, sp.Integer(int(bias))).doit())

@@ -80,6 +80,10 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any 
       queries are the last ``n_q`` positions): ``n_q n_k - n_q(n_q - 1)/2``;
     * ``window=w`` (implies causal, ``n_q = n_k = n``, ``1 <= w <= n``): ``w(w+1)/2 + (n - w) w``.
 
+    With symbols whose order is not known from their assumptions, ``w`` (or ``n_q``) is replaced by
+    ``Min(w, n)`` (``Min(n_q, n_k)``), so the formula returned holds at every size, not only where
+    ``w <= n``: ``score_pairs(n, window=w)`` has ``Min(n, w)`` in it.
+
     These are the theorems ``causal_score_pairs`` and ``sliding_window_score_pairs``.
 
     >>> score_pairs(4), score_pairs(4, causal=True), score_pairs(2, 5, causal=True)
@@ -101,9 +105,18 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any 
             raise ValueError(f"window= needs n_q = n_k (self-attention); got n_q = {n_q}, n_k = {n_k}")
         if (n_q - w).is_negative:
             raise ValueError(f"window = {w} is longer than the sequence (n = {n_q}); use causal=True")
+        if (n_q - w).is_nonnegative is not True:
+            # w <= n not shown: a window longer than the sequence is the causal mask, so the count at
+            # min(w, n) is the count at every w, not only where w <= n
+            w = sp.Min(w, n_q)
         return sp.expand(w * (w + 1) / 2 + (n_q - w) * w)
     if not causal:
         return sp.expand(n_q * n_k)
     if (n_k - n_q).is_negative:
         raise ValueError(f"causal with n_q = {n_q} > n_k = {n_k}: the first queries would see no key")
+    if (n_k - n_q).is_nonnegative is not True:
+        # n_q <= n_k not shown: the count for n_q > n_k (the queries past the keys see from the first key on)
+        # is the same formula at min(n_q, n_k)
+        m = sp.Min(n_q, n_k)
+        return sp.expand(m * n_k - m * (m - 1) / 2)
     return sp.expand(n_q * n_k - n_q * (n_q - 1) / 2)

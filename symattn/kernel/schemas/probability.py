@@ -188,6 +188,11 @@ class Setting:
         # rewrites only a few ranged symbols, so fewer can succeed where all do not)
         if nonzero(gap, self.ranges(env)) or any(nonzero(gap, self.ranges({v: r})) for v, r in env.items()):
             return True
+        # each hypothesis' range alone, too: j in i+1..n shows j - i > 0, which the sign test misses once
+        # i's own range has rewritten i
+        alone = [(h.index, h.lower, h.upper) for h in self.hypotheses if isinstance(h, IndexRange)]
+        if len(alone) > 1 and any(nonzero(gap, [r]) for r in alone if r[0] in gap.free_symbols):
+            return True
         for h in self.hypotheses:
             if isinstance(h, Assumption) and isinstance(h.condition, sp.Ne):
                 if {h.condition.lhs, h.condition.rhs} == {a, b}:

@@ -70,3 +70,26 @@ GOOD = [
 def test_well_formed_hypotheses_are_built_and_described(build):
     h = build()
     assert h.describe() and h.latex()
+
+
+x_ = sp.Symbol("x", real=True)
+NOT_QUANTITIES = [sp.And(x_ > 0, x_ < 1), True, False, x_ > 0, sp.Eq(x_, 1), sp.true, sp.Interval(0, 1),
+                  sp.Or(x_ < 0, x_ > 1)]
+
+
+@pytest.mark.parametrize("value", NOT_QUANTITIES, ids=[str(v) for v in NOT_QUANTITIES])
+@pytest.mark.parametrize("side", ["lhs", "rhs"])
+def test_a_statement_side_that_is_a_truth_value_or_a_set_is_refused_when_built(value, side):
+    from symattn import Statement
+
+    sides = {"lhs": x_, "rhs": x_, side: value}
+    with pytest.raises(TypeError, match=f"{side} must be a quantity"):
+        Statement(sides["lhs"], sides["rhs"])
+
+
+@pytest.mark.parametrize("value", [x_, sp.Symbol("b"), sp.MatrixSymbol("A", 2, 2), sp.Matrix([[1]]),
+                                   sp.Piecewise((1, x_ > 0), (0, True)), 3, sp.Rational(1, 2)])
+def test_quantities_make_statements(value):
+    from symattn import Statement
+
+    assert Statement(value, value).lhs is not None

@@ -75,3 +75,33 @@ def test_flash_hbm_accesses_with_symbolic_sizes_is_the_loop_count_at_every_size(
         assert symbolic["flash"].subs(at) == total and symbolic["block_r"].subs(at) == br
     with pytest.raises(TypeError, match="sram"):
         flash_hbm_accesses(N, d, "M")
+
+
+def test_score_pairs_with_symbols_of_unknown_order_holds_at_every_size():
+    import sympy as sp
+
+    from symattn import score_pairs
+
+    n, w, m = sp.symbols("n w m", integer=True, positive=True)
+    window, causal = score_pairs(n, window=w), score_pairs(n, m, causal=True)
+    for nn in range(1, 7):
+        for ww in range(1, 10):  # a window longer than the sequence too
+            count = sum(1 for i in range(1, nn + 1) for j in range(1, nn + 1) if i - ww < j <= i)
+            assert window.subs({n: nn, w: ww}) == count, (nn, ww)
+        for mm in range(1, 9):  # bottom-right alignment: query i sits at position mm - nn + i
+            count = sum(1 for i in range(1, nn + 1) for j in range(1, mm + 1) if j <= mm - nn + i)
+            assert causal.subs({n: nn, m: mm}) == count, (nn, mm)
+
+
+def test_gqa_param_count_refuses_kv_heads_that_cannot_divide_heads():
+    import sympy as sp
+
+    from symattn import gqa_param_count
+
+    d, h = sp.symbols("d h", integer=True, positive=True)
+    for kv in (h + 1, 2 * h + 1, h + 3):
+        with pytest.raises(ValueError, match="cannot divide"):
+            gqa_param_count(d, h, kv)
+    with pytest.raises(ValueError, match="cannot divide"):
+        gqa_param_count(d, 2 * h, 2 * h + 1)
+    assert gqa_param_count(d, 2 * h, h) == 3 * d**2 and gqa_param_count(d, h, h) == 4 * d**2
