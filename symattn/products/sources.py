@@ -68,7 +68,8 @@ __all__ = [
     "isolated",
 ]
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+#: the symattn package (this module is symattn/products/sources.py): frames and modules inside it are symattn's
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
 class SourceError(ValueError):

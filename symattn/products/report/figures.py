@@ -340,7 +340,7 @@ def _memory_rows(sizes) -> tuple[list[dict], str]:
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]  # the checkout: symattn/products/report/figures.py
     code = ("import json, sys; from symattn.products.report.figures import _measure_memory; "
             "print(json.dumps(_measure_memory([int(a) for a in sys.argv[1:]])))")
     env = {k: v for k, v in __import__("os").environ.items() if k != "PYTHONHASHSEED"}
