@@ -159,6 +159,15 @@ def _expand_uncached(e: Any, depth: int, memo: dict) -> Any:
             if reverse:
                 combined = -combined if isinstance(e, sp.Sum) else 1 / combined
             return _expand(combined, depth + 1, memo)
+        for b in (lo, hi):
+            if isinstance(b, sp.Basic) and b.is_number and b.is_integer is not True and not b.has(
+                    sp.oo, -sp.oo, sp.zoo):
+                # the kernel's sums run over integer ranges: at this point the term is undefined (as an
+                # entry outside its shape), never SymPy's value of a sum over 1/2..3/2
+                from symattn.kernel.index_bounds import OutsideShape
+
+                raise OutsideShape(f"the bound {sp.sstr(b)} of {type(e).__name__.lower()} over {sp.sstr(v)} is not an "
+                                   "integer there")
         if len(e.limits) > 1:
             return e
         return type(e)(e.function, (v, lo, hi))

@@ -4,7 +4,9 @@ SymPy's ``Sum.doit`` is not trusted with Kronecker deltas (it sums ``KroneckerDe
 ``k = 0..m`` to 1, though ``m/2`` need not be an integer) nor with infinite limits. The kernel
 evaluates ``sum_{k=lo}^{hi}`` of a term by these rules only, each with its side condition:
 
-* a term free of ``k``: ``(hi - lo + 1) c`` when ``hi - lo`` is shown an integer (Karr's convention,
+* every rule needs both bounds shown integers (assumptions, index ranges, ``T = N/B`` for an integer
+  ``T``, ``Eq(Mod(n, b), 0)``); over other bounds the sum stays unevaluated;
+* a term free of ``k``: ``(hi - lo + 1) c`` (Karr's convention,
   SymPy's and the sign test's: a reversed range counts negatively, ``sum_{k=a}^{a-2} 1 = -1``; a
   non-integer bound such as ``n/2`` is no count at all);
 * linearity: the summand is expanded into terms and factors free of ``k`` come out;
@@ -267,8 +269,17 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
     return None
 
 
+def bounds_integer(lo: Any, hi: Any, hyps, env=None) -> bool:
+    """Whether both bounds of a range are shown integers (assumptions, or the kernel's integrality
+    test): the kernel's sums run over integer ranges, so no closed form is taken over other bounds
+    (``sum_{k=x}^{x+1} 1`` is no count of 2 for a real ``x``, though ``(x + 1) - x`` is an integer)."""
+    return all(getattr(b, "is_integer", None) is True or _is_integer(b, hyps, env or {}) for b in (lo, hi))
+
+
 def _sum_limit(body: Any, lim: tuple, hyps, env, deltas_only: bool) -> Any:
     k, lo, hi = lim
+    if not bounds_integer(lo, hi, hyps, env):
+        return sp.Sum(body, lim)
     out, rest = sp.S.Zero, sp.S.Zero
     for term in sp.Add.make_args(sp.expand(body)):
         v = _sum_term(term, k, lo, hi, hyps, env, deltas_only)
@@ -378,7 +389,7 @@ def _distribute(body: Any, limit: tuple, hyps) -> Any:
     out = sp.S.Zero
     # a count only over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms; class 10); by Karr's
     # convention it is hi - lo + 1 for reversed ranges too
-    count_ok = _is_integer(hi - lo, hyps, {})
+    count_ok = bounds_integer(lo, hi, hyps) and _is_integer(hi - lo, hyps, {})
     if count_ok and canonical(hi - lo + 1) == 0:
         return sp.S.Zero  # an empty range
 

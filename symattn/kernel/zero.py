@@ -558,6 +558,15 @@ def _definedness_conditions(expr: Any, approx: set | None = None) -> list:
                 for f in definedness_conditions(body):
                     if f not in found:
                         found.append(f)
+        elif isinstance(e, (sp.Sum, sp.Product)):
+            # the kernel's sums and products run over integer ranges: a finite bound not shown an
+            # integer by its assumptions (a real x, n/2) makes the term defined only where it is one
+            for lim in e.limits:
+                for b in lim[1:] if len(lim) == 3 else ():
+                    if isinstance(b, sp.Basic) and b.is_integer is not True and not b.has(sp.oo, -sp.oo, sp.zoo):
+                        mark = integer_bound(b)
+                        if mark not in found:
+                            found.append(mark)
         elif unknown_domain(e):
             # a function the kernel has no table for (zeta, Ei, li, besselk, harmonic, erfinv, beta,
             # ...): where it is defined is unknown, a condition only the same application on the other
@@ -593,6 +602,48 @@ class UnknownDomain(sp.Function):
     def _sympystr(self, printer):
         f = self.args[0]
         return f"(the kernel does not know where {type(f).__name__} is defined: {printer._print(f)})"
+
+
+class IntegerBound(sp.Function):
+    """The definedness condition of a sum or product with the bound ``b``: ``b`` is an integer. As a
+    factor ``f`` of :func:`definedness_conditions` ("defined where ``f != 0``") it is 1 at an integer,
+    0 at a number (or a term) shown not an integer, and stays unevaluated otherwise; it is matched only
+    by the same condition of the other side, or shown by the kernel's integrality test
+    (:func:`symattn.kernel.sums._is_integer`: assumptions, index ranges, ``T = N/B`` with ``T`` an
+    integer, ``Eq(Mod(n, b), 0)``; re-checked by the second engine)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, b):
+        if b.is_integer is True:
+            return sp.S.One
+        if b.is_integer is False:
+            return sp.S.Zero
+        return None
+
+    def _sympystr(self, printer):
+        return f"(the bound {printer._print(self.args[0])} is an integer)"
+
+
+def integer_bound(b: Any) -> Any:
+    """:class:`IntegerBound` of ``b`` up to an integer shift and sign (``x + 1`` and ``1 - x`` are
+    integers exactly where ``x`` is), so the two ends of a split match."""
+    b = sp.expand(b)
+    if isinstance(b, sp.Add):
+        b = sp.Add(*[t for t in b.args if t.is_integer is not True])
+    if b.could_extract_minus_sign():
+        b = -b
+    return IntegerBound(b)
+
+
+def _shown_integer_bound(f: Any, hypotheses) -> bool:
+    from symattn.kernel.sums import _is_integer
+
+    try:
+        return _is_integer(f.args[0], tuple(hypotheses or ()), {})
+    except (TypeError, ValueError, AttributeError, NotImplementedError):
+        return False
 
 
 def unknown_domain(e: Any) -> bool:
@@ -634,6 +685,8 @@ def _same_condition(f: Any, g: Any) -> bool:
 def _shown_nonzero(f: Any, hypotheses) -> bool:
     if isinstance(f, UnknownDomain):  # nothing shows where an unknown function is defined
         return False
+    if isinstance(f, IntegerBound):
+        return _shown_integer_bound(f, hypotheses)
     ranges = index_ranges(hypotheses)
     if nonzero(f, ranges) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)):
         return True
@@ -724,7 +777,7 @@ def singular_message(found: list) -> str:
     """The conditions :func:`singular_summands` found, for a message."""
     parts = []
     for _g, e, f in found[:3]:
-        what = sp.sstr(f) if isinstance(f, UnknownDomain) else f"{sp.sstr(f)} != 0"
+        what = sp.sstr(f) if isinstance(f, (UnknownDomain, IntegerBound)) else f"{sp.sstr(f)} != 0"
         parts.append(f"the summand of {sp.sstr(e)} is defined only where {what}, which is not shown for "
                      "every value of its bound variable in its range")
     return "; ".join(parts)
@@ -739,6 +792,8 @@ def side_singularities(lhs: Any, rhs: Any, hypotheses=()) -> list:
 
 
 def _shown_nonzero_ranged(f: Any, hypotheses, ranges) -> bool:
+    if isinstance(f, IntegerBound):
+        return _shown_nonzero(f, hypotheses)
     return nonzero(f, ranges) or (bool(UNFOLDINGS) and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)) \
         or _shown_nonzero(f, hypotheses)
 

@@ -33,7 +33,14 @@ from symattn.kernel.thm import accept
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, time_limit
 from symattn.kernel.verdict import Level
 from symattn.kernel.wellformed import check_term, check_terms
-from symattn.kernel.zero import HYPOTHESES, UnknownDomain, side_singularities, singular_message, undischarged
+from symattn.kernel.zero import (
+    HYPOTHESES,
+    IntegerBound,
+    UnknownDomain,
+    side_singularities,
+    singular_message,
+    undischarged,
+)
 
 __all__ = [
     "RuleResult",
@@ -223,10 +230,13 @@ def check_step(lhs: Any, rhs: Any, relation: str, rule_name: str, args: dict, ct
 
                 missing = undischarged(lhs, rhs, ctx.hypotheses, same=same)
                 if missing:
-                    conds = " and ".join(sp.sstr(m) if isinstance(m, UnknownDomain) else f"{sp.sstr(m)} != 0"
-                                         for m in missing)
+                    conds = " and ".join(sp.sstr(m) if isinstance(m, (UnknownDomain, IntegerBound))
+                                         else f"{sp.sstr(m)} != 0" for m in missing)
                     how = ("rewrite the step so both sides keep the application" if all(
                         isinstance(m, UnknownDomain) for m in missing)
+                        else "the kernel's sums run over integer ranges: declare the bound integer, or state "
+                        "it whole (an integer T = N/B, Eq(Mod(n, b), 0))" if all(
+                            isinstance(m, IntegerBound) for m in missing)
                         else "add the hypothesis or declare the symbols nonzero/positive")
                     result = failed(
                         f"{rule_name}: the sides are not defined at the same points; the step holds only "

@@ -111,16 +111,18 @@ def _split_check(lhs, rhs, at):
         if isinstance(lhs, sp.Basic) else []
     if not sums:
         return None, "no single-index sum on the left side to split"
+    why = ""
     for x in sums:
         try:
             t = rewrite(lhs, axiom("range_split", s=x, at=point))
-        except KernelError:
+        except KernelError as exc:
+            why = why or str(exc)
             continue
         found = _closing(t, rhs)
         if found is not None:
             return found, ""
     return None, (f"splitting at {point} gives no sum equal to the right side, or {point} is not known to lie in "
-                  "a - 1..b")
+                  "a - 1..b" + (f" ({why})" if why else ""))
 
 
 @rule("range_split", "sum_{k=a}^{b} f = sum_{k=a}^{m} f + sum_{k=m+1}^{b} f for a-1 <= m <= b known from the ranges",

@@ -404,6 +404,13 @@ def _range_split(s: Any, at: Any):
     ranges = ranges_of(_hyps())
     if point.has(k) or not (provably_le(lo - 1, point, ranges) and provably_le(point, hi, ranges)):
         raise KernelError(f"{sp.sstr(point)} is not known to lie in {sp.sstr(lo - 1)}..{sp.sstr(hi)}")
+    from symattn.kernel.sums import _is_integer
+
+    hyps = _hyps()
+    if not (_is_integer(point, hyps, {}) or _is_integer(sp.expand(point - lo), hyps, {})):
+        # the pieces run over integer ranges: a..m and m+1..b with m a real x are no split of a..b
+        raise KernelError(f"the split point {sp.sstr(point)} is not known to be an integer (the bound of both "
+                          "pieces)")
     return s, sp.Sum(s.function, (k, lo, point)) + sp.Sum(s.function, (k, point + 1, hi)), "="
 
 

@@ -2,7 +2,7 @@
 
 * ``sum_linearity``: every finite sum in a term distributed over the terms of its (expanded) summand,
   with the factors free of the index pulled out, and a summand free of the index summed to
-  ``(b - a + 1) c`` when ``b - a`` is shown an integer and the range not reversed;
+  ``(b - a + 1) c`` when both bounds are shown integers;
 * ``delta_contraction``: the kernel's delta rule (:func:`symattn.kernel.sums.contract`): the delta's
   equation solved for the index, the solution an integer in the range (or provably outside it: 0);
 * ``sum_evaluate``: the kernel's closed forms (:func:`symattn.kernel.sums.evaluate`: constants, deltas,
