@@ -18,7 +18,7 @@ from symattn.engine.verdict import Verdict
 from symattn.kernel.index_bounds import OutsideShape
 from symattn.kernel.search import expand_finite
 from symattn.kernel.zero import IntegerBound, definedness_conditions
-from symattn.masks import Band
+from symattn.maths.masks import Band
 
 from .claims import Claim, assert_proved, check, k, n, s, step, x
 
