@@ -9,8 +9,8 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.statement import Statement
-from symattn.theorem import NumericResult
+from symattn.engine.theorem import NumericResult
+from symattn.language.statement import Statement
 
 TOPIC = "beyond"
 

@@ -32,12 +32,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.permutation import Attention, Entry
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
+from symattn.maths.permutation import Attention, Entry
+from symattn.maths.softmax import Softmax
 from symattn.rules.inequalities import MaxOver, MinOver
-from symattn.softmax import Softmax
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)

@@ -4,7 +4,7 @@
 Seed 000's table counts, for one layer of width ``d`` with ``h`` heads on ``n`` tokens and an MLP
 of expansion 4, the matrix products row by row. Their sum, the ratio of attention to MLP cost,
 the crossover length, the parameter count of a multi-head block, and the two numerical claims
-of the Key idea are proved here from the definitions in :mod:`symattn.complexity` (a product
+of the Key idea are proved here from the definitions in :mod:`symattn.maths.complexity` (a product
 ``(a x b)(b x c)`` costs ``abc`` multiply-accumulates). All counts are MACs; FLOPs are twice that.
 
 Main results
@@ -34,7 +34,10 @@ import functools
 import numpy as np
 import sympy as sp
 
-from symattn.complexity import (
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Statement
+from symattn.maths.complexity import (
     ArrayEntries,
     AttentionValuesMACs,
     LayerMACs,
@@ -46,9 +49,6 @@ from symattn.complexity import (
     layer_costs,
     mha_param_count,
 )
-from symattn.derivation import Derivation
-from symattn.statement import Assumption, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
 
 SEED000 = "000_ccf06b253f58a07c.txt"
 SEED004 = "004_b987b516506401e6.txt"

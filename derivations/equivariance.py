@@ -47,9 +47,11 @@ import sympy as sp
 
 from numeric.reference import TransformerLayerParams, attention, layer_norm, mlp, multi_head_attention, pre_norm_layer
 from numeric.rope import sinusoidal_encoding
-from symattn.derivation import Derivation
-from symattn.multihead import MultiHeadAttention, mha_families
-from symattn.permutation import (
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Statement
+from symattn.maths.multihead import MultiHeadAttention, mha_families
+from symattn.maths.permutation import (
     MLP,
     Attention,
     LayerNorm,
@@ -58,10 +60,8 @@ from symattn.permutation import (
     SoftmaxRows,
     permutation_matrix,
 )
+from symattn.maths.softmax import Softmax
 from symattn.rules.matrices import entry
-from symattn.softmax import Softmax
-from symattn.statement import Assumption, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
 
 __all__ = ["positional_counterexample", "prenorm_layer"]
 
@@ -338,7 +338,7 @@ def _mha_derivation() -> Derivation:
         head = Attention(Xm * wq(m), Xm * wk(m), Xm * wv(m))
         return sp.Lambda(m, head if left is None else sp.MatMul(left, head))
 
-    from symattn.multihead import Concat, Stack
+    from symattn.maths.multihead import Concat, Stack
 
     stack = Stack(sp.Lambda(m, wo(m)), h)
     return (

@@ -3,7 +3,7 @@ r"""FlashAttention's cost: multiply-accumulates and HBM accesses of Algorithm 1
 
 The texts say FlashAttention is exact and needs ``O(n)`` memory (proved in
 :mod:`derivations.online_softmax`); its speed comes from moving less data between HBM and
-on-chip SRAM. From the symbolic model of Algorithm 1 in :mod:`symattn.flash_io` this module counts
+on-chip SRAM. From the symbolic model of Algorithm 1 in :mod:`symattn.maths.flash_io` this module counts
 both exactly, for any block sizes that tile ``N`` (``N = T_c B_c = T_r B_r``, hypotheses the
 derivations use), then at the paper's ``B_c = M/(4d)``.
 
@@ -40,11 +40,11 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC, exact_count
-from symattn.complexity import ArrayEntries, MatMulMACs
-from symattn.derivation import Derivation
-from symattn.flash_io import FlashHBM, FlashMACs, StandardHBM, TiledWorkspace, flash_hbm_accesses
-from symattn.statement import Assumption, Equation, Statement
-from symattn.theorem import NumericResult, Theorem, register
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Equation, Statement
+from symattn.maths.complexity import ArrayEntries, MatMulMACs
+from symattn.maths.flash_io import FlashHBM, FlashMACs, StandardHBM, TiledWorkspace, flash_hbm_accesses
 
 SOURCE = "extension; Dao et al. (2022), 'FlashAttention', Algorithm 1 and Theorem 2"
 
@@ -223,7 +223,7 @@ register(Theorem(
     notes=r"The tile counts are hypotheses the derivation uses ($T_c = N/B_c$, $T_r = N/B_r$, positive integers). "
           r"With $B_c$ not dividing $N$ and a partial last block, the same count holds with "
           r"$T_c = \lceil N/B_c \rceil$ (each sweep still reads and writes every query row once); "
-          r"`symattn.flash_io.flash_hbm_accesses` counts that case and the numeric check runs Algorithm 1.",
+          r"`symattn.maths.flash_io.flash_hbm_accesses` counts that case and the numeric check runs Algorithm 1.",
     topic=TOPIC,
 ))
 
@@ -253,7 +253,7 @@ register(Theorem(
         "3Nd + 2N + 12N^2d^2/M + 16N^2d/M$, independent of $B_r$."
     ),
     notes=r"With $B_c = \lceil M/(4d) \rceil$ and partial edge blocks the count differs only by rounding "
-          r"(`symattn.flash_io.flash_hbm_accesses`).",
+          r"(`symattn.maths.flash_io.flash_hbm_accesses`).",
     topic=TOPIC,
 ))
 
@@ -430,7 +430,7 @@ register(Theorem(
     derivation=lambda: (
         Derivation(_ws_statement.lhs)
         .eq(3 * n_ * d + 3 * n_ + 2 * b_q * b_k + 4 * b_q * d + 8 * b_q, "definition", name="tiled_workspace",
-            note="the arrays of the kernel, one by one (see `symattn.flash_io.TiledWorkspace`)")
+            note="the arrays of the kernel, one by one (see `symattn.maths.flash_io.TiledWorkspace`)")
         .le(_ws_statement.rhs, "range_inequality",
             note=r"the gap $15nd - 3n - 4 b_q d - 8 b_q$ decreases in $b_q$ and is $11 n (d - 1) \ge 0$ at $b_q = n$")
     ),

@@ -35,7 +35,10 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC, exact_count
-from symattn.complexity import (
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Equation, IndexRange, Statement
+from symattn.maths.complexity import (
     ArrayEntries,
     DecodeScoreMACs,
     MatMulMACs,
@@ -43,12 +46,9 @@ from symattn.complexity import (
     gqa_param_count,
     kv_cache_bytes,
 )
-from symattn.derivation import Derivation
-from symattn.masks import causal_mask
+from symattn.maths.masks import causal_mask
 from symattn.rules.definitions import define
 from symattn.rules.induction import labelled
-from symattn.statement import Assumption, Equation, IndexRange, Statement
-from symattn.theorem import NumericResult, Theorem, register
 
 GQA_SOURCE = "extension; Ainslie et al. (2023), 'GQA', section 2.2"
 

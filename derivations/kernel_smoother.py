@@ -42,10 +42,10 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.softmax import Softmax
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
+from symattn.maths.softmax import Softmax
 
 i, j, l, c, e = sp.symbols("i j l c e", integer=True, positive=True)
 n, d_k, d, d_v = sp.symbols("n d_k d d_v", integer=True, positive=True)

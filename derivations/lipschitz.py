@@ -36,9 +36,9 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC
-from symattn.derivation import Derivation
-from symattn.statement import Assumption, Equation, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Equation, IndexRange, Statement
 
 n = sp.Symbol("n", integer=True, positive=True)
 i = sp.Symbol("i", integer=True, positive=True)

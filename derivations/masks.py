@@ -2,7 +2,7 @@ r"""Causal masks, sliding windows and ALiBi
 ========================================
 
 A mask multiplies each exponential ``e^{s_ij}`` by an indicator (the ``-inf`` added by
-implementations is ``e^{-inf} = 0``); :mod:`symattn.masks` writes it as
+implementations is ``e^{-inf} = 0``); :mod:`symattn.maths.masks` writes it as
 :math:`\mathbb 1[lo \le j \le hi]`. The rule ``mask_restrict`` turns a masked sum over all keys
 into a plain sum over the keys the mask keeps, checking from the ranges which end wins.
 
@@ -41,11 +41,11 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC, exact_count, statement_at
-from symattn.derivation import Derivation
-from symattn.masks import causal_mask, score_pairs, window_mask
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
+from symattn.maths.masks import causal_mask, score_pairs, window_mask
 from symattn.rules.definitions import define
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
 
 n, w, n_q, n_k = sp.symbols("n w n_q n_k", integer=True, positive=True)
 i = sp.Symbol("i", integer=True, positive=True)
@@ -98,7 +98,7 @@ def _pairs_numeric(seed: int) -> NumericResult:
             samples += 1
     return exact_count(bad, samples, seed,
                        "np.tril masks (diagonal 0 and n_k - n_q) counted for all 1 <= n_q <= n_k <= 10 against "
-                       "symattn.masks.score_pairs")
+                       "symattn.maths.masks.score_pairs")
 
 
 register(Theorem(
@@ -153,7 +153,7 @@ def _window_numeric(seed: int) -> NumericResult:
                 bad = f"n = {nn}, w = {ww}: counted {counted}"
             samples += 1
     return exact_count(bad, samples, seed,
-                       "band masks counted for all 1 <= w <= n <= 12 against symattn.masks.score_pairs")
+                       "band masks counted for all 1 <= w <= n <= 12 against symattn.maths.masks.score_pairs")
 
 
 register(Theorem(

@@ -32,8 +32,10 @@ import sympy as sp
 
 from numeric.reference import multi_head_attention
 from numeric.reference import softmax as np_softmax
-from symattn.derivation import Derivation
-from symattn.multihead import (
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Statement
+from symattn.maths.multihead import (
     Concat,
     FamilyMatrix,
     HConcat,
@@ -47,9 +49,7 @@ from symattn.multihead import (
     mha_families,
     row_blocks,
 )
-from symattn.permutation import Attention
-from symattn.statement import Assumption, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.maths.permutation import Attention
 
 n, d, d_k, d_v, h = sp.symbols("n d d_k d_v h", integer=True, positive=True)
 m = sp.Symbol("m", integer=True, positive=True)

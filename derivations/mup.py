@@ -11,7 +11,8 @@ Main results
 ------------
 * ``correlated_logit_mean``: ``E<q, k> = d rho sigma^2``.
 * ``correlated_logit_variance``: for jointly Gaussian pairs, ``Var<q, k> = d sigma^4 (1 + rho^2)``
-  (for other laws ``d (E[q_i^2 k_i^2] - rho^2 sigma^4)``, see :func:`symattn.moments.correlated_vectors`).
+  (for other laws ``d (E[q_i^2 k_i^2] - rho^2 sigma^4)``, see
+  :func:`symattn.maths.moments.correlated_vectors`).
 
 References
 ----------
@@ -28,11 +29,11 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC
-from symattn.derivation import Derivation
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import RandomFamily, Statement
 from symattn.rules.correlation import CorrelatedPairs
 from symattn.rules.expectation import Expectation, Variance
-from symattn.statement import RandomFamily, Statement
-from symattn.theorem import NumericResult, Theorem, register
 
 SOURCE = "extension; Yang et al. (2022), 'Tensor Programs V', section 4 and Appendix J (1/d attention scaling)"
 

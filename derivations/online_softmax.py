@@ -24,7 +24,7 @@ Notation
 --------
 Scores ``s_j`` and one coordinate ``v_j`` of the values (the identities hold coordinate by
 coordinate); tile ``t`` is the key range ``end(t-1)+1 .. end(t)`` with ``end(t) = w_1 + ... +
-w_t`` (:class:`symattn.online_softmax.TileEnd`); ``M_t`` the running reference after ``t`` tiles,
+w_t`` (:class:`symattn.maths.online_softmax.TileEnd`); ``M_t`` the running reference after ``t`` tiles,
 ``mu_t`` the reference of tile ``t`` alone.
 
 References
@@ -46,12 +46,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.online_softmax import SoftmaxState, TileEnd, merge, state
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Equation, Statement
+from symattn.maths.online_softmax import SoftmaxState, TileEnd, merge, state
+from symattn.maths.softmax import Softmax
 from symattn.rules.induction import labelled
-from symattn.softmax import Softmax
-from symattn.statement import Assumption, Equation, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
 
 __all__ = ["tiling_hypotheses", "online_recurrence"]
 
@@ -239,7 +239,7 @@ register(
 
 # --------------------------------------------------------------------------------- tiling
 def online_recurrence(widths, ref_w=None, ref_t=None):
-    """Absorb explicit tiles one at a time with :func:`symattn.online_softmax.merge`.
+    """Absorb explicit tiles one at a time with :func:`symattn.maths.online_softmax.merge`.
 
     Returns the final state (scores ``s[1..N]``, values ``v[1..N]``) and ``N``; the references
     default to the symbols ``M[t]`` (running) and ``mu[t]`` (per tile), arbitrary reals."""

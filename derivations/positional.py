@@ -36,10 +36,10 @@ import numpy as np
 import sympy as sp
 
 from numeric.rope import sinusoidal_encoding as sinusoidal_numeric
-from symattn.derivation import Derivation
-from symattn.rope import Inner, PairOf, Rotation, SinusoidalEncoding, rotation, sinusoidal_vector
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import NumericResult, Theorem, register
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
+from symattn.maths.rope import Inner, PairOf, Rotation, SinusoidalEncoding, rotation, sinusoidal_vector
 
 SEED0 = "000_ccf06b253f58a07c.txt, Definition 'Sinusoidal positional encoding'"
 SEED4 = "004_b987b516506401e6.txt, 'Positional Encoding'"

@@ -1,7 +1,7 @@
 """Problems: seed 000's seven problems and seed 002's three exercises, solved
 ==========================================================================
 
-Registers every problem of the texts (:mod:`symattn.problems`) with the theorems that solve it,
+Registers every problem of the texts (:mod:`symattn.products.problems`) with the theorems that solve it,
 and the theorems that no other topic provides: the exact answer to seed 002's Exercise 1 (a
 third key identical to the query) and the chain rule of Exercise 3 for the gradient of attention
 with respect to the queries.
@@ -28,12 +28,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.complexity import attention_mlp_ratio, crossover, layer_costs
-from symattn.derivation import Derivation
-from symattn.problems import Problem, register_problem
-from symattn.softmax import Score, Softmax
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
+from symattn.maths.complexity import attention_mlp_ratio, crossover, layer_costs
+from symattn.maths.softmax import Score, Softmax
+from symattn.products.problems import Problem, register_problem
 
 SEED000 = "000_ccf06b253f58a07c.txt"
 SEED002 = "002_e97041f43d35f9ac.txt"

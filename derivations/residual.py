@@ -42,10 +42,10 @@ import numpy as np
 import sympy as sp
 
 from numeric.reference import layer_norm as layer_norm_reference
-from symattn.derivation import Derivation
+from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
 from symattn.rules.definitions import define
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Theorem, register
 
 __all__ = ["Sublayer", "LayerNorm", "PreNormLayer", "PostNormLayer", "layer_gradient_norms"]
 

@@ -46,8 +46,10 @@ import sympy as sp
 
 from numeric.rope import rope as rope_numeric
 from numeric.rope import rope_permutation as rope_permutation_numeric
-from symattn.derivation import Derivation
-from symattn.rope import (
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
+from symattn.maths.rope import (
     Bilinear,
     Inner,
     PairBlockDiagonal,
@@ -59,8 +61,6 @@ from symattn.rope import (
     rope_permutation,
     rotation,
 )
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import NumericResult, Theorem, register
 
 SEED = "000_ccf06b253f58a07c.txt"
 PROPOSITION = f"{SEED}, Proposition 'Rotary embeddings make the logit depend only on relative position'"

@@ -36,10 +36,10 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC
-from symattn.derivation import Derivation
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Equation, Statement
 from symattn.rules.inequalities import MaxOver
-from symattn.statement import Equation, Statement
-from symattn.theorem import NumericResult, Theorem, register
 
 SOURCE = "extension; Su et al. (2021), 'RoFormer', section 3.4.3 (long-term decay, Abel summation)"
 

@@ -39,11 +39,11 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.moments import E, iid_vector
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Equation, Independent, RandomFamily, Statement
+from symattn.maths.moments import E, iid_vector
 from symattn.rules.expectation import Expectation, StandardDeviation, Variance
-from symattn.statement import Assumption, Equation, Independent, RandomFamily, Statement
-from symattn.theorem import NumericResult, Theorem, register
 
 # ----------------------------------------------------------------------------------- symbols
 d_k = sp.Symbol("d_k", integer=True, positive=True)
@@ -123,7 +123,7 @@ def _sample_logits(rng, kind: str, dim: int, n: int, means, sds, chunk_elems: in
 
 def _logit_law(dim: int, kind: str, means, sds) -> tuple[float, float, float]:
     """Exact mean, variance and 4th central moment of <q, k> (moment calculus, concrete dim)."""
-    from symattn.moments import dot
+    from symattn.maths.moments import dot
 
     kq = _KURTOSIS[kind]
     mq, mk = (sp.nsimplify(x) for x in means)

@@ -28,9 +28,9 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC
-from symattn.derivation import Derivation
-from symattn.statement import Assumption, IndexRange, Statement
-from symattn.theorem import NumericResult, Theorem, register
+from symattn.engine.theorem import NumericResult, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange, Statement
 
 SOURCE = "extension; Gemma Team (2024), 'Gemma 2', section 2 (logit soft-capping)"
 

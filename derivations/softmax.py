@@ -47,15 +47,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.softmax import (
+from symattn.engine.theorem import Instances, NumericResult, Probabilistic, Theorem, register
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, Equation, IndexRange, Statement
+from symattn.maths.softmax import (
     CategoricalVariance,
     Softmax,
     SoftmaxJacobian,
     softmax,
 )
-from symattn.statement import Assumption, Equation, IndexRange, Statement
-from symattn.theorem import Instances, NumericResult, Probabilistic, Theorem, register
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j, k, m = sp.symbols("i j k m", integer=True, positive=True)

@@ -1,5 +1,5 @@
 import sys
 
-from symattn.cli import main
+from symattn.products.cli import main
 
 sys.exit(main())

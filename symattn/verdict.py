@@ -1,14 +1,7 @@
-"""The outcome of checking a theorem, and the verdict types it is made of (re-exported).
+"""Deprecated: this module is now :mod:`symattn.engine.verdict`.
 
-The verdict types (:class:`Verdict`, :class:`Level`, :class:`LevelResult`, :data:`LEVELS`,
-:func:`wording`, :func:`meaning_for`) live with the kernel's grading, in
-:mod:`symattn.kernel.verdict` (see there for the scale); :class:`Outcome`, with the methods that
-tell whether it passes, lives in :mod:`symattn.acceptance`.
-"""
+This path works for one release, with a DeprecationWarning."""
 
-from __future__ import annotations
+from symattn import _moved
 
-from symattn.acceptance import Outcome
-from symattn.kernel.verdict import LEVELS, Level, LevelResult, Verdict, meaning_for, wording
-
-__all__ = ["Verdict", "Level", "LevelResult", "Outcome", "LEVELS", "wording", "meaning_for"]
+_moved(__name__)

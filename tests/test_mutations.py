@@ -18,12 +18,12 @@ import time
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker, _applied_ids
+from symattn.engine.checker import Checker, _applied_ids
+from symattn.engine.theorem import load_all, registry
+from symattn.engine.verdict import Level, Verdict
+from symattn.kernel.timelimit import TimeLimitExceeded, time_limit
 from symattn.rules import ProofContext, check_step
 from symattn.rules.algebra import is_zero
-from symattn.theorem import load_all, registry
-from symattn.timelimit import TimeLimitExceeded, time_limit
-from symattn.verdict import Level, Verdict
 
 REGISTRY = load_all()
 DERIVED = [t for t in REGISTRY if t.derivation is not None]

@@ -6,7 +6,7 @@ configured (not ``n/a``) and does not pass -- a numeric check that raised, an in
 that timed out or was rejected, a probabilistic test too weak to count -- fails the item, even
 when the verdict reaches its target through another level.
 
-The items check through the cache of outcomes (:mod:`symattn.cache`), as the library's other test
+The items check through the cache of outcomes (:mod:`symattn.engine.cache`), as the library's other test
 items do (``tests/derivations/conftest.py``): a theorem that another test of the session, or another
 xdist worker, already checked with the same content key is not checked again (``SYMATTN_NO_CACHE=1``
 turns the cache off).
@@ -14,11 +14,11 @@ turns the cache off).
 
 import pytest
 
-from symattn.cache import Cache, using
-from symattn.checker import Checker
-from symattn.pytest_plugin import assert_theorem
-from symattn.theorem import load_all
-from symattn.verdict import Level
+from symattn.engine.cache import Cache, using
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import load_all
+from symattn.engine.verdict import Level
+from symattn.products.pytest_plugin import assert_theorem
 
 REGISTRY = load_all()
 _checker = Checker()
@@ -33,7 +33,7 @@ def _outcome_cache():
 
 @pytest.mark.parametrize("theorem", list(REGISTRY), ids=[t.id for t in REGISTRY])
 def test_theorem_reaches_target_verdict(theorem):
-    # the same rule as `pytest --symattn` items and `symattn check` (symattn.acceptance): the
+    # the same rule as `pytest --symattn` items and `symattn check` (symattn.engine.acceptance): the
     # verdict reaches the target and every configured level passes; a failure shows the failing
     # step, its rule and residual, not a traceback; then what only the registry promises: every
     # configured level passes, unconfigured ones are n/a, and the hypotheses have a model

@@ -52,6 +52,9 @@ The tests
   user's ``sympy.Function`` subclass / ``define()``d head defining only printing (no ``__eq__``,
   ``__hash__``, arithmetic, ``_hashable_content``, ``eval``, ``_eval_*``, ``is_*``, ``__new__``,
   ``func``, ``args``, ...); no user ``Symbol`` subclass; no floating-point number.
+* :mod:`.context` -- the state every test reads: the step's hypotheses, the definitions the kernel
+  unfolds, the ranges of the binders enclosing a head being unfolded (the walk that sets them decides
+  each range with the order test it is given: the sign test's), below all the tests that read it.
 * :mod:`.terms` -- locally nameless terms: ``canonical`` replaces every bound variable by the dummy
   of its depth carrying only what its range implies (by Karr's convention, whichever way the range
   runs); ``substitute`` never captures; ``free_symbols`` looks through binders.
@@ -80,7 +83,12 @@ The tests
   :mod:`.exact` (closed numbers decided exactly: ball arithmetic for signs, minimal
   polynomials for zero), :mod:`.zippel` (Schwartz--Zippel at points of the hypotheses),
   :mod:`.grading` (four levels to one verdict, of the types in :mod:`.verdict`),
-  :mod:`.timelimit` (a slow call is ``undecided``).
+  :mod:`.timelimit` (a slow call is ``undecided``; the one validation of every limit and of the
+  environment variables symattn reads is :mod:`.environment`).
+* :mod:`.objects` -- the objects the schemas and the concrete levels recognise, with their
+  definitions: moments of random vectors and their calculus (which the concrete levels evaluate) and the
+  constructors of random vectors, permutations, block matrices and ranks, the rotations of RoPE, index
+  bands; the helpers of :mod:`symattn.maths` build them and re-export them.
 
 What is trusted, exactly
 ------------------------
@@ -108,9 +116,9 @@ What is trusted, exactly
 
 Size
 ----
-About 13300 lines with docstrings, about 2600 of them the second engine (:func:`core_size` counts them; a test
+About 15700 lines with docstrings, about 2600 of them the second engine (:func:`core_size` counts them; a test
 keeps this figure honest).
-Nothing in the core imports :mod:`symattn.report`.
+Nothing in the core imports :mod:`symattn.products.report`.
 """
 
 from __future__ import annotations
@@ -122,7 +130,7 @@ __all__ = ["MODULES", "core_size"]
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "wellformed", "terms",
            "zero", "sign", "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict",
-           "timelimit", "index_bounds")
+           "timelimit", "environment", "index_bounds", "context")
 
 
 def core_size() -> int:
@@ -130,4 +138,5 @@ def core_size() -> int:
     here = Path(__file__).parent
     files = [here / "__init__.py"] + [here / f"{m}.py" for m in MODULES]
     files += sorted((here / "schemas").glob("*.py")) + sorted((here / "second").glob("*.py"))
+    files += sorted((here / "objects").glob("*.py"))
     return sum(len(f.read_text().splitlines()) for f in files if f.exists())

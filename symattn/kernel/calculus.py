@@ -81,7 +81,7 @@ def within_range(var: Any, lo: Any, hi: Any):
     a generic summand; :func:`symattn.kernel.schemas.analysis` ``sum_termwise`` discharges it). ``var``
     must be fresh: free in no hypothesis of the step."""
     from symattn.kernel.zero import HYPOTHESES
-    from symattn.statement import IndexRange
+    from symattn.language.statement import IndexRange
 
     hyps = tuple(HYPOTHESES.get() or ())
     _require_fresh(var, hyps)
@@ -345,7 +345,7 @@ def real_where_defined(e: Any) -> bool:
 def _order_facts() -> list:
     """``p - q`` for each strict order hypothesis ``p > q`` (an Assumption ``Gt``/``Lt``) of the step."""
     from symattn.kernel.zero import HYPOTHESES
-    from symattn.statement import Assumption
+    from symattn.language.statement import Assumption
 
     out = []
     for h in HYPOTHESES.get() or ():

@@ -29,6 +29,7 @@ from sympy.core.function import Application
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel.terms import KernelError, substitute
+from symattn.kernel.wellformed import DEFINITIONS, check_term, class_problem
 from symattn.kernel.zero import register_unfolding
 
 __all__ = ["Definition", "DEFINITIONS", "NEUTRAL_BASES", "define", "unfold", "expand"]
@@ -46,7 +47,6 @@ class Definition:
     text: str = ""
 
 
-DEFINITIONS: dict[str, Definition] = {}
 
 
 def _same_function(f: Callable, g: Callable) -> bool:
@@ -82,8 +82,6 @@ def define(name: str, cls: type, expand: Callable[[Any], Any], text: str = "") -
         if other.name != name and _same_class(other.cls, cls):
             raise ValueError(f"definition {name!r}: {cls.__name__} is already defined as {other.name!r}")
     if not _own(cls):
-        from symattn.kernel.wellformed import class_problem
-
         why = class_problem(cls, defining=True)
         if why:
             raise ValueError(f"definition {name!r}: {cls.__name__} is refused: {why}")
@@ -165,8 +163,6 @@ def frozen(d: Definition, arity: int) -> tuple[tuple, Any]:
         body = d.expand(d.cls(*fresh))
         if isinstance(body, sp.Basic) and body.has(d.cls):
             raise KernelError(f"definition {d.name!r} mentions its own head: a circular definition defines nothing")
-        from symattn.kernel.wellformed import check_term
-
         check_term(body, f"the expansion of definition {d.name!r}")
         _reach(d, body, [d.name], set())
     finally:

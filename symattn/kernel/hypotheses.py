@@ -2,7 +2,7 @@
 
 :func:`use` gives the ``Thm`` of a hypothesis the theorem has (never one a rule builds: it must be one
 of the step's hypotheses, the very object or an equal one). :func:`rewrite_with` rewrites a term with an
-:class:`~symattn.statement.Equation` hypothesis: occurrences of its left side (right side, with
+:class:`~symattn.language.statement.Equation` hypothesis: occurrences of its left side (right side, with
 ``reverse``) are replaced, and a symbol in the equation's ``forall`` matches a subterm only where the
 matched value lies in the symbol's declared domain:
 
@@ -12,7 +12,7 @@ matched value lies in the symbol's declared domain:
   kernel's tests (sign test, integrality with the ranges) or by the value's own declared assumptions;
 * a variable used as an index (inside an ``Indexed``) is an integer whatever it is declared as: ``v_{2w}``
   never matches ``v_j`` at ``w = j/2``;
-* every :class:`~symattn.statement.IndexRange` hypothesis on the variable, with the ranges of the binders
+* every :class:`~symattn.language.statement.IndexRange` hypothesis on the variable, with the ranges of the binders
   around the occurrence.
 """
 
@@ -24,22 +24,12 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 
 from symattn.kernel.terms import KernelError, canonical
+from symattn.kernel.thm import _member, _step_hypotheses
 
 __all__ = ["use", "rewrite_with", "in_domain"]
 
 _FACTS = ("integer", "positive", "nonnegative", "negative", "nonpositive", "nonzero", "real", "rational",
           "irrational", "noninteger", "imaginary", "complex", "even", "odd", "prime", "finite")
-
-
-def _step_hypotheses() -> tuple:
-    from symattn.kernel.zero import HYPOTHESES
-
-    return tuple(HYPOTHESES.get() or ())
-
-
-def _member(h: Any) -> None:
-    if not any(h is g or h == g for g in _step_hypotheses()):
-        raise KernelError(f"{getattr(h, 'name', h)!r} is not a hypothesis of this theorem")
 
 
 def use(h: Any):
@@ -65,7 +55,7 @@ def in_domain(var: Any, value: Any, hypotheses, env: dict, as_index: bool = Fals
     from symattn.kernel.sign import sign_of
     from symattn.kernel.sums import _is_integer, index_in_range
     from symattn.kernel.zero import _shown_nonzero
-    from symattn.statement import IndexRange
+    from symattn.language.statement import IndexRange
 
     wanted = [f for f in _FACTS if getattr(var, f"is_{f}", None) is True]
     if as_index and "integer" not in wanted:
@@ -135,7 +125,7 @@ def _rewrite(e, pat, tmpl, wilds, index_vars, hyps, env, problems):
 def rewrite_with(expr: Any, h: Any, reverse: bool = False, problems: list | None = None):
     """``expr = expr'`` where ``expr'`` replaces the instances (in their domain) of the equation's side."""
     from symattn.kernel.thm import _make
-    from symattn.statement import Equation
+    from symattn.language.statement import Equation
 
     _member(h)
     if not isinstance(h, Equation):

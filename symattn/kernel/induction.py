@@ -75,7 +75,7 @@ def _check_variable(t, start, T) -> None:
 
 def step_hypotheses(claim_l: Any, claim_r: Any, t, start, T) -> tuple:
     """The hypotheses of the step case (see the module docstring)."""
-    from symattn.statement import Equation, IndexRange
+    from symattn.language.statement import Equation, IndexRange
 
     left = _entries(substitute(claim_l, {t: t - 1}))
     right = _entries(substitute(claim_r, {t: t - 1}))

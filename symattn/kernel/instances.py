@@ -15,7 +15,7 @@ A theorem whose dimensions are symbols (``n``, ``d_k``, ...) is checked by the k
 
 The statement at a size is the theorem's own, with the size substituted and finite sums unrolled by
 :func:`~symattn.kernel.search.expand_finite`; what is checked there and how it grades is the
-checker's (:mod:`symattn.checker`).
+checker's (:mod:`symattn.engine.checker`).
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def domain_values(sym: sp.Symbol, members: dict, hypotheses) -> list | None:
 def hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
     """The hypotheses with the instance's substitution applied (an index range whose index the
     substitution sets becomes the condition ``lo <= value <= hi``)."""
-    from symattn.statement import Assumption, IndexRange
+    from symattn.language.statement import Assumption, IndexRange
 
     out = []
     for h in hypotheses:
@@ -466,7 +466,7 @@ def _permutation_value(perm: tuple, arg: Any) -> Any:
 
 
 def _with_permutation(x: Any, name: str, perm: tuple) -> Any:
-    from symattn.permutation import PermutationMatrix, permutation_matrix
+    from symattn.kernel.objects.permutations import PermutationMatrix, permutation_matrix
 
     if not isinstance(x, sp.Basic):
         return x
@@ -488,8 +488,8 @@ def concrete_cases(statement, hypotheses) -> list:
     Exhaustive, so the instance holds exactly when every case does; a case where the sides differ
     is a counterexample inside the hypotheses. A permutation hypothesis whose size is not concrete,
     or has too many permutations, stays (the instance is then not shown by enumeration)."""
-    from symattn.permutation import Permutation
-    from symattn.statement import Statement
+    from symattn.kernel.objects.permutations import Permutation
+    from symattn.language.statement import Statement
 
     cases = [("", statement, tuple(hypotheses))]
     for h in hypotheses:

@@ -123,7 +123,7 @@ def image_conditions(mapping: dict, hypotheses=(), env: dict | None = None) -> l
 
 
 def _family_key(f, hypotheses) -> Any:
-    from symattn.statement import RandomFamily
+    from symattn.language.statement import RandomFamily
 
     if isinstance(f, RandomFamily):
         return f.base
@@ -166,7 +166,7 @@ def _same_forall(g, h) -> bool:
 
 def hypothesis_holds(h, hypotheses, lemma_hyps=(), env: dict | None = None) -> bool:
     from symattn.kernel.sums import index_in_range
-    from symattn.statement import Assumption, Equation, Independent, IndexRange, RandomFamily
+    from symattn.language.statement import Assumption, Equation, Independent, IndexRange, RandomFamily
 
     if isinstance(h, Equation):
         return any(isinstance(g, Equation) and _same_forall(g, h) for g in hypotheses)

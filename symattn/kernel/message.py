@@ -5,7 +5,7 @@ string with ``sstr`` it prints as ASCII (``d_k*sigma**4``) and with the kernel's
 (``_k0``); a reader of the report should see typeset maths in the user's own names. A
 :class:`Message` keeps its parts: it *is* the flattened string (a ``str`` subclass, so every
 existing use of a reason as text keeps working), and ``parts`` holds the pieces, strings and SymPy
-objects, which the report typesets (``symattn.printing``) after restoring bound names.
+objects, which the report typesets (``symattn.language.printing``) after restoring bound names.
 
 Data only: nothing here decides anything.
 

@@ -572,7 +572,7 @@ def _mentions_random(e: Any, bases: set) -> bool:
     """Whether ``e`` mentions a random entry outside an expectation-like head of symattn."""
     if not isinstance(e, sp.Basic):
         return False
-    if _is_symattn_head(e) and type(e).__module__ in ("symattn.rules.expectation", "symattn.moments"):
+    if _is_symattn_head(e) and type(e).__module__ in ("symattn.rules.expectation", "symattn.kernel.objects.moments"):
         return False
     if isinstance(e, sp.Indexed) and e.base in bases:
         return True
@@ -1099,9 +1099,9 @@ def _is_moment(e: Any) -> bool:
 def moments_at(exprs: list, families: list) -> list:
     """``exprs`` with their moments (``Expectation``, ``Variance`` of entries of the families, each
     ``(base, dim, mean, variance, moments)`` with a concrete dim) evaluated from the families' i.i.d.
-    laws (:mod:`symattn.moments`); an expression is returned unchanged when that is not all of it (an
+    laws (:mod:`symattn.kernel.objects.moments`); an expression is returned unchanged when that is not all of it (an
     entry outside ``1..dim``, several families, a moment no family gives)."""
-    from symattn.moments import iid_vector
+    from symattn.kernel.objects.random_vectors import iid_vector
 
     out = []
     for x in exprs:
@@ -1217,7 +1217,7 @@ def _correlation_problem(h, hypotheses, point) -> str | None:
     if not (exact.is_zero(mq) and exact.is_zero(mk)):
         return "the families of a correlated pair must have mean 0 (the pair rules read E[q_i k_i] as the covariance)"
     if h.mixed:
-        from symattn.moments import _bivariate_normal_moment
+        from symattn.kernel.objects.moments import _bivariate_normal_moment
 
         for (a, b), value in h.mixed:
             if vq != vk:
@@ -1385,7 +1385,7 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
     Only free symbols are given values (bound variables never are), in an order that samples an
     index range's bounds before the index, from values that keep every assumption; the entries
     the point makes concrete (``s[1]``, ``X[0, 1]``) get values too, except random entries of a
-    :class:`~symattn.statement.RandomFamily`. A point where a side is undefined is skipped. A
+    :class:`~symattn.language.statement.RandomFamily`. A point where a side is undefined is skipped. A
     point is reported only when every hypothesis is seen to hold there; a hypothesis stated only
     in words cannot be checked, so with one the search reports nothing.
     """

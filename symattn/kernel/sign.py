@@ -268,7 +268,7 @@ def _confirmed(expr: Any, relation: str, ranges: tuple) -> bool:
 
 def _foreign_heads() -> tuple:
     """The registered heads defined outside symattn's own modules (a user's)."""
-    from symattn.kernel.zero import UNFOLDINGS
+    from symattn.kernel.context import UNFOLDINGS
 
     return tuple(c for c in UNFOLDINGS if not c.__module__.startswith(("symattn.", "derivations.")))
 
@@ -277,11 +277,11 @@ def _unfolded(expr: Any) -> Any:
     """``expr`` with a user's defined heads unfolded: the sign test never reads the assumptions a user's
     head class declares of itself, only what its definition shows. (The assumption methods of symattn's
     own heads, reviewed with the library, are part of what the kernel trusts: see the package docstring.)"""
-    from symattn.kernel.zero import unfold_all
+    from symattn.kernel.context import unfold_all
 
     heads = _foreign_heads()
     if heads and isinstance(expr, sp.Basic) and expr.has(*heads):
-        return canonical(unfold_all(expr))
+        return canonical(unfold_all(expr, provably_le))
     return expr
 
 

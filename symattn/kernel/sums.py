@@ -18,7 +18,7 @@ evaluates ``sum_{k=lo}^{hi}`` of a term by these rules only, each with its side 
   telescopes for any integers, reversed ranges included);
 * anything else stays an unevaluated sum.
 
-Ranges of indices come from :class:`~symattn.statement.IndexRange` hypotheses for free symbols and
+Ranges of indices come from :class:`~symattn.language.statement.IndexRange` hypotheses for free symbols and
 from the enclosing binders for bound ones (never a hypothesis about a free symbol of the same name:
 bound variables are canonical dummies). An infinite limit is refused with a message.
 
@@ -47,7 +47,8 @@ from symattn.kernel.terms import (
     substitute,
 )
 
-__all__ = ["check_finite", "contract", "evaluate", "index_in_range", "is_infinite_sum", "sum_normal_form"]
+__all__ = ["check_finite", "contract", "evaluate", "index_in_range", "is_infinite_sum", "linear_normal_form",
+           "sum_normal_form"]
 
 
 def is_infinite_sum(s: Any) -> bool:
@@ -74,7 +75,7 @@ def _sums(expr: Any) -> list:
 
 # ------------------------------------------------------------------------------------- ranges
 def _ranges(hypotheses, env: dict) -> dict:
-    from symattn.statement import IndexRange
+    from symattn.language.statement import IndexRange
 
     out = {}
     for h in hypotheses:
@@ -138,7 +139,7 @@ def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> boo
 
     if not second.enabled():
         return True
-    from symattn.kernel.second.z3_sign import recheck_integer
+    from symattn.kernel.second.integers import recheck_integer
 
     ranges = _ranges(hypotheses, env or {})
     rng = tuple((v, a, b) for v, (a, b) in ranges.items())
@@ -151,7 +152,7 @@ def _integrality_confirmed(x: Any, hypotheses, env, negate: bool = False) -> boo
 def _conditions(hypotheses) -> tuple:
     """The theorem's equations and relations, as facts for the second engine (it reads what the kernel
     reads: an equation ``T = N/B`` makes ``N/B`` an integer)."""
-    from symattn.statement import Assumption, Equation
+    from symattn.language.statement import Assumption, Equation
 
     out = []
     for h in hypotheses or ():
@@ -190,7 +191,7 @@ def _integer_by_kernel(x: Any, hypotheses, env, _depth: int = 0) -> bool:
 
 
 def _quotients_replaced(x: Any, hypotheses) -> list:
-    from symattn.statement import Assumption, Equation
+    from symattn.language.statement import Assumption, Equation
 
     out = []
     for h in hypotheses or ():
@@ -376,3 +377,44 @@ def sum_normal_form(expr: Any) -> Any:
     """Sums distributed over their terms, constants out, nested rectangular sums merged and their
     limits put in a canonical order (valid for finite sums); used to compare conditions."""
     return canonical(_normal(canonical(expr)))
+
+
+# ---------------------------------------------------------------------------------------- linear forms
+def _map_sums(expr: Any, fn) -> Any:
+    if isinstance(expr, sp.MatrixBase):
+        return expr.applyfunc(lambda e: _map_sums(e, fn))
+    if not isinstance(expr, sp.Basic):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Sum), fn)
+
+
+def _distribute(body: Any, limit: tuple, hyps) -> Any:
+    (k, lo, hi) = limit
+    out = sp.S.Zero
+    # a count only over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms; class 10); by Karr's
+    # convention it is hi - lo + 1 for reversed ranges too
+    count_ok = bounds_integer(lo, hi, hyps) and _is_integer(hi - lo, hyps, {})
+    if count_ok and canonical(hi - lo + 1) == 0:
+        return sp.S.Zero  # an empty range
+
+    for term in sp.Add.make_args(sp.expand(body)):
+        const, dep = term.as_independent(k, as_Add=False)
+        if dep != 1:
+            out += const * sp.Sum(dep, limit)
+        elif count_ok:
+            out += const * (hi - lo + 1)
+        else:
+            out += sp.Sum(const, limit)
+    return out
+
+
+def linear_normal_form(expr: Any, hyps=()) -> Any:
+    """Every finite sum of ``expr`` distributed over its terms, constants pulled out."""
+
+    def one(s: sp.Sum):
+        out = s.function
+        for limit in s.limits:  # innermost first, as SymPy nests the limits
+            out = _distribute(out, limit, hyps)
+        return out
+
+    return _map_sums(expr, one)

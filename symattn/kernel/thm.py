@@ -147,7 +147,7 @@ def trans(*ts: Thm) -> Thm:
 def _hypotheses() -> tuple:
     """The theorem's hypotheses, as :func:`symattn.rules.check_step` set them for this step (never an
     argument: a rule cannot hand the core hypotheses the theorem does not have)."""
-    from symattn.kernel.zero import HYPOTHESES
+    from symattn.kernel.context import HYPOTHESES
 
     return tuple(HYPOTHESES.get() or ())
 
@@ -168,8 +168,8 @@ def by_sign(lhs: Any, rhs: Any, relation: str, witness: Any = None, scale: Any =
 
     ``witness``: an expression first shown equal to the gap (times ``scale``, itself shown positive) by
     the zero test, whose sign the sign test then reads."""
+    from symattn.kernel.context import index_ranges
     from symattn.kernel.sign import sign_of
-    from symattn.kernel.zero import index_ranges
 
     if relation not in ("<=", "<", ">=", ">"):
         raise KernelError(f"by_sign proves inequalities, not {relation!r}")
@@ -229,10 +229,20 @@ def _binder_vars(e: Any) -> set:
     return out
 
 
+def _step_hypotheses() -> tuple:
+    from symattn.kernel.context import HYPOTHESES
+
+    return tuple(HYPOTHESES.get() or ())
+
+
+def _member(h: Any) -> None:
+    if not any(h is g or h == g for g in _step_hypotheses()):
+        raise KernelError(f"{getattr(h, 'name', h)!r} is not a hypothesis of this theorem")
+
+
 def hypothesis(h: Any) -> Thm:
     """An ``Equation`` hypothesis (without a ``forall``) or an ``Assumption`` relation, as stated."""
-    from symattn.kernel.hypotheses import _member
-    from symattn.statement import Assumption, Equation
+    from symattn.language.statement import Assumption, Equation
 
     _member(h)
     if isinstance(h, Equation):

@@ -28,9 +28,22 @@ import threading
 import time
 from collections.abc import Iterator
 
-from symattn.timelimit import check_seconds, default_seconds  # the one validation (a leaf module)
+# the one validation (a leaf module); its names are also this module's, which the deprecated path
+# ``symattn.timelimit`` (time limits and validation in one module) now names
+from symattn.kernel.environment import (
+    ENVIRONMENT,
+    MAX_SECONDS,
+    check_environment,
+    check_seconds,
+    default_seconds,
+    environment_errors,
+    environment_value,
+    seconds_problem,
+)
 
-__all__ = ["time_limit", "paused_time_limits", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS"]
+__all__ = ["time_limit", "paused_time_limits", "TimeLimitExceeded", "TimeLimitUnavailable", "DEFAULT_SECONDS",
+           "ENVIRONMENT", "MAX_SECONDS", "check_environment", "check_seconds", "default_seconds",
+           "environment_errors", "environment_value", "seconds_problem"]
 
 #: Default limit for one rule check, configurable with ``SYMATTN_TIME_LIMIT`` (seconds).
 DEFAULT_SECONDS = default_seconds()

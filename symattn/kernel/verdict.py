@@ -1,6 +1,6 @@
 """Graded verdicts: what a check established about a theorem, and how (the verdict types the
-kernel's grading (:mod:`.grading`) produces; :mod:`symattn.verdict` adds the checker's
-:class:`~symattn.verdict.Outcome`).
+kernel's grading (:mod:`.grading`) produces; :mod:`symattn.engine.verdict` adds the checker's
+:class:`~symattn.engine.verdict.Outcome`).
 
 A verdict is a promise, so the scale is explicit and ordered, strongest first:
 

@@ -44,6 +44,11 @@ from sympy.core.function import AppliedUndef, UndefinedFunction
 
 from symattn.kernel.terms import KernelError
 
+#: The table of definitions by name (each a :class:`symattn.kernel.definitions.Definition`), filled only
+#: by :func:`symattn.kernel.definitions.define`, which re-exports it: it lives here because the heads it
+#: defines are well formed (:func:`class_problem`), and the check must not import the code it admits.
+DEFINITIONS: dict = {}
+
 __all__ = ["PRINTING", "check_term", "check_terms", "check_hypotheses", "check_statement_names"]
 
 #: what a user's head may define: how it prints, nothing the mathematics reads
@@ -66,7 +71,7 @@ _TRUSTED: dict[int, tuple[type, bool]] = {}
 def _own(cls: type) -> bool:
     """``cls`` is SymPy's, symattn's or the library's own: its ``__module__`` names one of those
     packages AND the class really lives there (a user's class that sets ``__module__`` to
-    ``symattn.softmax`` is not trusted): the module is loaded from inside the package's directory,
+    ``symattn.maths.softmax`` is not trusted): the module is loaded from inside the package's directory,
     the class is found under its name there (or is a local class), and every function of its body
     was compiled from a file inside that directory."""
     if cls is object:
@@ -113,8 +118,6 @@ def _really_from(cls: type, mod: str) -> bool:
 
 
 def _user_defined_heads() -> set:
-    from symattn.kernel.definitions import DEFINITIONS
-
     return {d.cls for d in DEFINITIONS.values()}
 
 

@@ -15,7 +15,7 @@
    argument of ``log``; ``cos`` for ``tan``/``sec``, ``sin`` for ``cot``/``csc``) and every
    condition of one side that is not also a condition of the other must be shown ``!= 0``: by the
    symbols' assumptions and the kernel's sign test, or by a hypothesis (an
-   :class:`~symattn.statement.Assumption` ``Ne(f, 0)``, ``f > 0``, ``f < 0``, ...). Otherwise the
+   :class:`~symattn.language.statement.Assumption` ``Ne(f, 0)``, ``f > 0``, ``f < 0``, ...). Otherwise the
    test fails and names the condition ("holds where x != 0").
 
 The hypotheses used for (2) are those passed in, else those of the step being checked (set by
@@ -31,7 +31,6 @@ The hypotheses used for (2) are those passed in, else those of the step being ch
 
 from __future__ import annotations
 
-import contextvars
 import functools
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +38,9 @@ from typing import Any
 import sympy as sp
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
-from symattn.kernel.sign import nonzero
+from symattn.kernel import context
+from symattn.kernel.context import HYPOTHESES, UNFOLDINGS, _unfold_one, index_ranges, register_unfolding
+from symattn.kernel.sign import nonzero, provably_le
 from symattn.kernel.terms import KernelError, canonical, is_matrix
 
 __all__ = [
@@ -59,19 +60,6 @@ __all__ = [
     "undischarged",
     "zero_test",
 ]
-
-#: the hypotheses of the step being checked (a tuple), consulted when none are passed
-HYPOTHESES: contextvars.ContextVar = contextvars.ContextVar("symattn_kernel_hypotheses", default=())
-
-
-#: class -> its unfolding (registered by :func:`symattn.rules.definitions.define`): an opaque head
-#: is defined exactly where its unfolding is
-UNFOLDINGS: dict = {}
-
-
-def register_unfolding(cls: type, expand) -> None:
-    UNFOLDINGS[cls] = expand
-
 
 @dataclass
 class ZeroTest:
@@ -266,7 +254,7 @@ def _linearised(expr: Any) -> Any:
     same opaque atom."""
     if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):
         return expr
-    from symattn.kernel.schemas.sums import linear_normal_form
+    from symattn.kernel.sums import linear_normal_form
 
     try:
         return canonical(linear_normal_form(sp.expand(expr), HYPOTHESES.get()))
@@ -419,28 +407,9 @@ def _factors(b: Any) -> list:
 
 
 def unfold_all(expr: Any) -> Any:
-    """Every registered definition unfolded (repeatedly), for comparing conditions."""
-    if not UNFOLDINGS or not isinstance(expr, sp.Basic):
-        return expr
-    from symattn.kernel.index_bounds import scoped_replace
-
-    for _ in range(6):
-        new = scoped_replace(expr, lambda e: isinstance(e, tuple(UNFOLDINGS)) and not isinstance(e, MatrixExpr),
-                             _unfold_one)
-        if new == expr:
-            return expr
-        expr = new
-    return expr
-
-
-def _unfold_one(e: Any) -> Any:
-    for cls, fn in UNFOLDINGS.items():
-        if isinstance(e, cls):
-            try:
-                return fn(e)
-            except Exception:  # an unfolding that does not apply leaves the head
-                return e
-    return e
+    """Every registered definition unfolded (repeatedly), for comparing conditions (the binders' ranges
+    decided by the sign test: :func:`symattn.kernel.context.unfold_all`)."""
+    return context.unfold_all(expr, provably_le)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -713,15 +682,6 @@ def _same_condition(f: Any, g: Any) -> bool:
     return False
 
 
-def index_ranges(hypotheses) -> tuple:
-    """``(v, lo, hi)`` for every ``IndexRange`` hypothesis on a symbol (for the sign test)."""
-    from symattn.statement import IndexRange  # the hypothesis classes (data only)
-
-    return tuple((h.index, h.lower, h.upper) for h in hypotheses or ()
-                 if isinstance(h, IndexRange) and isinstance(h.index, sp.Symbol)
-                 and isinstance(h.lower, (sp.Basic, int)) and isinstance(h.upper, (sp.Basic, int)))
-
-
 def _shown_nonzero(f: Any, hypotheses) -> bool:
     if isinstance(f, UnknownDomain):  # nothing shows where an unknown function is defined
         return False
@@ -730,7 +690,7 @@ def _shown_nonzero(f: Any, hypotheses) -> bool:
     ranges = index_ranges(hypotheses)
     if nonzero(f, ranges) or (UNFOLDINGS and f.has(*UNFOLDINGS) and nonzero(unfold_all(f), ranges)):
         return True
-    from symattn.statement import Assumption  # the hypothesis classes (data only)
+    from symattn.language.statement import Assumption  # the hypothesis classes (data only)
 
     for h in hypotheses:
         if not isinstance(h, Assumption) or not isinstance(h.condition, sp.Basic):

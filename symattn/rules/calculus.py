@@ -20,7 +20,7 @@
 * ``nonnegative_terms``: ``lhs <= rhs`` because ``rhs - lhs`` (or a ``witness`` shown equal to it)
   is nonnegative by the kernel's extended sign test (schema ``gap_sign``;
   :func:`symattn.kernel.calculus.sign`): a finite sum ``sum_{k=lo}^{hi} f(k)`` counts when its range
-  is not reversed (``hi >= lo - 1``, also via :class:`~symattn.statement.IndexRange` hypotheses on the
+  is not reversed (``hi >= lo - 1``, also via :class:`~symattn.language.statement.IndexRange` hypotheses on the
   bounds' symbols) and its summand is nonnegative on the range, a Kronecker delta in the summand
   checked at 0 and at 1.
 

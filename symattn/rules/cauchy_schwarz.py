@@ -10,7 +10,7 @@ The step ``lhs <= rhs`` is accepted when
   indices may differ), with ``f(k) = x(k) y(k)`` exactly (``algebra``) and ``x``, ``y`` real
   (SymPy's assumptions, after unfolding registered definitions such as ``SoftmaxJacobian``);
 * the range is provably well formed, ``b >= a - 1`` (from the symbols' assumptions or an
-  :class:`~symattn.statement.IndexRange` hypothesis), so the sums are ordinary finite sums;
+  :class:`~symattn.language.statement.IndexRange` hypothesis), so the sums are ordinary finite sums;
 * or both sides are sums over the same well-formed range ``sum_i L(i) <= sum_i R(i)`` whose
   summands are such an instance for every ``i`` (a termwise inequality summed up).
 

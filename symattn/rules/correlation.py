@@ -1,11 +1,11 @@
 r"""Correlated pairs of random entries: ``pair_moment`` and ``variance_of_pair_sum``.
 
 A :class:`CorrelatedPairs` hypothesis says that the entries ``q_i`` and ``k_i`` of two families
-(each also declared by a :class:`~symattn.statement.RandomFamily`, for its own moments) are
+(each also declared by a :class:`~symattn.language.statement.RandomFamily`, for its own moments) are
 dependent *at the same index*, with ``Cov(q_i, k_i) = covariance`` and the mixed moments
 ``E[q_i^a k_i^b]`` it lists, while the pairs ``(q_i, k_i)`` for different ``i`` are independent.
 (The families are *not* independent of each other, so the rules of :mod:`.expectation` that need
-an :class:`~symattn.statement.Independent` hypothesis do not apply to them, rightly.)
+an :class:`~symattn.language.statement.Independent` hypothesis do not apply to them, rightly.)
 
 * ``pair_moment``  -- ``E[q_i k_i] = covariance + E[q_i] E[k_i]`` (so the covariance alone when the
   declared means are 0, which the kernel's zero test decides) and ``E[q_i^a k_i^b] =`` the declared
@@ -14,7 +14,7 @@ an :class:`~symattn.statement.Independent` hypothesis do not apply to them, righ
   entry in ``f(i)`` is ``q_i`` or ``k_i`` (so the terms are independent) and ``lo..hi`` lies in ``1..dim``.
 
 Both are proposers of the kernel's schemas of the same names
-(:mod:`symattn.kernel.schemas.probability`); the hypothesis class lives in :mod:`symattn.statement`.
+(:mod:`symattn.kernel.schemas.probability`); the hypothesis class lives in :mod:`symattn.language.statement`.
 
 >>> import sympy as sp
 >>> q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
@@ -25,9 +25,9 @@ Both are proposers of the kernel's schemas of the same names
 
 from __future__ import annotations
 
+from symattn.language.statement import CorrelatedPairs
 from symattn.rules import RuleError, rule
 from symattn.rules.expectation import _prove
-from symattn.statement import CorrelatedPairs
 
 __all__ = ["CorrelatedPairs"]
 

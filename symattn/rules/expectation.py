@@ -5,9 +5,9 @@ The objects: :class:`Expectation` (:math:`\mathbb{E}[X]`), :class:`Variance`
 :class:`StandardDeviation` (:math:`\operatorname{sd}(X)`).
 
 The random variables are the entries ``base[i]`` of the families a theorem declares with
-:class:`~symattn.statement.RandomFamily` hypotheses (``i`` in ``1..dim``, mutually independent,
+:class:`~symattn.language.statement.RandomFamily` hypotheses (``i`` in ``1..dim``, mutually independent,
 identically distributed with the stated mean and variance); an
-:class:`~symattn.statement.Independent` hypothesis makes the listed families mutually independent.
+:class:`~symattn.language.statement.Independent` hypothesis makes the listed families mutually independent.
 Everything else is a constant. Then the entries of all families listed together in one
 ``Independent`` hypothesis are jointly mutually independent, and functions of *disjoint* sets of
 them are independent. The rules use exactly that, and nothing more:
@@ -36,7 +36,7 @@ was missing. The kernel also refuses to work under inconsistent probability hypo
 correlation above 1, a fourth moment below the square of the second, ...). All moments used are
 assumed finite.
 
-The moment objects themselves are data defined in :mod:`symattn.moments` (re-exported here).
+The moment objects themselves are data defined in :mod:`symattn.kernel.objects.moments` (re-exported here).
 
 >>> import sympy as sp
 >>> q = sp.IndexedBase("q", real=True); i = sp.Symbol("i", integer=True)
@@ -56,14 +56,14 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import axiom
+from symattn.kernel.objects.moments import Covariance, Expectation, StandardDeviation, Variance
+from symattn.kernel.objects.moments import _Moment as _Moment  # noqa: F401 -- re-exported for older callers
 from symattn.kernel.schemas.probability import (
     NotApplicable,
     _nodes,  # the moment objects, outermost first, each once
     setting,
 )
 from symattn.kernel.thm import by_zero, refl, sym, trans
-from symattn.moments import Covariance, Expectation, StandardDeviation, Variance
-from symattn.moments import _Moment as _Moment  # noqa: F401 -- re-exported for older callers
 from symattn.rules import RuleError, _require_equality, failed, proved, rule
 
 __all__ = [
@@ -77,7 +77,7 @@ __all__ = [
 
 def latex(expr) -> str:
     """LaTeX through symattn's printer (re-exported here for the doctest)."""
-    from symattn.printing import latex as _latex
+    from symattn.language.printing import latex as _latex
 
     return _latex(expr)
 

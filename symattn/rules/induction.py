@@ -33,14 +33,14 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.derivation import Derivation
 from symattn.kernel.induction import conclude, step_hypotheses
 from symattn.kernel.terms import KernelError, canonical, substitute
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
 from symattn.kernel.verdict import Level
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Equation
 from symattn.rules import RuleError, RuleResult, check_step, failed, proved, rule
 from symattn.rules.algebra import equal
-from symattn.statement import Equation
 
 __all__ = ["induction_hypotheses", "labelled"]
 

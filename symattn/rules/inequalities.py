@@ -12,7 +12,7 @@ reads, by structural recursion over ``e``:
   ``a..b`` and ``b >= a - 1`` (with SymPy's convention an "upside-down" range is a *negative*
   sum, so the range condition is needed), positive when moreover ``f(k) > 0`` and ``b >= a``;
 * ``max_{k=a}^{b} f(k) - f(j) >= 0`` and ``f(j) - min_{k=a}^{b} f(k) >= 0`` when ``j`` is known
-  to lie in ``a..b`` (an :class:`~symattn.statement.IndexRange` hypothesis, or the range of an
+  to lie in ``a..b`` (an :class:`~symattn.language.statement.IndexRange` hypothesis, or the range of an
   enclosing sum over ``j``) -- the defining property of the maximum and minimum.
 
 ``sum_monotone`` proves ``sum_{k=a}^{b} f(k) <= sum_{k=a}^{b} g(k)`` from ``g(k) - f(k) >= 0``
@@ -24,7 +24,7 @@ the gap by the zero test) with the same procedure, the index placed in its range
 range ``a..b`` with symbolic bounds (SymPy's ``Max`` needs its arguments listed). They stay
 unevaluated; ``doit()`` lists the arguments when the bounds are numbers.
 
-:class:`MaxOver` and :class:`MinOver` live in :mod:`symattn.extrema` (term constructors, re-exported here).
+:class:`MaxOver` and :class:`MinOver` live in :mod:`symattn.maths.extrema` (term constructors, re-exported here).
 
 >>> import sympy as sp
 >>> k = sp.Symbol("k", integer=True); v = sp.IndexedBase("v", real=True)
@@ -38,9 +38,9 @@ from typing import Any
 
 import sympy as sp
 
-from symattn.extrema import MaxOver, MinOver  # the heads, re-exported for the library
 from symattn.kernel.axioms import axiom
 from symattn.kernel.terms import KernelError, open_binder
+from symattn.maths.extrema import MaxOver, MinOver  # the heads, re-exported for the library
 from symattn.rules import RuleError, failed, proved, rule
 
 __all__ = ["MaxOver", "MinOver", "sign", "POSITIVE", "NONNEGATIVE"]

@@ -44,8 +44,8 @@ from symattn.kernel.schemas.matrices import entry_hypotheses, matrix_entry, norm
 from symattn.kernel.terms import KernelError, alpha_equal, canonical
 from symattn.kernel.thm import by_zero, refl, rewrite, sym, trans
 from symattn.kernel.zero import opaque_note
-from symattn.multihead import Concat, MatSum, Rank, Stack, same_dim
-from symattn.permutation import Permutation, PermutationMatrix
+from symattn.maths.multihead import Concat, MatSum, Rank, Stack, same_dim
+from symattn.maths.permutation import Permutation, PermutationMatrix
 from symattn.rules import ProofContext, RuleError, failed, proved, rule
 
 __all__ = ["entry", "normal_form", "matrices_equal", "peel", "chain_thm"]
@@ -121,7 +121,7 @@ def entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
     symbol ``S`` has entries ``S[i, j]`` (an :class:`~sympy.IndexedBase`).
 
     >>> import sympy as sp
-    >>> from symattn.permutation import PermutationMatrix
+    >>> from symattn.maths.permutation import PermutationMatrix
     >>> n, d, i, j = sp.symbols("n d i j", integer=True, positive=True)
     >>> X, W = sp.MatrixSymbol("X", n, d), sp.MatrixSymbol("W", d, d)
     >>> entry(PermutationMatrix("sigma", n) * X * W, i, j)
@@ -137,7 +137,7 @@ def chain_thm(d, ctx: ProofContext, label: str, start, end):
     """The kernel's theorem ``start = end`` through the nested derivation ``d`` (each step checked by
     its rule under ``ctx``; the ends bridged to ``start`` and ``end`` by the zero test when they are
     not the same term), or the failing :class:`RuleResult`."""
-    from symattn.derivation import Derivation
+    from symattn.language.derivation import Derivation
     from symattn.rules.induction import _chain
 
     if not isinstance(d, Derivation):
@@ -216,7 +216,7 @@ def peel(node):
     kernel refuses (the count not shown to be 1 or an integer >= 2 under the step's hypotheses).
 
     >>> import sympy as sp
-    >>> from symattn.multihead import FamilyMatrix
+    >>> from symattn.maths.multihead import FamilyMatrix
     >>> m, n, h = sp.symbols("m n h", integer=True, positive=True)
     >>> F = sp.Lambda(m, FamilyMatrix("F", m, n, n))
     >>> peel(Concat(F, h + 1)).args[1]

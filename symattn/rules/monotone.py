@@ -17,7 +17,7 @@ reaches the rule in the kernel's canonical form, so the binder is opened with th
 (:func:`~symattn.kernel.terms.open_binder`), never by name: the nested proof's start must be the
 summand at some symbol ``x`` up to alpha-equivalence. ``x`` must be fresh -- free nowhere else in
 the step or in a hypothesis -- and carry no assumption the range does not give (a proof about a
-positive ``x`` says nothing about ``k = 0``); an :class:`~symattn.statement.IndexRange` places it in
+positive ``x`` says nothing about ``k = 0``); an :class:`~symattn.language.statement.IndexRange` places it in
 ``a..b`` for the nested proof, and the kernel's schema ``sum_termwise`` turns the summand bound into
 the bound of the sums (range not reversed; strict only for a nonempty range).
 
@@ -25,7 +25,7 @@ Strict steps need a strict nested chain and a strictly monotone ``F`` (a derivat
 *strict* sign), and, for sums, a nonempty range.
 
 >>> import sympy as sp
->>> from symattn.derivation import Derivation
+>>> from symattn.language.derivation import Derivation
 >>> from symattn.rules import ProofContext, check_step
 >>> s, c = sp.Symbol("s", real=True), sp.Symbol("c", positive=True)
 >>> inner = Derivation(sp.tanh(s)).lt(sp.S.One, "tanh_bound")
@@ -44,8 +44,8 @@ from symattn.kernel.axioms import axiom
 from symattn.kernel.terms import KernelError, alpha_equal, free_symbols, is_bound_variable, open_binder
 from symattn.kernel.thm import accept, by_zero, trans
 from symattn.kernel.verdict import Level
+from symattn.language.statement import IndexRange
 from symattn.rules import RuleError, check_step, failed, proved, rule
-from symattn.statement import IndexRange
 
 __all__ = []
 
@@ -57,7 +57,7 @@ def _show(x) -> str:
 
 def _nested(d, start, ctx, extra=()):
     """The kernel's theorem of the nested chain ``start REL end`` (each step's theorem, chained)."""
-    from symattn.derivation import Derivation
+    from symattn.language.derivation import Derivation
 
     if not isinstance(d, Derivation):
         raise RuleError(f"proof must be a Derivation, got {type(d).__name__}")
@@ -109,7 +109,7 @@ def _summand_index(at, proof, lhs, rhs, ctx):
     be generic: free nowhere else in the step or its hypotheses (then a proof about ``f(x)`` for
     ``x`` in ``lo..hi`` is a proof for every ``k``), and its own assumptions must hold on the whole
     range (a proof about a positive ``x`` says nothing about ``k = 0``)."""
-    from symattn.derivation import Derivation
+    from symattn.language.derivation import Derivation
 
     if not isinstance(proof, Derivation):
         raise RuleError(f"proof must be a Derivation, got {type(proof).__name__}")
@@ -170,7 +170,7 @@ def check_monotone_step(lhs, rhs, relation, ctx, at=None, proof=None):
         raise RuleError("monotone_step needs at=<the subexpression A> and proof=<a Derivation from A>")
     if not (isinstance(lhs, sp.Basic) and lhs.has(at)):
         return failed(f"{_show(at)} does not occur in the left side")
-    from symattn.derivation import Derivation
+    from symattn.language.derivation import Derivation
 
     if any(is_bound_variable(v) for v in free_symbols(at)):
         raise RuleError(f"{_show(at)} lies under a binder of the left side (its bound variable occurs in it): "

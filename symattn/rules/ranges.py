@@ -5,8 +5,8 @@ Reasoning from index ranges: masks, absolute values, Kronecker deltas and floors
 
 Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b`` -- when the range is known not to be
 reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus
-sign); an :class:`~symattn.statement.IndexRange` hypothesis places a free index the same way, and an
-:class:`~symattn.statement.Assumption` whose
+sign); an :class:`~symattn.language.statement.IndexRange` hypothesis places a free index the same way, and an
+:class:`~symattn.language.statement.Assumption` whose
 condition is ``x <= y`` (or ``x >= y``) with one side a symbol bounds that symbol. From these,
 :func:`range_sign` decides the sign of an expression that is *linear* in the ranged indices:
 for each index (innermost first) whose coefficient has a known sign, the expression is smallest

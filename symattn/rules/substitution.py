@@ -19,9 +19,9 @@ import sympy as sp
 from symattn.kernel.hypotheses import rewrite_with
 from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.thm import by_zero, refl, sym, trans
+from symattn.language.statement import Equation
 from symattn.rules import RuleError, failed, proved, rule
 from symattn.rules.algebra import equal
-from symattn.statement import Equation
 
 __all__ = ["rewrite"]
 

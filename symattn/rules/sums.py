@@ -3,7 +3,7 @@
 
 Index ranges matter. ``kronecker_delta_contraction`` uses
 ``sum_{k=lo}^{hi} f(k) delta_{jk} = f(j)`` only when the theorem's hypotheses place ``j`` in
-``lo..hi`` (an :class:`~symattn.statement.IndexRange`); outside the range the sum is 0, so
+``lo..hi`` (an :class:`~symattn.language.statement.IndexRange`); outside the range the sum is 0, so
 contracting there would be wrong, and the rule says so. ``sum_split`` checks that the split
 point lies in the range and that the two pieces meet without gap or overlap.
 """

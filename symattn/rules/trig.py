@@ -11,9 +11,9 @@ r"""Trigonometric and block-diagonal rules: ``trig_identity`` and ``block_diagon
 
 ``block_diagonal_product``
     Cuts expressions built from operators that are block diagonal on coordinate pairs
-    (:class:`~symattn.rope.Rope`, :class:`~symattn.rope.PairBlockDiagonal`, identities, their
+    (:class:`~symattn.maths.rope.Rope`, :class:`~symattn.maths.rope.PairBlockDiagonal`, identities, their
     transposes, products, sums, scalar multiples, and conjugation ``Pi D Pi^T`` by
-    :class:`~symattn.rope.PairPermutation`) into their ``2 x 2`` blocks, for a *symbolic*
+    :class:`~symattn.maths.rope.PairPermutation`) into their ``2 x 2`` blocks, for a *symbolic*
     number of blocks ``B`` (dimension ``d = 2B``). It justifies
 
     * ``<A u, C v> = sum_{m=0}^{B-1} <A_m u_(m), C_m v_(m)>`` (and ``u^T M v`` likewise):

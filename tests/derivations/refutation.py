@@ -6,7 +6,7 @@ counterexample to the builder's statement only, so the kernel reports it in the 
 ("the builder's statement fails at ...") and leaves the verdict ``undecided`` -- never ``proved``.
 """
 
-from symattn.verdict import Level, Verdict
+from symattn.engine.verdict import Level, Verdict
 
 
 def builder_fails(outcome) -> bool:

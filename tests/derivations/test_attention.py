@@ -5,13 +5,13 @@ import dataclasses
 import sympy as sp
 
 import derivations.attention as attn
-from symattn.checker import Checker
-from symattn.derivation import Derivation
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Theorem, load_all
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.softmax import Softmax
 from symattn.rules.inequalities import MaxOver
-from symattn.softmax import Softmax
-from symattn.statement import Statement
-from symattn.theorem import Theorem, load_all
-from symattn.verdict import Verdict
 from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()

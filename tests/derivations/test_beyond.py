@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.statement import Statement
-from symattn.theorem import load_all
-from symattn.verdict import Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import load_all
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
 
 REGISTRY = load_all()
 BEYOND = [t for t in REGISTRY if t.topic == "beyond"]
@@ -192,7 +192,7 @@ def test_kv_cache_bytes_rejects_bad_sizes_naming_the_argument(kwargs, message):
 
 
 def test_score_pairs_matches_counted_masks_for_every_small_size():
-    from symattn.masks import score_pairs
+    from symattn.maths.masks import score_pairs
 
     for n in range(1, 10):
         i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
@@ -210,7 +210,7 @@ def test_layer_costs_with_a_causal_mask_counts_only_the_kept_pairs():
 
 
 def test_correlated_vectors_moments_agree_with_monte_carlo():
-    from symattn.moments import E, Var, correlated_vectors, dot
+    from symattn.maths.moments import E, Var, correlated_vectors, dot
 
     s, r = sp.Rational(3, 2), sp.Rational(-2, 5)
     q, k = correlated_vectors("q", "k", 5, variance=s**2, covariance=r * s**2, gaussian=True)
@@ -226,7 +226,7 @@ def test_correlated_vectors_moments_agree_with_monte_carlo():
 
 
 def test_correlated_vectors_rejects_impossible_covariances():
-    from symattn.moments import correlated_vectors
+    from symattn.maths.moments import correlated_vectors
 
     with pytest.raises(ValueError, match="Cauchy-Schwarz"):
         correlated_vectors("q", "k", 3, variance=1, covariance=-2)
@@ -235,7 +235,7 @@ def test_correlated_vectors_rejects_impossible_covariances():
 
 
 def test_flash_hbm_accesses_equals_the_exact_formula_when_blocks_divide():
-    from symattn.flash_io import flash_hbm_accesses
+    from symattn.maths.flash_io import flash_hbm_accesses
 
     for n, d, sram in ((64, 4, 64), (96, 2, 48), (256, 8, 1024)):
         got = flash_hbm_accesses(n, d, sram)

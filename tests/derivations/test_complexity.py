@@ -4,8 +4,12 @@ import pytest
 import sympy as sp
 
 from derivations import complexity as cx
-from symattn.checker import Checker
-from symattn.complexity import (
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.complexity import (
     AttentionValuesMACs,
     LayerMACs,
     LogitsMACs,
@@ -14,10 +18,6 @@ from symattn.complexity import (
     OutputProjectionMACs,
     QKVProjectionMACs,
 )
-from symattn.derivation import Derivation
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem
-from symattn.verdict import Verdict
 from tests.derivations.refutation import refuted
 
 n, d, h, r = cx.n, cx.d, cx.h, cx.r

@@ -7,9 +7,12 @@ import sympy as sp
 
 from derivations.equivariance import positional_counterexample
 from numeric.reference import attention
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.permutation import (
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.permutation import (
     Attention,
     Permutation,
     PermutationMatrix,
@@ -17,11 +20,8 @@ from symattn.permutation import (
     attention_explicit,
     permutation_matrix,
 )
+from symattn.maths.softmax import Softmax
 from symattn.rules.matrices import entry
-from symattn.softmax import Softmax
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem
-from symattn.verdict import Level, Verdict
 from tests.derivations.refutation import counterexample_text, refuted
 
 n, d = sp.symbols("n d", integer=True, positive=True)

@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker
-from symattn.statement import Statement
-from symattn.theorem import load_all
-from symattn.verdict import Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import load_all
+from symattn.engine.verdict import Verdict
+from symattn.language.statement import Statement
 
 REGISTRY = load_all()
 

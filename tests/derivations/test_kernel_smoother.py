@@ -7,11 +7,11 @@ import pytest
 import sympy as sp
 
 import derivations.kernel_smoother as ks
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem, load_all
-from symattn.verdict import Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem, load_all
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
 from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()

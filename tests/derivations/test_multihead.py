@@ -7,12 +7,12 @@ import sympy as sp
 
 from derivations import multihead as mh
 from numeric.reference import mha_sum_of_heads, multi_head_attention
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.multihead import FamilyMatrix, MatSum, NumEntries, Rank, head_blocks, row_blocks
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.multihead import FamilyMatrix, MatSum, NumEntries, Rank, head_blocks, row_blocks
 from tests.derivations.refutation import refuted
 
 d, h, m = mh.d, mh.h, mh.m

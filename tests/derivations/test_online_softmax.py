@@ -8,11 +8,11 @@ import pytest
 import sympy as sp
 
 import derivations.online_softmax as online
-from symattn.checker import Checker
-from symattn.online_softmax import SoftmaxState, state
-from symattn.statement import Statement
-from symattn.theorem import Instances, load_all
-from symattn.verdict import Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, load_all
+from symattn.engine.verdict import Verdict
+from symattn.language.statement import Statement
+from symattn.maths.online_softmax import SoftmaxState, state
 from tests.derivations.refutation import refuted
 
 REGISTRY = load_all()

@@ -4,12 +4,12 @@ variants (orientation, PE(0), dependence on p) are not proved."""
 import sympy as sp
 
 import derivations.positional as P
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.rope import Inner, PairOf, Rotation, SinusoidalEncoding, rotation, sinusoidal_vector
-from symattn.statement import Statement
-from symattn.theorem import Instances, NumericResult, Theorem
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, NumericResult, Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.rope import Inner, PairOf, Rotation, SinusoidalEncoding, rotation, sinusoidal_vector
 from tests.derivations.refutation import refuted
 
 

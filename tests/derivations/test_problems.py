@@ -1,4 +1,4 @@
-"""derivations.problems and symattn.problems: every problem is registered, sourced and solved."""
+"""derivations.problems and symattn.products.problems: every problem is registered, sourced and solved."""
 
 import dataclasses
 
@@ -6,12 +6,19 @@ import pytest
 import sympy as sp
 
 from derivations import problems as pr
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.problems import PROBLEM_KINDS, Problem, all_problems, get_problem, missing_theorems, register_problem
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem, load_all
-from symattn.verdict import Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem, load_all
+from symattn.engine.verdict import Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.products.problems import (
+    PROBLEM_KINDS,
+    Problem,
+    all_problems,
+    get_problem,
+    missing_theorems,
+    register_problem,
+)
 from tests.derivations.refutation import builder_fails, refuted
 
 SEED000 = "000_ccf06b253f58a07c.txt"

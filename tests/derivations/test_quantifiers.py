@@ -25,9 +25,9 @@ import re
 import pytest
 import sympy as sp
 
-from symattn.report.content import parse_text
-from symattn.statement import Equation
-from symattn.theorem import load_all
+from symattn.engine.theorem import load_all
+from symattn.language.statement import Equation
+from symattn.products.report.content import parse_text
 
 REGISTRY = load_all()
 THEOREMS = list(REGISTRY)

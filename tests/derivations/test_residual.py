@@ -5,11 +5,11 @@ import pytest
 import sympy as sp
 
 import derivations.residual as res
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem, registry
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem, registry
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
 
 X, F, p, q, r, t = res.X, res.F, res.p, res.q, res.r, res.t
 KD = sp.KroneckerDelta

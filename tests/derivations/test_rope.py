@@ -4,13 +4,13 @@ statements or broken proofs do not reach ``proved``."""
 import sympy as sp
 
 import derivations.rope as R
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.rope import Bilinear, Inner, PairOf, PairPermutation, Rope, rope_matrix
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.rope import Bilinear, Inner, PairOf, PairPermutation, Rope, rope_matrix
 from symattn.rules.algebra import equal
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem
-from symattn.verdict import Level, Verdict
 from tests.derivations.refutation import builder_fails, refuted
 
 

@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 
 import derivations.scaling as sc
-from symattn.checker import Checker
-from symattn.moments import Var, dot, iid_vector
-from symattn.statement import Statement
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.statement import Statement
+from symattn.maths.moments import Var, dot, iid_vector
 from tests.derivations.refutation import builder_fails, refuted
 
 IDS = [

@@ -7,12 +7,12 @@ import pytest
 import sympy as sp
 
 import derivations.softmax as sm
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.softmax import Softmax
-from symattn.statement import Statement
-from symattn.theorem import Instances, Theorem, registry
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem, registry
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
+from symattn.maths.softmax import Softmax
 from tests.derivations.refutation import refuted
 
 KD = sp.KroneckerDelta
@@ -171,7 +171,7 @@ def test_trace_bound_with_a_dropped_factor_two_is_not_proved(checker):
         )
 
     def numeric(seed):
-        from symattn.theorem import NumericResult
+        from symattn.engine.theorem import NumericResult
 
         p = np.array([0.6, 0.4])
         gap = (1 - p @ p) - (1 - p.max())

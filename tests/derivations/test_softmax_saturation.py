@@ -9,11 +9,11 @@ import pytest
 import sympy as sp
 
 import derivations.softmax as sm
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.statement import Statement
-from symattn.theorem import Theorem, registry
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Theorem, registry
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Statement
 from tests.derivations.refutation import refuted
 
 a, m, n = sm.a, sm.m, sm.n

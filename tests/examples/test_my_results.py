@@ -54,7 +54,7 @@ def test_report_writes_html_latex_and_pdf_titled_by_the_module_docstring(tmp_pat
 
 
 def test_pytest_in_the_example_collects_its_theorems_from_its_configuration():
-    r = run("-m", "pytest", "-p", "symattn.pytest_plugin", "-p", "no:cacheprovider", "-v", cwd=EXAMPLE)
+    r = run("-m", "pytest", "-p", "symattn.products.pytest_plugin", "-p", "no:cacheprovider", "-v", cwd=EXAMPLE)
     assert r.returncode == 0, r.stdout + r.stderr
     for line in ("my_results.py::query_norm_sq_mean PASSED", "my_results.py::scaled_logit_variance PASSED",
                  "my_results.py::logit_over_d_k_variance XFAIL"):
@@ -70,7 +70,7 @@ def test_the_readme_documents_the_commands_that_are_tested():
 
 
 def test_the_documented_fix_proves_the_corrected_claim(tmp_path):
-    from symattn import sources
+    from symattn.products import sources
 
     text = SOURCE.read_text()
     fixed = (text.replace("statement=Statement(Variance(logit / d_k), sigma**4),",

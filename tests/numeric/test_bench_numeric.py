@@ -62,7 +62,7 @@ def test_flop_and_memory_models():
 
 
 def test_cli_plugin_interface_and_json_output(capsys):
-    from symattn.commands import bench
+    from symattn.products.commands import bench
 
     assert isinstance(bench.HELP, str) and "\n" not in bench.HELP
     parser = argparse.ArgumentParser()
@@ -91,7 +91,7 @@ def test_cli_plugin_interface_and_json_output(capsys):
     ],
 )
 def test_cli_rejects_bad_arguments_with_exit_status_2(argv, message, capsys):
-    from symattn.commands import bench
+    from symattn.products.commands import bench
 
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

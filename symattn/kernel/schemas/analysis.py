@@ -43,7 +43,7 @@ def _thm(t: Any, what: str, discharged: Any = None):
 
 def _same_range(h: Any, want: Any) -> bool:
     """Whether ``h`` is the IndexRange ``want = (var, lo, hi)`` (names aside)."""
-    from symattn.statement import IndexRange
+    from symattn.language.statement import IndexRange
 
     if want is None or not isinstance(h, IndexRange):
         return False

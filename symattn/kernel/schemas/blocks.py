@@ -1,9 +1,9 @@
-r"""Axiom schemas of operators block diagonal on coordinate pairs (RoPE, :mod:`symattn.rope`).
+r"""Axiom schemas of operators block diagonal on coordinate pairs (RoPE, :mod:`symattn.maths.rope`).
 
 The kernel reads the block structure of a ``2B x 2B`` expression built from symattn's pair-block
-operators (:class:`~symattn.rope.Rope`, :class:`~symattn.rope.PairBlockDiagonal`, identities, zero
+operators (:class:`~symattn.maths.rope.Rope`, :class:`~symattn.maths.rope.PairBlockDiagonal`, identities, zero
 matrices, their transposes, products, sums, scalar multiples free of the block index, and conjugation
-``Pi D Pi^T`` by :class:`~symattn.rope.PairPermutation`, each row ``t_j(m)`` of ``Pi`` shown to have its 1
+``Pi D Pi^T`` by :class:`~symattn.maths.rope.PairPermutation`, each row ``t_j(m)`` of ``Pi`` shown to have its 1
 in column ``s_j(m)`` for every ``m`` in ``0..B-1``): :func:`block_form` gives ``B``, the pair layout and the
 ``2 x 2`` block at a block index ``m`` the kernel makes fresh. Numbers of blocks are compared by the zero
 test, even dimensions by the declared assumptions; operators of different layouts are refused.
@@ -42,14 +42,14 @@ def block_index() -> sp.Dummy:
 
 
 def _rope():
-    import symattn.rope as rope
+    import symattn.kernel.objects.rotations as rope
 
     return rope
 
 
 def _own(x: Any, cls) -> bool:
     """``x`` is an instance of symattn's own ``cls`` (a subclass defined elsewhere is not trusted)."""
-    return isinstance(x, cls) and type(x).__module__ == "symattn.rope"
+    return isinstance(x, cls) and type(x).__module__ == "symattn.kernel.objects.rotations"
 
 
 class _Blocks:

@@ -298,7 +298,7 @@ def _matrix_normal_form(expr: Any, transposes: bool = False, expand: bool = Fals
 def _permutation(name: str, n: Any):
     """The step's hypothesis that ``name`` is a permutation of ``1..n`` (the kernel reads the hypotheses
     itself), or a KernelError."""
-    from symattn.permutation import Permutation
+    from symattn.kernel.objects.permutations import Permutation
 
     for h in _hyps():
         if isinstance(h, Permutation) and h.sigma == name and _same_dim(h.n, n):
@@ -309,7 +309,7 @@ def _permutation(name: str, n: Any):
 @schema("permutation_orthogonal", "in a product ... P^T P ... (or ... P P^T ...) of the matrix P of a permutation "
                                   "sigma of 1..n (a hypothesis of the step), the pair is the identity I_n")
 def _permutation_orthogonal(expr: Any, at: int):
-    from symattn.permutation import PermutationMatrix
+    from symattn.kernel.objects.permutations import PermutationMatrix
 
     e = canonical(expr)
     if not isinstance(e, sp.MatMul):
@@ -357,7 +357,7 @@ def _sum_reindex(s: Any, sigma: str):
                               "of A_1 ... A_p, or the rank of A_{p+1} ... A_k (or the minimum of several of these); "
                               "consecutive shapes checked")
 def _rank_product_bound(M: Any, bounds: tuple):
-    from symattn.multihead import Rank
+    from symattn.kernel.objects.block_matrices import Rank
 
     e = canonical(M)
     if not isinstance(e, sp.MatMul):
@@ -387,7 +387,7 @@ def _rank_product_bound(M: Any, bounds: tuple):
 
 # ============================================================================= blocks
 def _row_of_blocks(M) -> list | None:
-    from symattn.multihead import HConcat
+    from symattn.kernel.objects.block_matrices import HConcat
 
     if isinstance(M, HConcat):
         return list(M.blocks)
@@ -397,7 +397,7 @@ def _row_of_blocks(M) -> list | None:
 
 
 def _column_of_blocks(M) -> list | None:
-    from symattn.multihead import VStack
+    from symattn.kernel.objects.block_matrices import VStack
 
     if isinstance(M, VStack):
         return list(M.blocks)
@@ -431,7 +431,7 @@ def _block_product(expr: Any, at: int):
 
 
 def _rewrap(node, m, body):
-    from symattn.multihead import MatSum
+    from symattn.kernel.objects.block_matrices import MatSum
 
     if isinstance(node, MatSum):
         return MatSum(body, (m, *node.bounds))
@@ -442,8 +442,8 @@ def _rewrap(node, m, body):
                                 "[B_1; ...; B_h] M (Stack, M on the right), sum_m M B_m N = M (sum_m B_m) N (MatSum, "
                                 "either side), the factor shown free of the block index")
 def _factor_out_of_blocks(node: Any, split: int, side: str):
+    from symattn.kernel.objects.block_matrices import Concat, MatSum, Stack
     from symattn.kernel.terms import free_symbols
-    from symattn.multihead import Concat, MatSum, Stack
 
     e = canonical(node)
     if isinstance(e, (Concat, Stack)):
@@ -481,10 +481,10 @@ def _factor_out_of_blocks(node: Any, split: int, side: str):
                            "blocks followed by block c; sum_{m=a}^{b} M_m = sum_{m=a}^{b-1} M_m + M_b for an integer "
                            "b - a shown >= 1; a family of one block, or a sum with a = b, is that block")
 def _peel_last_block(node: Any):
+    from symattn.kernel.objects.block_matrices import Concat, HConcat, MatSum, Stack, VStack
     from symattn.kernel.sign import provably_le
     from symattn.kernel.sums import _is_integer
     from symattn.kernel.zero import index_ranges
-    from symattn.multihead import Concat, HConcat, MatSum, Stack, VStack
 
     e = canonical(node)
     hyps = _hyps()
@@ -584,7 +584,7 @@ def matrix_entry(expr: Any, i: Any, j: Any, depth: int = 0) -> Any:
 
 
 def _product_entry(mats: list, i, j, depth: int):
-    from symattn.permutation import PermutationMatrix
+    from symattn.kernel.objects.permutations import PermutationMatrix
 
     if len(mats) == 1:
         return matrix_entry(mats[0], i, j, depth)
@@ -642,7 +642,7 @@ def _matrix_names(expr: Any, out: dict) -> None:
 def entry_hypotheses(lhs: Any, i: Any, j: Any) -> tuple:
     """The hypotheses an entry proof for ``lhs`` is made under: the step's, and ``1 <= i <= rows``,
     ``1 <= j <= columns`` (built here, so an entry proof made under anything more is refused)."""
-    from symattn.statement import IndexRange
+    from symattn.language.statement import IndexRange
 
     if not isinstance(lhs, (MatrixExpr, sp.MatrixBase)):
         raise KernelError(f"not a matrix: {_show(lhs)}")

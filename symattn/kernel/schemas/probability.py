@@ -1,16 +1,16 @@
 r"""Axiom schemas of probability: expectation, variance, covariance, independence, declared moments.
 
 The random variables are the entries ``base[i]`` of the families a theorem declares with
-:class:`~symattn.statement.RandomFamily` hypotheses (``i`` an integer in ``1..dim``; the entries of one
+:class:`~symattn.language.statement.RandomFamily` hypotheses (``i`` an integer in ``1..dim``; the entries of one
 family mutually independent, identically distributed, with the declared mean, variance and raw
-moments). An :class:`~symattn.statement.Independent` hypothesis makes the listed families mutually
-independent; a :class:`~symattn.statement.CorrelatedPairs` hypothesis says that the pairs
+moments). An :class:`~symattn.language.statement.Independent` hypothesis makes the listed families mutually
+independent; a :class:`~symattn.language.statement.CorrelatedPairs` hypothesis says that the pairs
 ``(q_i, k_i)`` of two families are independent across ``i``, with the declared covariance and mixed
 moments. Every other term is a constant. All moments used are assumed finite.
 
-Every schema rewrites one moment object ``node`` (an :class:`~symattn.moments.Expectation`,
-:class:`~symattn.moments.Variance`, :class:`~symattn.moments.Covariance` or
-:class:`~symattn.moments.StandardDeviation`: data classes, whose methods the kernel never calls)
+Every schema rewrites one moment object ``node`` (an :class:`~symattn.kernel.objects.moments.Expectation`,
+:class:`~symattn.kernel.objects.moments.Variance`, :class:`~symattn.kernel.objects.moments.Covariance` or
+:class:`~symattn.kernel.objects.moments.StandardDeviation`: data classes, whose methods the kernel never calls)
 inside a term ``expr``: the instance is ``expr = expr[node := new]``, where the schema builds ``new``
 from ``node`` alone and replaces only the occurrences at which its side conditions hold *in their
 context*: inside ``sum_{v=lo}^{hi}`` the variable ``v`` ranges over ``lo..hi`` (only when ``lo`` is an
@@ -47,7 +47,7 @@ range test :func:`~symattn.kernel.sums.index_in_range`, the sign test, the zero 
 
 Consistency (:func:`problems`). Before any schema is instantiated, the probability hypotheses are
 checked for consistency (cached per hypothesis set), and a schema refuses to work under inconsistent
-ones; :func:`problems` is also what :class:`symattn.checker.Checker` consults before it counts a model of
+ones; :func:`problems` is also what :class:`symattn.engine.checker.Checker` consults before it counts a model of
 the hypotheses. Each inconsistency names the hypotheses:
 
 * a family declared twice; a variance not shown ``>= 0``; ``dim`` not a positive integer;
@@ -74,13 +74,13 @@ the hypotheses. Each inconsistency names the hypotheses:
 A constraint the kernel can neither show nor refute (a correlation ``rho`` with no bound on it) is a
 condition on the parameters, not a contradiction: :func:`constraints` lists them (``|Cov| <= sqrt(Var Var)``,
 Jensen for declared even moments, moment equations and assumptions read by the declared laws:
-``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), and :class:`symattn.checker.Checker` adds them to the
+``E[q_1] = 0`` with mean ``mu`` says ``mu = 0``), and :class:`symattn.engine.checker.Checker` adds them to the
 hypotheses a model of the hypotheses must satisfy point by point (so ``rho > 1`` leaves no model).
 
 Two more refusals of every schema: with no ``RandomFamily`` nothing is random, and an entry printed like
 a family's whose ``IndexedBase`` differs (other assumptions) would pass for a constant.
 
-What the schemas trust besides the kernel's tests: the moment classes of :mod:`symattn.moments` as data
+What the schemas trust besides the kernel's tests: the moment classes of :mod:`symattn.kernel.objects.moments` as data
 (``.args``; their ``doit`` does not evaluate them), and their SymPy assumption handlers: the expectation,
 variance and covariance of real arguments are real, a variance and a standard deviation of a real
 argument are nonnegative (all moments are assumed finite).
@@ -97,12 +97,12 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 
 from symattn.kernel.axioms import schema
+from symattn.kernel.objects.moments import Covariance, Expectation, StandardDeviation, Variance
 from symattn.kernel.sign import nonzero, sign_of
 from symattn.kernel.sums import _is_integer, _not_reversed, check_finite, index_in_range
 from symattn.kernel.terms import KernelError, canonical, is_matrix
 from symattn.kernel.zero import equal
-from symattn.moments import Covariance, Expectation, StandardDeviation, Variance
-from symattn.statement import (
+from symattn.language.statement import (
     Assumption,
     CorrelatedPairs,
     Equation,

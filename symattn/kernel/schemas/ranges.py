@@ -2,8 +2,8 @@
 
 Inside ``sum_{j=a}^{b}`` the index satisfies ``a <= j <= b`` when the range is known not to be
 reversed (``b >= a - 1``; SymPy's sum over a reversed range runs over ``b+1..a-1`` with a minus sign); an
-:class:`~symattn.statement.IndexRange` hypothesis places a free index the same way, and an
-:class:`~symattn.statement.Assumption` ``x <= y`` (or ``x >= y``) with one side a symbol bounds that
+:class:`~symattn.language.statement.IndexRange` hypothesis places a free index the same way, and an
+:class:`~symattn.language.statement.Assumption` ``x <= y`` (or ``x >= y``) with one side a symbol bounds that
 symbol. From these, :func:`range_sign` signs an expression that is a *polynomial of degree at most one*
 in each ranged index (checked with ``Poly``: an index inside ``floor``, ``Piecewise``, ``Abs`` or any
 other function is not linear, and is never differentiated): the expression is smallest at one end of
@@ -38,7 +38,7 @@ import sympy as sp
 from symattn.kernel.axioms import schema
 from symattn.kernel.sign import sign_of
 from symattn.kernel.terms import KernelError, canonical
-from symattn.statement import Assumption, IndexRange
+from symattn.language.statement import Assumption, IndexRange
 
 __all__ = ["provably_le", "provably_lt", "range_sign", "ranges_of"]
 
@@ -221,7 +221,7 @@ def _normal(expr, fn, ranges, rounds: int = 8):
 
 # ------------------------------------------------------------------------------------ masks
 def _band_class():
-    from symattn.masks import Band
+    from symattn.kernel.objects.bands import Band
 
     return Band
 

@@ -19,54 +19,14 @@ from typing import Any
 import sympy as sp
 
 from symattn.kernel.axioms import schema
-from symattn.kernel.sums import _is_integer, bounds_integer, check_finite, contract, evaluate, index_in_range
+from symattn.kernel.sums import _is_integer, check_finite, contract, evaluate, index_in_range, linear_normal_form
 from symattn.kernel.terms import KernelError, canonical, substitute
 
 
 def _hyps() -> tuple:
-    from symattn.kernel.zero import HYPOTHESES
+    from symattn.kernel.context import HYPOTHESES
 
     return tuple(HYPOTHESES.get() or ())
-
-
-def _map_sums(expr: Any, fn) -> Any:
-    if isinstance(expr, sp.MatrixBase):
-        return expr.applyfunc(lambda e: _map_sums(e, fn))
-    if not isinstance(expr, sp.Basic):
-        return expr
-    return expr.replace(lambda e: isinstance(e, sp.Sum), fn)
-
-
-def _distribute(body: Any, limit: tuple, hyps) -> Any:
-    (k, lo, hi) = limit
-    out = sp.S.Zero
-    # a count only over integer bounds (sum_{k=1}^{n/2} is no sum of n/2 terms; class 10); by Karr's
-    # convention it is hi - lo + 1 for reversed ranges too
-    count_ok = bounds_integer(lo, hi, hyps) and _is_integer(hi - lo, hyps, {})
-    if count_ok and canonical(hi - lo + 1) == 0:
-        return sp.S.Zero  # an empty range
-
-    for term in sp.Add.make_args(sp.expand(body)):
-        const, dep = term.as_independent(k, as_Add=False)
-        if dep != 1:
-            out += const * sp.Sum(dep, limit)
-        elif count_ok:
-            out += const * (hi - lo + 1)
-        else:
-            out += sp.Sum(const, limit)
-    return out
-
-
-def linear_normal_form(expr: Any, hyps=()) -> Any:
-    """Every finite sum of ``expr`` distributed over its terms, constants pulled out."""
-
-    def one(s: sp.Sum):
-        out = s.function
-        for limit in s.limits:  # innermost first, as SymPy nests the limits
-            out = _distribute(out, limit, hyps)
-        return out
-
-    return _map_sums(expr, one)
 
 
 @schema("sum_linearity", "sum_k (a f(k) + g(k)) = a sum_k f(k) + sum_k g(k) for a free of k; "

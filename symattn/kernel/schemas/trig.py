@@ -4,7 +4,7 @@
 (arguments distributed, then ``sin(a +- b)``, ``cos(a +- b)`` and integer multiples by ``expand_trig``),
 every ``cos^k x`` with ``k >= 2`` is rewritten as ``cos^{k-2} x (1 - sin^2 x)``, and the result must be
 the polynomial 0 (over a denominator that is not itself 0). Each rewrite is an identity. The
-2-dimensional objects of :mod:`symattn.rope` (pairs, rotations, inner products, bilinear forms of
+2-dimensional objects of :mod:`symattn.maths.rope` (pairs, rotations, inner products, bilinear forms of
 concrete shape) are first written out by their definitions; matrices are compared entrywise; two sums
 with the same limits through their bodies. No numerics, no ``simplify``.
 """
@@ -79,7 +79,7 @@ def _entries(x: Any) -> list:
 
 # ============================================================================= 2-dimensional objects
 def _small() -> tuple:
-    from symattn.rope import Bilinear, Inner, PairOf, Rotation
+    from symattn.kernel.objects.rotations import Bilinear, Inner, PairOf, Rotation
 
     return (PairOf, Rotation, Inner, Bilinear)
 

@@ -33,7 +33,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from symattn.timelimit import environment_value
+from symattn.kernel.environment import environment_value
 
 __all__ = ["AGREE", "Check", "DISAGREE", "INEXPRESSIBLE", "collecting", "disabled", "enabled", "record",
            "step_rechecked", "theorem_rechecked"]

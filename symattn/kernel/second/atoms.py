@@ -387,14 +387,14 @@ class RationalForm:
         return table[name]()
 
     def _function(self, e: Any) -> tuple:
-        from symattn.kernel import zero
+        from symattn.kernel import context
 
-        if zero.UNFOLDINGS and isinstance(e, tuple(zero.UNFOLDINGS)):
+        if context.UNFOLDINGS and isinstance(e, tuple(context.UNFOLDINGS)):
             # a head the kernel defines is its unfolding (the definitions are the kernel's axioms)
-            from symattn.kernel.index_bounds import unchecked
+            from symattn.kernel.context import unchecked
 
             with unchecked():  # a re-check of a fact the kernel accepted: it can only refuse it
-                body = zero._unfold_one(e)
+                body = context._unfold_one(e)
             if body is not e and isinstance(body, sp.Expr) and not body.has(type(e)):
                 return self.of(body)
         if type(e).__name__ in self._TRIG + self._HYP and type(e).__module__.startswith("sympy.") and len(e.args) == 1:

@@ -75,7 +75,7 @@ class _Reading:
         as Z3 shows it."""
         if _depends(x, self.v) or not isinstance(x, sp.Expr):
             return False
-        from symattn.kernel.second.z3_sign import recheck_integer
+        from symattn.kernel.second.integers import recheck_integer
 
         integers = tuple(r[0] for r in ranges)
         return recheck_integer(x, integers=integers, ranges=ranges).verdict == AGREE

@@ -56,12 +56,12 @@ def permutations_of(hypotheses) -> tuple:
 
 def recheck_zero(expr: Any, *, hypotheses=None, kernel: str = _KERNEL, permutations: tuple | None = None) -> Check:
     """Re-check the kernel's claim ``expr == 0``. Of the hypotheses (``hypotheses``, else the step's,
-    :data:`symattn.kernel.zero.HYPOTHESES`) only the permutations are read (a sum over ``1..n`` of
+    :data:`symattn.kernel.context.HYPOTHESES`) only the permutations are read (a sum over ``1..n`` of
     ``f(sigma(k))`` is the sum of ``f(k)``): the zero test is an identity of rational functions; the
     definedness conditions go to the sign test."""
     if permutations is None:
         if hypotheses is None:
-            from symattn.kernel.zero import HYPOTHESES
+            from symattn.kernel.context import HYPOTHESES
 
             hypotheses = HYPOTHESES.get()
         permutations = permutations_of(hypotheses)

@@ -153,8 +153,9 @@ class NCForm:
     def _fitting_blocks(self, a: Any, b: Any) -> bool:
         """Whether ``a`` is symattn's ``HConcat`` and ``b`` its ``VStack`` of as many blocks, each
         block of ``a`` as wide as the matching block of ``b`` is tall (sizes equal as rational forms)."""
+        blocks = "symattn.kernel.objects.block_matrices"
         if type(a).__name__ != "HConcat" or type(b).__name__ != "VStack" or \
-                type(a).__module__ != "symattn.multihead" or type(b).__module__ != "symattn.multihead":
+                type(a).__module__ != blocks or type(b).__module__ != blocks:
             return False
         if len(a.args) != len(b.args) or not a.args:
             return False
@@ -186,7 +187,7 @@ class NCForm:
         from symattn.kernel.terms import free_symbols
 
         name = type(e).__name__
-        if name not in ("Concat", "Stack", "MatSum") or type(e).__module__ != "symattn.multihead":
+        if name not in ("Concat", "Stack", "MatSum") or type(e).__module__ != "symattn.kernel.objects.block_matrices":
             return None
         if name == "MatSum":
             body, (m, lo, hi) = e.args[0], tuple(e.args[1])

@@ -32,7 +32,8 @@ _ENGINE = "flint"
 
 def is_rank(e: Any) -> bool:
     """Whether ``e`` is the rank of a matrix (symattn's ``Rank`` head, read by name and module)."""
-    return (isinstance(e, sp.Function) and type(e).__name__ == "Rank" and type(e).__module__ == "symattn.multihead"
+    return (isinstance(e, sp.Function) and type(e).__name__ == "Rank"
+            and type(e).__module__ == "symattn.kernel.objects.block_matrices"
             and len(e.args) == 1)
 
 

@@ -38,7 +38,7 @@ def _as_step(check: Check, fact: str) -> Check:
 
 
 def _equations(hypotheses, args: dict | None) -> dict:
-    from symattn.statement import Equation
+    from symattn.language.statement import Equation
 
     using = (args or {}).get("using")
     names = [using] if isinstance(using, str) else list(using or ())
@@ -110,7 +110,7 @@ def recheck_step(lhs: Any, rhs: Any, relation: str, hypotheses=(), rule: str = "
 
 
 def _hypotheses_for_z3(hypotheses) -> tuple:
-    from symattn.statement import Assumption, IndexRange
+    from symattn.language.statement import Assumption, IndexRange
 
     ranges, conditions, integers = [], [], []
     for h in hypotheses or ():

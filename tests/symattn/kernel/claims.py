@@ -13,14 +13,14 @@ from typing import Any
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem
-from symattn.checker import Checker
-from symattn.verdict import Level, Verdict
+from symattn.engine.checker import Checker
+from symattn.engine.verdict import Level, Verdict
 
 
 def check_chain(lhs, rhs, steps, hyps=(), dims=(), tid="claim"):
     """Check the theorem ``lhs = rhs`` (under ``hyps``, with dimensions ``dims``) whose derivation is the
     chain of ``(expr, rule)`` steps, numeric level off."""
-    from symattn.checker import check_theorem
+    from symattn.engine.checker import check_theorem
 
     def derivation():
         d = Derivation(lhs)

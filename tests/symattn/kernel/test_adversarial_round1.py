@@ -17,9 +17,9 @@ import pytest
 import sympy as sp
 
 import symattn.kernel.thm as kthm
+from symattn.engine.verdict import Level
 from symattn.kernel.definitions import DEFINITIONS, define
 from symattn.rules import RULES, ProofContext, check_step, proved, rule
-from symattn.verdict import Level
 
 x = sp.Symbol("x", real=True)
 

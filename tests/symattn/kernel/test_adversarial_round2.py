@@ -13,11 +13,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level
 from symattn.kernel.definitions import DEFINITIONS, define
 from symattn.kernel.zero import UNFOLDINGS
+from symattn.language.statement import Equation
 from symattn.rules import ProofContext, check_step
-from symattn.statement import Equation
-from symattn.verdict import Level
 
 x, z = sp.symbols("x z", real=True)
 k = sp.Symbol("k", integer=True)

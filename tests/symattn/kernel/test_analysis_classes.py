@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symattn.derivation import Derivation
-from symattn.extrema import MaxOver, MinOver
-from symattn.statement import Assumption, IndexRange
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Assumption, IndexRange
+from symattn.maths.extrema import MaxOver, MinOver
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, step
 
 x, y, s = sp.symbols("x y s", real=True)

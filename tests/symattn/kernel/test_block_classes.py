@@ -10,7 +10,7 @@ import sympy as sp
 
 from symattn.kernel.axioms import axiom
 from symattn.kernel.terms import KernelError
-from symattn.rope import Bilinear, Inner, PairBlockDiagonal, PairOf, PairPermutation, Rope, Rotation
+from symattn.maths.rope import Bilinear, Inner, PairBlockDiagonal, PairOf, PairPermutation, Rope, Rotation
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, step
 
 B, C = sp.symbols("B C", integer=True, positive=True)

@@ -8,13 +8,11 @@ import sys
 import pytest
 import sympy as sp
 
-import symattn.timelimit
 from symattn import Derivation, NumericResult, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
-from symattn.kernel import timelimit
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level, LevelResult
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.search import expand_finite, substitute_free
-from symattn.verdict import Level, LevelResult
 
 x = sp.Symbol("x", real=True)
 k, j = sp.symbols("k j", integer=True)
@@ -22,16 +20,12 @@ n = sp.Symbol("n", integer=True, positive=True)
 s = sp.IndexedBase("s")
 
 
-def test_the_time_limit_is_one_object_under_two_names():
-    assert symattn.timelimit.time_limit is timelimit.time_limit
-    assert symattn.timelimit.TimeLimitExceeded is timelimit.TimeLimitExceeded
-
-
 def test_importing_the_core_does_not_import_the_report():
     code = (
         "import sys; import symattn.kernel.timelimit, symattn.kernel.grading, symattn.kernel.search, "
-        "symattn.checker, symattn.theorem, symattn.derivation, symattn.statement, symattn.verdict; "
-        "bad = [m for m in sys.modules if m.startswith('symattn.report')]; print(bad); sys.exit(1 if bad else 0)"
+        "symattn.engine.checker, symattn.engine.theorem, symattn.language.derivation, symattn.language.statement, "
+        "symattn.engine.verdict; bad = [m for m in sys.modules if m.startswith('symattn.products.report')]; "
+        "print(bad); sys.exit(1 if bad else 0)"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=".")
     assert r.returncode == 0, r.stdout + r.stderr

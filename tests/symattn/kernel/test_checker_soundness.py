@@ -22,9 +22,9 @@ from symattn import (
     Theorem,
     Verdict,
 )
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.search import find_counterexample
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 m = sp.Symbol("m", integer=True, nonnegative=True)

@@ -8,11 +8,11 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Equation, Independent, IndexRange, Instances, RandomFamily, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.search import find_model
 from symattn.rules.correlation import CorrelatedPairs
 from symattn.rules.expectation import Expectation, Variance
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 d, h = sp.symbols("d h", integer=True, positive=True)
@@ -128,7 +128,7 @@ def test_a_builder_that_pins_a_free_variable_is_not_counted():
 
 
 def test_json_says_not_counted_and_why():
-    from symattn.checker import outcome_to_json
+    from symattn.engine.checker import outcome_to_json
 
     st = Statement(x * (x - 1) * (x - 2), x**3 - 3 * x**2 + 2 * x)
     thm = theorem(st, instances=Instances(lambda s: st.subs({x: s}), (0, 1, 2), at=x))

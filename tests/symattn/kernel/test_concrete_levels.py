@@ -18,11 +18,11 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Equation, IndexRange, Probabilistic, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel import exact
 from symattn.kernel.search import expand_finite, find_counterexample
 from symattn.kernel.zippel import NotRational, Refused, degree_bound, schwartz_zippel
-from symattn.verdict import Level
 
 x, y, z = sp.symbols("x y z", real=True)
 X = sp.Symbol("X", real=True)

@@ -8,8 +8,8 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
-from symattn.verdict import Level
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 
 x, y, z = sp.symbols("x y z", real=True)
 

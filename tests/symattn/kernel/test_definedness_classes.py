@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level
+from symattn.language.statement import Assumption
 from symattn.rules import ProofContext, check_step
-from symattn.statement import Assumption
-from symattn.verdict import Level
 
 x = sp.Symbol("x", real=True)
 p = sp.Symbol("p", positive=True)

@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 from symattn.kernel.zero import zero_test
 
 x, y = sp.symbols("x y", real=True)

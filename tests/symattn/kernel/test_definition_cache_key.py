@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem
-from symattn.cache import quick_key, theorem_key
+from symattn.engine.cache import quick_key, theorem_key
 from symattn.kernel import definitions as defs
 
 x = sp.Symbol("x", real=True)

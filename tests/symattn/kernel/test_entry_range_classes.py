@@ -11,9 +11,9 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
-from symattn.permutation import Entry
-from symattn.softmax import Softmax
+from symattn.engine.checker import check_theorem
+from symattn.maths.permutation import Entry
+from symattn.maths.softmax import Softmax
 
 n, d = sp.symbols("n d", integer=True, positive=True)
 i, j, k = sp.symbols("i j k", integer=True, positive=True)

@@ -8,15 +8,15 @@ more hypotheses, a name standing for two matrices: each fails, at the kernel, fo
 import pytest
 import sympy as sp
 
-from symattn.derivation import Derivation
 from symattn.kernel.axioms import axiom
 from symattn.kernel.schemas.matrices import entry_hypotheses, matrix_entry
 from symattn.kernel.terms import KernelError
 from symattn.kernel.thm import by_zero, refl
 from symattn.kernel.zero import HYPOTHESES
-from symattn.permutation import Permutation, PermutationMatrix, SoftmaxRows
-from symattn.softmax import Softmax
-from symattn.statement import Equation, IndexRange
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Equation, IndexRange
+from symattn.maths.permutation import Permutation, PermutationMatrix, SoftmaxRows
+from symattn.maths.softmax import Softmax
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, step
 
 n, d = sp.symbols("n d", integer=True, positive=True)

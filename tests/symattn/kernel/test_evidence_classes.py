@@ -20,10 +20,10 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, IndexRange, NumericResult, Probabilistic, RandomFamily, Statement, Theorem
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level, Verdict
 from symattn.kernel.instances import domain_values, undefined_side
-from symattn.moments import Cov, Covariance, Var, Variance, iid_vector
-from symattn.verdict import Level, Verdict
+from symattn.maths.moments import Cov, Covariance, Var, Variance, iid_vector
 
 n = sp.Symbol("n", integer=True, positive=True)
 k0 = sp.Symbol("k0", integer=True, nonnegative=True)
@@ -286,7 +286,7 @@ def test_schwartz_zippel_does_not_count_on_non_commutative_symbols():
 
 def test_apply_theorem_with_an_ill_formed_hypothesis_image_is_a_clear_failure(monkeypatch):
     from symattn import Derivation
-    from symattn.theorem import registry
+    from symattn.engine.theorem import registry
 
     s = sp.IndexedBase("s", real=True)
     lemma = Theorem(id="zz_lemma_range", title="t", source="extension", dimensions=(n,),

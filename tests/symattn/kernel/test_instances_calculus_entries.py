@@ -20,11 +20,11 @@ import pytest
 import sympy as sp
 
 from symattn import IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.search import evaluate_derivatives
 from symattn.kernel.zero import approximate_conditions, definedness_conditions
-from symattn.permutation import Entry
-from symattn.verdict import Level
+from symattn.maths.permutation import Entry
 
 n, m = sp.symbols("n m", integer=True, positive=True)
 i, j, k, l = sp.symbols("i j k l", integer=True, positive=True)

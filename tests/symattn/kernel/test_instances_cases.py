@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 
 from symattn import IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.instances import concrete_cases, explicit
-from symattn.permutation import Permutation, PermutationMatrix, SoftmaxRows
-from symattn.verdict import Level
+from symattn.maths.permutation import Permutation, PermutationMatrix, SoftmaxRows
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, k = sp.symbols("i k", integer=True, positive=True)

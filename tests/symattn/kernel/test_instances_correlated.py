@@ -13,10 +13,10 @@ import pytest
 import sympy as sp
 
 from symattn import RandomFamily, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
+from symattn.language.statement import CorrelatedPairs
 from symattn.rules.expectation import Expectation, Variance
-from symattn.statement import CorrelatedPairs
-from symattn.verdict import Level
 
 d = sp.Symbol("d", integer=True, positive=True)
 i = sp.Symbol("i", integer=True)

@@ -13,9 +13,9 @@ import pytest
 import sympy as sp
 
 from symattn import Equation, IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.instances import unfold_forall
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 t = sp.Symbol("t", integer=True, positive=True)

@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j, k = sp.symbols("i j k", integer=True, positive=True)

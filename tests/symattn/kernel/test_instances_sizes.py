@@ -13,9 +13,9 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.instances import sizes_inside
-from symattn.verdict import Level
 
 a, b = sp.symbols("a b", integer=True, positive=True)
 k = sp.Symbol("k", integer=True)

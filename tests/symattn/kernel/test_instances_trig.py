@@ -12,9 +12,9 @@ import pytest
 import sympy as sp
 
 from symattn import Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
+from symattn.engine.verdict import Level
 from symattn.kernel.instances import pythagorean_zero
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 k = sp.Symbol("k", integer=True)

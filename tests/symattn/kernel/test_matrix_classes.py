@@ -8,7 +8,7 @@ import sympy as sp
 
 from symattn.kernel.schemas.matrices import explicit_value, unroll_literal_sums
 from symattn.kernel.terms import KernelError
-from symattn.permutation import SoftmaxRows
+from symattn.maths.permutation import SoftmaxRows
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, delta, k, m, n, step, x
 
 C = sp.binomial
@@ -96,8 +96,8 @@ def test_symbolic_shapes_are_refused():
 # ============================================================================= the other matrix rules
 # (rules propose, the kernel's schemas matrix_normal_form, permutation_orthogonal, sum_reindex and
 # rank_product_bound decide: shapes, the permutation hypothesis, the re-indexing, the bounds)
-from symattn.multihead import Rank  # noqa: E402
-from symattn.permutation import Permutation, PermutationMatrix  # noqa: E402
+from symattn.maths.multihead import Rank  # noqa: E402
+from symattn.maths.permutation import Permutation, PermutationMatrix  # noqa: E402
 
 nn, dd, pp = sp.symbols("n d p", integer=True, positive=True)
 A_, B_, C_ = sp.MatrixSymbol("A", nn, dd), sp.MatrixSymbol("B", dd, nn), sp.MatrixSymbol("C", nn, dd)
@@ -183,7 +183,7 @@ def test_matrix_rules_propose_and_the_kernel_proves(claim):
     assert_proved(claim)
 
 
-from symattn.multihead import Concat, FamilyMatrix, HConcat, MatSum, Stack, VStack  # noqa: E402
+from symattn.maths.multihead import Concat, FamilyMatrix, HConcat, MatSum, Stack, VStack  # noqa: E402
 
 hh = sp.Symbol("h", integer=True, positive=True)
 mm = sp.Symbol("m", integer=True, positive=True)

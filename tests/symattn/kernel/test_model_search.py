@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from symattn.kernel.search import expand_finite, find_model
-from symattn.statement import Assumption
+from symattn.language.statement import Assumption
 
 n = sp.Symbol("n", integer=True, positive=True)
 x = sp.Symbol("x", real=True)

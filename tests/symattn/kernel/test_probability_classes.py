@@ -17,11 +17,11 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level, Verdict
 from symattn.kernel.schemas.probability import constraints, problems
-from symattn.moments import Expectation, Variance
+from symattn.language.statement import Assumption, CorrelatedPairs, Equation, Independent, IndexRange, RandomFamily
+from symattn.maths.moments import Expectation, Variance
 from symattn.rules import ProofContext, check_step
-from symattn.statement import Assumption, CorrelatedPairs, Equation, Independent, IndexRange, RandomFamily
-from symattn.verdict import Level, Verdict
 from tests.symattn.kernel.claims import Claim, assert_proved, assert_rejected, check, step
 
 d = sp.Symbol("d", integer=True, positive=True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level
+from symattn.language.statement import Assumption, Equation
 from symattn.rules import ProofContext, check_step
-from symattn.statement import Assumption, Equation
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 m = sp.Symbol("m", integer=True)

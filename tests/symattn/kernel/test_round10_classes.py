@@ -18,8 +18,8 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Derivation, Equation, IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
-from symattn.permutation import Entry
+from symattn.engine.checker import check_theorem
+from symattn.maths.permutation import Entry
 
 R = sp.Rational
 MACHIN = 4 * sp.atan(R(1, 5)) - sp.atan(R(1, 239)) - sp.pi / 4  # exactly 0

@@ -18,7 +18,7 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Derivation, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 from symattn.kernel.terms import KernelError
 from symattn.kernel.wellformed import check_term
 
@@ -161,9 +161,9 @@ def _spoof(module, qualname=None):
     return cls
 
 
-SPOOFS = [("symattn.softmax", None), ("symattn", None), ("symattn.kernel.zero", None),
+SPOOFS = [("symattn.maths.softmax", None), ("symattn", None), ("symattn.kernel.zero", None),
           ("sympy.core.function", None), ("sympy", None), ("derivations", None),
-          ("sympy.functions.elementary.exponential", None), ("symattn.softmax", "f.<locals>.h"),
+          ("sympy.functions.elementary.exponential", None), ("symattn.maths.softmax", "f.<locals>.h"),
           ("symattn.kernel.zero", "TOTAL")]
 
 
@@ -190,9 +190,9 @@ def test_spoof_planted_in_module_refused():
 
 
 def test_real_classes_accepted():
-    from symattn.masks import Band
-    from symattn.online_softmax import TileEnd
-    from symattn.permutation import Entry
+    from symattn.maths.masks import Band
+    from symattn.maths.online_softmax import TileEnd
+    from symattn.maths.permutation import Entry
 
     for cls in (Band, TileEnd, Entry):
         from symattn.kernel.wellformed import _own

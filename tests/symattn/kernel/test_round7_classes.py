@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 
 n = sp.Symbol("n", integer=True, positive=True)
 a, x = sp.symbols("a x", real=True)

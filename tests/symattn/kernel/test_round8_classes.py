@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from symattn import Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 from symattn.rules.definitions import define
 
 

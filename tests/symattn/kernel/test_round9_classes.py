@@ -19,7 +19,7 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Equation, IndexRange, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 
 from .claims import Claim, assert_proved, assert_rejected, check, k, n, p, step, x
 

@@ -5,7 +5,7 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem, Verdict
-from symattn.checker import Checker, outcome_to_json
+from symattn.engine.checker import Checker, outcome_to_json
 from symattn.kernel import second
 from symattn.kernel.second import flint_zero
 from symattn.kernel.second.flint_zero import recheck_zero
@@ -208,7 +208,7 @@ def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):
     proof, whatever REQUIRE_RECHECK says: the symbolic level fails the step."""
     import dataclasses
 
-    from symattn import checker
+    from symattn.engine import checker
     from symattn.kernel import grading
 
     real = checker.check_step
@@ -231,7 +231,8 @@ def test_a_step_passed_without_the_kernels_theorem_is_never_proved(monkeypatch):
 
 # ------------------------------------------------------------------------------------------- Z3
 from symattn.kernel.second import z3_sign  # noqa: E402
-from symattn.kernel.second.z3_sign import recheck_integer, recheck_sign  # noqa: E402
+from symattn.kernel.second.integers import recheck_integer  # noqa: E402
+from symattn.kernel.second.z3_sign import recheck_sign  # noqa: E402
 from symattn.kernel.sign import nonzero, sign_of  # noqa: E402
 
 m = sp.Symbol("m", integer=True)
@@ -294,7 +295,7 @@ SIGNS = [
 
 
 def _tile_end():
-    from symattn.online_softmax import TileEnd
+    from symattn.maths.online_softmax import TileEnd
 
     return TileEnd(sp.IndexedBase("w", integer=True, nonnegative=True), n)
 
@@ -398,7 +399,7 @@ _A, _B = sp.MatrixSymbol("A", _n, _n), sp.MatrixSymbol("B", _n, _n)
 
 
 def _perm():
-    from symattn.permutation import PermutationMatrix
+    from symattn.maths.permutation import PermutationMatrix
 
     return PermutationMatrix("sigma", _n)
 

@@ -12,7 +12,8 @@ import pytest
 import sympy as sp
 
 from symattn.kernel.second import AGREE, DISAGREE
-from symattn.kernel.second.z3_sign import recheck_integer, recheck_sign
+from symattn.kernel.second.integers import recheck_integer
+from symattn.kernel.second.z3_sign import recheck_sign
 
 N, B, C, M, d, h, hk = sp.symbols("N B C M d h h_kv", integer=True, positive=True)
 

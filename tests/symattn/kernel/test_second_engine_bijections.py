@@ -8,7 +8,7 @@ import sympy as sp
 
 from symattn.kernel.second import AGREE
 from symattn.kernel.second.flint_zero import recheck_zero
-from symattn.permutation import Permutation
+from symattn.maths.permutation import Permutation
 
 n, m = sp.symbols("n m", integer=True, positive=True)
 i, j, k = sp.symbols("i j k", integer=True)

@@ -9,7 +9,7 @@ import sympy as sp
 from symattn.kernel.second import AGREE
 from symattn.kernel.second.flint_zero import recheck_zero
 from symattn.kernel.terms import canonical
-from symattn.multihead import Concat, FamilyMatrix, MatSum, Stack
+from symattn.maths.multihead import Concat, FamilyMatrix, MatSum, Stack
 
 n, dv, h = sp.symbols("n d_v h", integer=True, positive=True)
 m = sp.Symbol("m", integer=True, positive=True)

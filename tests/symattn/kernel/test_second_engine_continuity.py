@@ -8,7 +8,7 @@ from symattn.kernel.second import AGREE, INEXPRESSIBLE
 from symattn.kernel.second.continuity import recheck_continuous
 from symattn.kernel.second.derivatives import recheck_derivative
 from symattn.kernel.second.flint_zero import recheck_zero
-from symattn.multihead import FamilyMatrix, HConcat, MatSum, VStack
+from symattn.maths.multihead import FamilyMatrix, HConcat, MatSum, VStack
 
 x = sp.Symbol("x", real=True)
 a = sp.Symbol("a", real=True)

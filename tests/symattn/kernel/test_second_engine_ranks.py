@@ -9,7 +9,7 @@ import sympy as sp
 from symattn.kernel.second import AGREE, INEXPRESSIBLE
 from symattn.kernel.second.ranks import recheck_rank_bound
 from symattn.kernel.second.steps import recheck_step
-from symattn.multihead import Rank
+from symattn.maths.multihead import Rank
 
 d, h, n, m, q = sp.symbols("d h n m q", integer=True, positive=True)
 A = sp.MatrixSymbol("A", n, m)

@@ -14,11 +14,11 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Equation, IndexRange
+from symattn.engine.verdict import Verdict
 from symattn.kernel.index_bounds import OutsideShape
 from symattn.kernel.search import expand_finite
 from symattn.kernel.zero import IntegerBound, definedness_conditions
-from symattn.masks import Band
-from symattn.verdict import Verdict
+from symattn.maths.masks import Band
 
 from .claims import Claim, assert_proved, check, k, n, s, step, x
 

@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 from symattn import Derivation, Statement, Theorem, Verdict
-from symattn.checker import check_theorem
+from symattn.engine.checker import check_theorem
 from symattn.kernel.definitions import DEFINITIONS, define, frozen
 from symattn.kernel.terms import KernelError
 from symattn.kernel.wellformed import check_term

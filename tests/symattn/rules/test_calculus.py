@@ -3,10 +3,10 @@
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level
+from symattn.language.statement import IndexRange
+from symattn.maths.softmax import Softmax
 from symattn.rules import ProofContext, check_step
-from symattn.softmax import Softmax
-from symattn.statement import IndexRange
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j, k, m = sp.symbols("i j k m", integer=True, positive=True)

@@ -3,11 +3,11 @@
 import pytest
 import sympy as sp
 
+from symattn.engine.theorem import Registry, Theorem
+from symattn.engine.verdict import Level
+from symattn.language.statement import Equation, IndexRange, Statement
+from symattn.maths.softmax import Softmax
 from symattn.rules import ProofContext, check_step
-from symattn.softmax import Softmax
-from symattn.statement import Equation, IndexRange, Statement
-from symattn.theorem import Registry, Theorem
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)

@@ -7,15 +7,15 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.moments import gaussian_vector
-from symattn.printing import latex
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Instances, Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.printing import latex
+from symattn.language.statement import Assumption, Independent, IndexRange, RandomFamily, Statement
+from symattn.maths.moments import gaussian_vector
 from symattn.rules import ProofContext, check_step
 from symattn.rules.expectation import Covariance, Expectation, StandardDeviation, Variance
-from symattn.statement import Assumption, Independent, IndexRange, RandomFamily, Statement
-from symattn.theorem import Instances, Theorem
-from symattn.verdict import Level, Verdict
 
 d = sp.Symbol("d", integer=True, positive=True)
 s = sp.Symbol("s", positive=True)

@@ -5,13 +5,13 @@ and invalid uses rejected for their own reason."""
 import pytest
 import sympy as sp
 
-from symattn.derivation import Derivation
+from symattn.engine.verdict import Level
+from symattn.language.derivation import Derivation
+from symattn.language.statement import IndexRange, RandomFamily
 from symattn.rules import ProofContext, check_step
 from symattn.rules.correlation import CorrelatedPairs
 from symattn.rules.expectation import Expectation, Variance
 from symattn.rules.inequalities import MaxOver
-from symattn.statement import IndexRange, RandomFamily
-from symattn.verdict import Level
 
 c = sp.Symbol("c", positive=True)
 s = sp.Symbol("s", real=True)
@@ -263,7 +263,7 @@ def test_limit_evaluate_refuses_what_no_kernel_lemma_closes(lim, why):
 
 
 def test_limit_variable_is_bound_a_hypothesis_about_the_free_symbol_does_not_reach_it():
-    from symattn.statement import Equation
+    from symattn.language.statement import Equation
 
     # c = 1 for the free c says nothing about the c the limit runs over
     ctx = ProofContext(hypotheses=(Equation("c_is_1", lhs=c, rhs=sp.S.One),))

@@ -3,10 +3,10 @@
 import pytest
 import sympy as sp
 
-from symattn.derivation import Derivation
+from symattn.engine.verdict import Level
+from symattn.language.derivation import Derivation
+from symattn.language.statement import Equation, IndexRange
 from symattn.rules import ProofContext, check_step
-from symattn.statement import Equation, IndexRange
-from symattn.verdict import Level
 
 T = sp.Symbol("T", integer=True, nonnegative=True)
 t = sp.Symbol("t", integer=True, positive=True)

@@ -3,12 +3,12 @@
 import pytest
 import sympy as sp
 
-from symattn.printing import latex
+from symattn.engine.verdict import Level
+from symattn.language.printing import latex
+from symattn.language.statement import IndexRange
+from symattn.maths.softmax import Softmax
 from symattn.rules import ProofContext, check_step
 from symattn.rules.inequalities import MaxOver, MinOver, sign
-from symattn.softmax import Softmax
-from symattn.statement import IndexRange
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 m = sp.Symbol("m", integer=True, nonnegative=True)

@@ -6,10 +6,10 @@ import pytest
 import sympy as sp
 
 from symattn import Assumption, Equation, IndexRange, Statement, Theorem
+from symattn.engine.theorem import Registry
+from symattn.engine.verdict import Level
 from symattn.rules import ProofContext, check_step
 from symattn.rules.definitions import define
-from symattn.theorem import Registry
-from symattn.verdict import Level
 
 x = sp.Symbol("x", real=True)
 p = sp.Symbol("p", positive=True)

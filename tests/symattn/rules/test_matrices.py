@@ -5,16 +5,16 @@ matrices, re-indexing sums along a permutation, entrywise equality, exact evalua
 import pytest
 import sympy as sp
 
-from symattn.checker import Checker
-from symattn.derivation import Derivation
-from symattn.multihead import Concat, FamilyMatrix, HConcat, MatSum, Rank, Stack, VStack
-from symattn.permutation import Permutation, PermutationMatrix, SoftmaxRows
+from symattn.engine.checker import Checker
+from symattn.engine.theorem import Theorem
+from symattn.engine.verdict import Level, Verdict
+from symattn.language.derivation import Derivation
+from symattn.language.statement import IndexRange, Statement
+from symattn.maths.multihead import Concat, FamilyMatrix, HConcat, MatSum, Rank, Stack, VStack
+from symattn.maths.permutation import Permutation, PermutationMatrix, SoftmaxRows
+from symattn.maths.softmax import Softmax
 from symattn.rules import ProofContext, check_step
 from symattn.rules.matrices import entry, matrices_equal, normal_form, peel
-from symattn.softmax import Softmax
-from symattn.statement import IndexRange, Statement
-from symattn.theorem import Theorem
-from symattn.verdict import Level, Verdict
 
 n, d, p, q, h = sp.symbols("n d p q h", integer=True, positive=True)
 i, j, k, m = sp.symbols("i j k m", integer=True, positive=True)

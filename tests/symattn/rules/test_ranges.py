@@ -5,11 +5,11 @@ for its own reason."""
 import pytest
 import sympy as sp
 
-from symattn.masks import Band, causal_mask, window_mask
+from symattn.engine.verdict import Level
+from symattn.language.statement import Assumption, IndexRange
+from symattn.maths.masks import Band, causal_mask, window_mask
 from symattn.rules import ProofContext, check_step
 from symattn.rules.ranges import range_sign
-from symattn.statement import Assumption, IndexRange
-from symattn.verdict import Level
 
 n, w, g, c = sp.symbols("n w g c", integer=True, positive=True)
 i, r = sp.symbols("i r", integer=True, positive=True)

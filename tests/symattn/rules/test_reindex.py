@@ -3,9 +3,9 @@
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level
 from symattn.rules import ProofContext, check_step
 from symattn.rules.reindex import canonical_bound, flatten_sums
-from symattn.verdict import Level
 
 n, d = sp.symbols("n d", integer=True, positive=True)
 a, b = sp.symbols("a b", integer=True, nonnegative=True)

@@ -24,10 +24,10 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 
 import tests.symattn.kernel as kernel_tests
 import tests.symattn.rules as rule_tests
-from symattn.derivation import Derivation
+from symattn.engine.theorem import load_all, registry
+from symattn.engine.verdict import Level
+from symattn.language.derivation import Derivation
 from symattn.rules import RULES, UNCONVERTED, ProofContext, check_step, load_rules, passed
-from symattn.theorem import load_all, registry
-from symattn.verdict import Level
 
 
 def _tables(package) -> list:
@@ -116,12 +116,12 @@ def test_every_rule_is_a_proposer():
 @pytest.mark.parametrize("rule_name", ["algebra", "matrix_entrywise", "block_diagonal_product"])
 def test_the_grading_never_proves_a_step_passed_without_the_kernels_theorem(rule_name, monkeypatch):
     # even if a pass with no theorem slipped past check_step, the checker's symbolic level refuses it
-    import symattn.checker as checker
-    from symattn.checker import Checker
+    import symattn.engine.checker as checker
+    from symattn.engine.checker import Checker
+    from symattn.engine.theorem import Theorem
+    from symattn.engine.verdict import Verdict
+    from symattn.language.statement import Statement
     from symattn.rules import RuleResult
-    from symattn.statement import Statement
-    from symattn.theorem import Theorem
-    from symattn.verdict import Verdict
 
     x = sp.Symbol("x", real=True)
     monkeypatch.setattr(checker, "check_step", lambda *a, **k: RuleResult(Level.PASS, "mutant"))

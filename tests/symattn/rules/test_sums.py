@@ -3,9 +3,9 @@
 import pytest
 import sympy as sp
 
+from symattn.engine.verdict import Level
+from symattn.language.statement import IndexRange
 from symattn.rules import ProofContext, check_step
-from symattn.statement import IndexRange
-from symattn.verdict import Level
 
 n = sp.Symbol("n", integer=True, positive=True)
 m = sp.Symbol("m", integer=True, positive=True)

@@ -3,7 +3,8 @@
 import pytest
 import sympy as sp
 
-from symattn.rope import (
+from symattn.engine.verdict import Level
+from symattn.maths.rope import (
     Bilinear,
     Inner,
     PairBlockDiagonal,
@@ -15,7 +16,6 @@ from symattn.rope import (
 )
 from symattn.rules import ProofContext, check_step
 from symattn.rules.trig import trig_zero
-from symattn.verdict import Level
 
 a, b, c = sp.symbols("a b c", real=True)
 B, C = sp.symbols("B C", integer=True, positive=True)

@@ -1,0 +1,7 @@
+"""Deprecated: this module is now :mod:`symattn.products.conformance`.
+
+This path works for one release, with a DeprecationWarning."""
+
+from symattn import _moved
+
+_moved(__name__)
