@@ -52,6 +52,8 @@ The tests
   user's ``sympy.Function`` subclass / ``define()``d head defining only printing (no ``__eq__``,
   ``__hash__``, arithmetic, ``_hashable_content``, ``eval``, ``_eval_*``, ``is_*``, ``__new__``,
   ``func``, ``args``, ...); no user ``Symbol`` subclass; no floating-point number.
+* :mod:`.sympy_fixes` -- SymPy assumption handlers the kernel reads and corrects on import (SymPy's
+  ``binomial(n, 3)`` is "negative" for every integer ``n``; it is 0 at ``n = 0``).
 * :mod:`.context` -- the state every test reads: the step's hypotheses, the definitions the kernel
   unfolds, the ranges of the binders enclosing a head being unfolded (the walk that sets them decides
   each range with the order test it is given: the sign test's), below all the tests that read it.
@@ -125,12 +127,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from symattn.kernel import sympy_fixes  # noqa: F401 -- SymPy's wrong assumption handlers, corrected first
+
 __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order
 MODULES = ("thm", "axioms", "ledger", "definitions", "hypotheses", "lemmas", "induction", "wellformed", "terms",
            "zero", "sign", "sums", "calculus", "search", "instances", "exact", "zippel", "grading", "verdict",
-           "timelimit", "environment", "index_bounds", "context")
+           "timelimit", "environment", "index_bounds", "context", "sympy_fixes")
 
 
 def core_size() -> int:

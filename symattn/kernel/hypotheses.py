@@ -52,7 +52,7 @@ def _index_variables(expr: Any, forall: tuple) -> set:
 
 def in_domain(var: Any, value: Any, hypotheses, env: dict, as_index: bool = False) -> str | None:
     """None when ``value`` lies where the forall variable ``var`` is declared to range, else why not."""
-    from symattn.kernel.sign import sign_of
+    from symattn.kernel.sign import has_fact, sign_of
     from symattn.kernel.sums import _is_integer, index_in_range
     from symattn.kernel.zero import _shown_nonzero
     from symattn.language.statement import IndexRange
@@ -61,7 +61,7 @@ def in_domain(var: Any, value: Any, hypotheses, env: dict, as_index: bool = Fals
     if as_index and "integer" not in wanted:
         wanted.insert(0, "integer")
     for fact in wanted:
-        if getattr(value, f"is_{fact}", None) is True:
+        if has_fact(value, fact):
             continue
         if fact == "integer" and _is_integer(value, hypotheses, env):
             continue

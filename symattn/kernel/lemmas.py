@@ -95,7 +95,7 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
 def image_conditions(mapping: dict, hypotheses=(), env: dict | None = None) -> list:
     """Every assumption of a lemma symbol is a side condition of the instance: the image must have it
     (from its own assumptions, the kernel's sign test, or the hypotheses). Returns the failures."""
-    from symattn.kernel.sign import sign_of
+    from symattn.kernel.sign import has_fact, sign_of
     from symattn.kernel.sums import _is_integer, index_in_range
     from symattn.kernel.zero import _shown_nonzero
 
@@ -105,7 +105,7 @@ def image_conditions(mapping: dict, hypotheses=(), env: dict | None = None) -> l
         for fact, truth in sorted(facts.items()):
             if truth is not True or fact not in _CHECKED:
                 continue
-            if getattr(value, f"is_{fact}", None) is True:
+            if has_fact(value, fact):
                 continue
             if fact in ("positive", "nonnegative") and sign_of(value) in (
                 ("positive",) if fact == "positive" else ("positive", "nonnegative")
@@ -195,7 +195,7 @@ def hypothesis_holds(h, hypotheses, lemma_hyps=(), env: dict | None = None) -> b
 
 def _implied(cond, hypotheses) -> bool:
     """A relation shown by the kernel's sign test (``Q.*`` predicates: by the symbols' declared assumptions)."""
-    from symattn.kernel.sign import sign_of
+    from symattn.kernel.sign import has_fact, sign_of
     from symattn.kernel.zero import _shown_nonzero, index_ranges
 
     ranges = index_ranges(hypotheses)
@@ -211,7 +211,7 @@ def _implied(cond, hypotheses) -> bool:
     if isinstance(cond, sp.assumptions.assume.AppliedPredicate) and len(cond.arguments) == 1:
         x = cond.arguments[0]
         fact = str(cond.function).removeprefix("Q.")
-        return fact in _CHECKED and getattr(x, f"is_{fact}", None) is True
+        return fact in _CHECKED and has_fact(x, fact)
     return False
 
 

@@ -199,8 +199,37 @@ def _sum_sign(s: sp.Sum, ranges: tuple = ()) -> str | None:
     return None
 
 
+def _binomial_atom(b: sp.binomial) -> Any:
+    """A fresh symbol for ``binomial(n, k)`` carrying only what holds of it: SymPy's assumption
+    handler calls ``binomial(n, 3)`` negative for every integer ``n`` (it is 0 at ``n = 0``, 1 at
+    ``n = 3``), so the sign test never reads it. With ``n`` a nonnegative integer and ``k`` an
+    integer the value is a nonnegative integer (0 outside ``0..n``); with integer arguments, an integer."""
+    n, k = b.args
+    if n.is_integer and n.is_nonnegative and k.is_integer:
+        return sp.Dummy("C", integer=True, nonnegative=True)
+    if n.is_integer and k.is_integer:
+        return sp.Dummy("C", integer=True)
+    return sp.Dummy("C", real=True) if (n.is_real and k.is_real) else sp.Dummy("C")
+
+
+def untrusted_assumptions_atomized(expr: Any) -> Any:
+    """``expr`` with the heads whose SymPy assumption handlers the kernel does not trust (``binomial``)
+    replaced by fresh symbols carrying what the kernel shows of them (:func:`_binomial_atom`)."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.binomial):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.binomial), _binomial_atom)
+
+
+def has_fact(x: Any, fact: str) -> bool:
+    """Whether ``x`` has the assumption ``fact`` (``positive``, ``integer``, ...) by SymPy's assumptions,
+    read with the untrusted heads atomized (:func:`untrusted_assumptions_atomized`)."""
+    return getattr(untrusted_assumptions_atomized(x), f"is_{fact}", None) is True
+
+
 def _atomize(expr: Any, ranges: tuple = ()) -> Any:
-    """Replace every Sum by a fresh symbol carrying the sign the kernel can show for it."""
+    """Replace every Sum by a fresh symbol carrying the sign the kernel can show for it (and every
+    ``binomial`` by one carrying what holds of it, :func:`untrusted_assumptions_atomized`)."""
+    expr = untrusted_assumptions_atomized(expr)
 
     def atom(s: sp.Sum):
         sign = _sum_sign(s, ranges)
@@ -299,7 +328,8 @@ def nonzero(expr: Any, ranges=()) -> bool:
     sum signs)."""
     expr = _unfolded(canonical(sp.sympify(expr, strict=True)))
     r = _ranges(ranges)
-    found = expr.is_zero is False or _sign(expr, r) == "positive" or _sign(-expr, r) == "positive"
+    found = untrusted_assumptions_atomized(expr).is_zero is False or _sign(expr, r) == "positive" or \
+        _sign(-expr, r) == "positive"
     return found and _confirmed(expr, "nonzero", r)
 
 

@@ -109,12 +109,19 @@ def _really_from(cls: type, mod: str) -> bool:
             obj = getattr(obj, part, None)
         if obj is not cls:
             return False
+    fixes = _kernel_file("sympy_fixes.py")
     for v in vars(cls).values():
         for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
             code = getattr(f, "__code__", None)
-            if code is not None and not _inside(code.co_filename, root):
-                return False
+            if code is not None and not _inside(code.co_filename, root) and code.co_filename != fixes:
+                return False  # (a handler the kernel itself corrected, symattn.kernel.sympy_fixes, is SymPy's)
     return True
+
+
+def _kernel_file(name: str) -> str:
+    import os.path
+
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 
 
 def _user_defined_heads() -> set:
