@@ -115,6 +115,9 @@ def __getattr__(name: str):
         raise AttributeError(f"module 'symattn' has no attribute {name!r}") from None
     import importlib
 
+    # before any public name is handed out (and so before a theorem file builds a term): SymPy's wrong
+    # assumption handlers, corrected by the kernel (binomial(n, 3) is no negative number)
+    importlib.import_module("symattn.kernel.sympy_fixes")
     value = getattr(importlib.import_module(module), attr)
     globals()[name] = value  # later lookups are plain attribute reads
     return value
@@ -168,6 +171,7 @@ def _moved(old: str, stacklevel: int = 3) -> types.ModuleType:
     new = _MOVED[old]
     warnings.warn(f"{old} is deprecated and will be removed in the next release: import {new}",
                   DeprecationWarning, stacklevel=stacklevel)
+    importlib.import_module("symattn.kernel.sympy_fixes")  # as __getattr__ does
     module = importlib.import_module(new)
     sys.modules[old] = module
     return module

@@ -127,8 +127,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from symattn.kernel import sympy_fixes  # noqa: F401 -- SymPy's wrong assumption handlers, corrected first
-
 __all__ = ["MODULES", "core_size"]
 
 #: the modules of the core, in reading order

@@ -33,6 +33,8 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.matrices.expressions.matexpr import MatrixExpr
 
+from symattn.kernel import sympy_fixes  # noqa: F401 -- SymPy's wrong assumption handlers, corrected first
+
 __all__ = [
     "BINDERS",
     "KernelError",

@@ -54,3 +54,16 @@ def test_false_binomial_claims_are_not_proved(claim):
 
 def test_a_true_binomial_identity_is_still_proved():
     assert_proved(Claim("sqrt_squared", sp.sqrt(C3) ** 2, C3, (step(C3, "algebra"),)))
+
+
+@pytest.mark.parametrize("first", ["from symattn import Statement", "from symattn import Theorem, Derivation",
+                                   "from symattn import E", "import symattn.statement"])
+def test_the_correction_is_in_place_before_a_theorem_file_builds_a_term(first):
+    import subprocess
+    import sys
+
+    code = (f"import warnings; warnings.simplefilter('ignore'); import sympy as sp; {first}; "
+            "n = sp.Symbol('n', integer=True); print(sp.binomial(n, 3).is_negative, sp.Abs(sp.binomial(n, 3)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["None", "Abs(binomial(n,", "3))"], out.stdout
