@@ -56,6 +56,7 @@ from symattn.kernel.search import (
     hypothesis_symbols,
     statement_symbols,
 )
+from symattn.kernel.sums import is_infinite_sum
 from symattn.kernel.terms import KernelError
 from symattn.kernel.timelimit import DEFAULT_SECONDS, TimeLimitExceeded, paused_time_limits, time_limit
 from symattn.kernel.wellformed import check_hypotheses, check_statement_names, check_terms
@@ -1171,8 +1172,7 @@ def _infinite_binder(x: Any) -> Any:
     if not isinstance(x, sp.Basic):
         return None
     for node in sp.preorder_traversal(x):
-        if isinstance(node, (sp.Sum, sp.Product)) and any(
-                isinstance(b, sp.Basic) and b.has(sp.oo, -sp.oo) for lim in node.limits for b in lim[1:]):
+        if isinstance(node, (sp.Sum, sp.Product)) and is_infinite_sum(node):
             return node
     return None
 
