@@ -5,8 +5,9 @@ constructors fold ``Abs``, ``sign``, ``Max`` and ``sqrt`` by them). One of them 
 ``binomial(n, k)._eval_is_nonnegative`` answers False for every integer ``n`` not known
 nonnegative and odd ``k``, so ``binomial(n, 3)`` is "negative" -- yet it is 0 at ``n = 0`` and 1 at
 ``n = 3`` (adversarial review 11: ``binomial(n, 3) < 0`` was proved, and ``Abs(binomial(n, 3))`` was
-built as ``-binomial(n, 3)``). Installed when the kernel is imported, before any term of a theorem
-file is built:
+built as ``-binomial(n, 3)``). Installed by :mod:`symattn.kernel.terms` (which every module of the
+core that reads a term imports) and when a public name of :mod:`symattn` is first imported, so before
+a theorem file builds a term:
 
 >>> import sympy as sp
 >>> n = sp.Symbol("n", integer=True)

@@ -97,6 +97,10 @@ def _inside(path: Any, root: str) -> bool:
     return os.path.realpath(path).startswith(root + os.sep)
 
 
+#: the kernel's corrections of SymPy's handlers: functions from it in a SymPy class are SymPy's
+_SYMPY_FIXES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sympy_fixes.py")
+
+
 def _really_from(cls: type, mod: str) -> bool:
     root = _package_dir(mod.split(".")[0])
     module = sys.modules.get(mod)
@@ -109,19 +113,13 @@ def _really_from(cls: type, mod: str) -> bool:
             obj = getattr(obj, part, None)
         if obj is not cls:
             return False
-    fixes = _kernel_file("sympy_fixes.py")
     for v in vars(cls).values():
         for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
             code = getattr(f, "__code__", None)
-            if code is not None and not _inside(code.co_filename, root) and code.co_filename != fixes:
+            if code is not None and not _inside(code.co_filename, root) and code.co_filename != _SYMPY_FIXES:
                 return False  # (a handler the kernel itself corrected, symattn.kernel.sympy_fixes, is SymPy's)
     return True
 
-
-def _kernel_file(name: str) -> str:
-    import os.path
-
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
 
 
 def _user_defined_heads() -> set:
