@@ -32,6 +32,7 @@ from symattn.kernel.search import (
     TooLarge,
     _assumption_ok,
     _basic_symbols,
+    _concrete_shape,
     _determined,
     _member_sets,
     _truth,
@@ -428,10 +429,6 @@ def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: flo
 MAX_PERMUTATIONS = 24
 
 _UNEVALUATED = (sp.Sum, sp.Product, sp.Integral, sp.Limit, sp.Derivative)
-
-
-def _concrete_shape(m: Any) -> bool:
-    return all(getattr(s, "is_Integer", False) for s in m.shape)
 
 
 def explicit(x: Any) -> Any:
