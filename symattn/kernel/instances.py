@@ -373,14 +373,17 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, sec
                 exprs = [expand_finite(_xreplace(side, mapping)) for side in (statement.lhs, statement.rhs)]
                 model, reasons = find_model(exprs, at, tries=6, seconds=seconds)
                 if model is None:
-                    undecided = [r for r in reasons if not _shown_false(r)]
-                    if undecided:
-                        # a hypothesis neither shown to hold nor shown false there (a true condition the
-                        # kernel cannot decide, a time limit): the size is not known to be outside
-                        why = UndecidedSize("the hypotheses are neither shown to hold nor shown false there ("
-                                            + "; ".join(undecided[:2]) + ")")
+                    everywhere = [r for r in reasons if getattr(r, "shown_false", False)]
+                    if everywhere:
+                        # a hypothesis with nothing left to take a value is false there: no point of this
+                        # size is a model, so the size is outside the hypotheses
+                        why = "no model of the hypotheses there (" + "; ".join(everywhere[:2]) + ")"
                     else:
-                        why = "no model of the hypotheses there (" + "; ".join(reasons[:2]) + ")"
+                        # the points tried are not models, but none of their failures holds at every
+                        # point (a condition on a drawn value, a hypothesis not decided, a time limit):
+                        # the size is not known to be outside, and the sizes after it are not the smallest
+                        why = UndecidedSize("no model of the hypotheses was found there, and none is shown "
+                                            "impossible (" + "; ".join(reasons[:2]) + ")")
         except (OutsideShape, IndexError) as exc:
             # an entry read outside its matrix at these sizes: the statement is not defined there
             why = f"the statement is not defined there ({type(exc).__name__}: {exc})"
@@ -393,17 +396,6 @@ def _try_sizes(statement, hypotheses, enumerated, determined, lists, combos, sec
 class UndecidedSize(str):
     """The reason a size is skipped when it is not known to be outside the hypotheses: the caller
     cannot count the sizes after it as the smallest inside them."""
-
-
-#: the model search's reasons that show a hypothesis false at a point (all others leave it undecided)
-_FALSE_MARKS = (" is false at", " != ", " is not in ", " is empty there", "breaks the assumptions", "is not >= 0",
-                "listed twice", "declared independent", "but the definition gives", "the declared moment",
-                "no distribution has", "exceeds sqrt", "must lie in the empty set", "no member of",
-                "the statement is undefined at the point")
-
-
-def _shown_false(reason: str) -> bool:
-    return (not reason.startswith(("not shown to hold", "time limit"))) and any(m in reason for m in _FALSE_MARKS)
 
 
 def sizes_inside(statement, hypotheses, dimensions, count: int = 3, seconds: float = 4.0):

@@ -561,7 +561,37 @@ class Model:
 
 
 class _Reject(Exception):
-    """The point violates a hypothesis or an assumption (message says which)."""
+    """The point violates a hypothesis or an assumption (message says which).
+
+    ``point_free``: the violated condition takes no value from the point (every symbol and entry in it
+    was already concrete), so *every* point violates it: the hypotheses have no model at all. Otherwise
+    (the default) only this point is shown outside them, and another might be a model."""
+
+    def __init__(self, message: str, point_free: bool = False):
+        super().__init__(message)
+        self.point_free = point_free
+
+
+class Reason(str):
+    """Why a try of :func:`find_model` failed; ``shown_false`` when the reason holds at every point
+    (a condition with nothing left to take a value is false), not only at the point tried."""
+
+    shown_false: bool = False
+
+    def __new__(cls, text: str, shown_false: bool = False):
+        out = super().__new__(cls, text)
+        out.shown_false = shown_false
+        return out
+
+
+def _open(e: Any) -> bool:
+    """Whether ``e`` still takes a value from a point: a free symbol, an entry (``L[1]``, ``X[0, 1]``),
+    a matrix symbol, or a moment (whose value comes from a family's law, whose parameters may be open)."""
+    if isinstance(e, sp.MatrixBase):
+        return any(_open(x) for x in e)
+    if not isinstance(e, sp.Basic):
+        return False
+    return bool(_basic_symbols(e) or e.atoms(sp.Indexed, sp.MatrixSymbol, MatrixElement) or _mentions_moment(e))
 
 
 def _random_bases(hypotheses) -> set:
@@ -629,19 +659,43 @@ def _member_sets(hypotheses, symbols: set) -> dict:
             if isinstance(c, sp.Contains) and isinstance(c.args[0], sp.Symbol) and c.args[0] in symbols:
                 s, where = c.args[0], c.args[1]
                 out[s] = where if s not in out else sp.Intersection(out[s], where)
+            elif (bound := _closed_bound(c, symbols)) is not None:
+                s, where = bound
+                out[s] = where if s not in out else sp.Intersection(out[s], where)
     return out
+
+
+def _closed_bound(c: Any, symbols: set):
+    """``(s, interval)`` for a bound ``s > a`` (``>=``, ``<``, ``<=``, either way round) of a symbol by a
+    closed real number (nothing in ``a`` takes a value from the point): the values are then drawn
+    inside it (a hypothesis ``x > 10^9 n`` at ``n = 1`` has models no small random value reaches).
+    None otherwise. The drawn value is still checked against every hypothesis."""
+    if not isinstance(c, (sp.StrictGreaterThan, sp.GreaterThan, sp.StrictLessThan, sp.LessThan)):
+        return None
+    lhs, rhs, gt = c.lhs, c.rhs, isinstance(c, (sp.StrictGreaterThan, sp.GreaterThan))
+    strict = isinstance(c, (sp.StrictGreaterThan, sp.StrictLessThan))
+    if isinstance(rhs, sp.Symbol) and rhs in symbols and not isinstance(lhs, sp.Symbol):
+        lhs, rhs, gt = rhs, lhs, not gt
+    if not (isinstance(lhs, sp.Symbol) and lhs in symbols) or _open(rhs) or not rhs.is_number:
+        return None
+    if not (rhs.is_real and rhs.is_finite):
+        return None
+    value = sp.nsimplify(rhs) if isinstance(rhs, sp.Float) else rhs
+    if gt:
+        return lhs, sp.Interval(value, sp.oo, left_open=strict)
+    return lhs, sp.Interval(-sp.oo, value, right_open=strict)
 
 
 def _draw_from(s: sp.Symbol, where: Any, rng: random.Random | None) -> Any:
     """A value of ``s`` inside the set ``where`` that agrees with the assumptions of ``s`` (the smallest
     such when ``rng`` is None); :class:`_Reject` when there is none that is easy to see."""
     if where is sp.S.EmptySet:
-        raise _Reject(f"{s} must lie in the empty set")
+        raise _Reject(f"{s} must lie in the empty set", point_free=True)
     integer = bool(getattr(s, "is_integer", False))
     if isinstance(where, sp.FiniteSet):
         members = sorted((v for v in where.args if v.is_number and _assumption_ok(s, v)), key=sp.default_sort_key)
         if not members:
-            raise _Reject(f"no member of {sp.sstr(where)} fits the assumptions of {s}")
+            raise _Reject(f"no member of {sp.sstr(where)} fits the assumptions of {s}", point_free=True)
         return members[0] if rng is None else members[rng.randrange(len(members))]
     if isinstance(where, sp.Interval) and where.start.is_number and where.end.is_number:
         lo, hi = where.start, where.end
@@ -690,18 +744,23 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
             where = _evaluate(members[s], point)
             if isinstance(where, sp.Intersection):
                 where = where.doit() if hasattr(where, "doit") else where
-            v = _draw_from(s, where, rng)
+            try:
+                v = _draw_from(s, where, rng)
+            except _Reject as exc:  # shown for every point only when the set took nothing from this one
+                raise _Reject(str(exc), point_free=exc.point_free and not _open(members[s])) from None
         elif s in ranges:
             lo, hi = _evaluate(ranges[s].lower, point), _evaluate(ranges[s].upper, point)
             if not (getattr(lo, "is_Integer", False) and getattr(hi, "is_Integer", False)):
                 raise _Reject(f"the range of {s} is not concrete")
             if lo > hi:
-                raise _Reject(f"the range {ranges[s].name} of {s} is empty there ({lo}..{hi})")
+                raise _Reject(f"the range {ranges[s].name} of {s} is empty there ({lo}..{hi})",
+                              point_free=not (_open(ranges[s].lower) or _open(ranges[s].upper)))
             v = lo if rng is None else sp.Integer(rng.randint(int(lo), int(hi)))
         else:
             v = _draw(s, rng)
         if not _assumption_ok(s, v):
-            raise _Reject(f"{s} = {v} breaks the assumptions of {s}")
+            raise _Reject(f"{s} = {v} breaks the assumptions of {s}",
+                          point_free=s in determined and not _open(determined[s]))
         point[s] = v
     # entries made concrete: Indexed with integer indices, matrix entries
     bases = _random_bases(hypotheses)
@@ -842,16 +901,18 @@ def _check_hypotheses(hypotheses, point: dict) -> tuple[list, list]:
     that does not (which hypotheses could not be satisfied together there). Returns (holds, unchecked)."""
     failed: list = []
     holds, unchecked = [], []
+    everywhere = False  # one hypothesis false at every point: no model at all
     for h in hypotheses:
         try:
             got, missing = _check_one(h, hypotheses, point)
         except _Reject as exc:
             failed.append(str(exc))
+            everywhere = everywhere or exc.point_free
             continue
         holds += got
         unchecked += missing
     if failed:
-        raise _Reject("; ".join(failed))
+        raise _Reject("; ".join(failed), point_free=everywhere)
     return holds, unchecked
 
 
@@ -904,7 +965,7 @@ def _check_one(hyp, hypotheses, point: dict) -> tuple[list, list]:
                 continue
             ok = all(_numbers_equal(x, y) for x, y in zip(_entries(a), _entries(b)))
             if not ok:
-                raise _Reject(f"{h.name}: {sp.sstr(a)} != {sp.sstr(b)}")
+                raise _Reject(f"{h.name}: {sp.sstr(a)} != {sp.sstr(b)}", point_free=not (_open(h.lhs) or _open(h.rhs)))
             holds.append((h.name, f"{sp.sstr(a)} = {sp.sstr(b)}"))
         elif kind == "Assumption":
             c = h.condition
@@ -932,7 +993,7 @@ def _check_one(hyp, hypotheses, point: dict) -> tuple[list, list]:
                     ev = moments_at([ev], families)[0]
                 val = _truth(ev)
                 if val is False:
-                    raise _Reject(f"{h.name}: {sp.sstr(c)} is false at {_show_point(inst, c)}")
+                    raise _Reject(f"{h.name}: {sp.sstr(c)} is false at {_show_point(inst, c)}", point_free=not _open(c))
                 if val is None:
                     unchecked.append((h.name, "undecidable at the point"))
                     break
@@ -942,7 +1003,7 @@ def _check_one(hyp, hypotheses, point: dict) -> tuple[list, list]:
             v = _evaluate(h.variance, point)
             sv = exact.sign(v) if _is_number(v) else None
             if sv in (-1, "nonreal"):
-                raise _Reject(f"{h.name}: variance {sp.sstr(v)} is not >= 0")
+                raise _Reject(f"{h.name}: variance {sp.sstr(v)} is not >= 0", point_free=not _open(h.variance))
             if sv not in (0, 1):
                 unchecked.append((h.name, "variance not shown >= 0 at the point"))
                 continue
@@ -961,13 +1022,14 @@ def _check_one(hyp, hypotheses, point: dict) -> tuple[list, list]:
         elif kind == "Independent":
             fams = list(h.families)
             if len(set(fams)) != len(fams):
-                raise _Reject(f"{h.name}: a family is listed twice (a family is not independent of itself)")
+                raise _Reject(f"{h.name}: a family is listed twice (a family is not independent of itself)",
+                              point_free=True)
             for g in hypotheses:
                 if type(g).__name__ == "CorrelatedPairs" and {g.q, g.k} <= set(fams):
                     cov = _evaluate(g.covariance, point)
                     if exact.is_zero(cov) is not True:
                         raise _Reject(f"{h.name} and {g.name}: {g.q} and {g.k} are declared independent and "
-                                      f"correlated (covariance {sp.sstr(cov)})")
+                                      f"correlated (covariance {sp.sstr(cov)})", point_free=not _open(g.covariance))
             holds.append((h.name, "distinct families"))
         elif kind == "CorrelatedPairs":
             constraint = _constraints_problem(h.name, hypotheses, point)  # raises when one is false
@@ -1150,7 +1212,7 @@ def _constraints_problem(name: str, hypotheses, point) -> str | None:
     for c in found:
         val = _truth(_evaluate(c, point))
         if val is False:
-            raise _Reject(f"{name}: {sp.sstr(c)} is false at the point")
+            raise _Reject(f"{name}: {sp.sstr(c)} is false at the point", point_free=not _open(c))
         if val is not True:
             return f"{sp.sstr(c)} is not shown at the point"
     return None
@@ -1171,11 +1233,13 @@ def _moments_problem(h, point) -> str | None:
     mean, var = _evaluate(h.mean, point), _evaluate(h.variance, point)
     declared = {int(o): _evaluate(m, point) for o, m in h.moments}
     top = max(declared)
+    closed = not any(_open(sp.sympify(x)) for x in (h.mean, h.variance, *(m for _, m in h.moments)))
     gauss = _gaussian_moments(mean, var, max(top, 2) + 1)
     m = {**gauss, 1: mean, 2: var + mean**2}
     for o, v in declared.items():
         if o in (1, 2) and exact.equal(v, m[o]) is not True:
-            raise _Reject(f"{h.name}: the declared moment of order {o} is {sp.sstr(v)}, not {sp.sstr(m[o])}")
+            raise _Reject(f"{h.name}: the declared moment of order {o} is {sp.sstr(v)}, not {sp.sstr(m[o])}",
+                          point_free=closed)
         m[o] = v
     if all(exact.equal(v, gauss[o]) is True for o, v in declared.items()):
         return None
@@ -1188,7 +1252,8 @@ def _moments_problem(h, point) -> str | None:
         minor = H[:size, :size].det()
         s = exact.sign(minor)
         if s == -1:
-            raise _Reject(f"{h.name}: no distribution has these moments (a Hankel minor is {sp.sstr(minor)} < 0)")
+            raise _Reject(f"{h.name}: no distribution has these moments (a Hankel minor is {sp.sstr(minor)} < 0)",
+                          point_free=closed)
         if s != 1:
             return "the declared moments are not shown to be a distribution's (a Hankel minor is not shown > 0)"
     return None
@@ -1211,7 +1276,8 @@ def _correlation_problem(h, hypotheses, point) -> str | None:
         return "the variances or the covariance are not numbers at the point"
     gap = exact.sign(vq * vk - cov**2)
     if gap == -1:
-        raise _Reject(f"{h.name}: covariance {sp.sstr(cov)} exceeds sqrt(Var q Var k) = sqrt({sp.sstr(vq * vk)})")
+        raise _Reject(f"{h.name}: covariance {sp.sstr(cov)} exceeds sqrt(Var q Var k) = sqrt({sp.sstr(vq * vk)})",
+                      point_free=not any(_open(x) for x in (fq.variance, fk.variance, h.covariance)))
     if gap not in (0, 1):
         return "the covariance is not shown to be at most sqrt(Var q Var k)"
     if not (exact.is_zero(mq) and exact.is_zero(mk)):
@@ -1286,7 +1352,7 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
     claim says nothing there.
     """
     rng = random.Random(seed)
-    reasons: list[str] = []
+    reasons: list[Reason] = []
     try:
         with time_limit(seconds):
             conditions = _side_conditions(list(sides))
@@ -1302,18 +1368,18 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
                     undefined = next((c for c in conditions if _vanishes_soon(c, point)), None)
                     if undefined is not None:
                         raise _Reject(f"the statement is undefined at the point ({sp.sstr(undefined)[:80]} = 0 "
-                                      "there)")
+                                      "there)", point_free=not _open(undefined))
                 except _Reject as exc:
                     if str(exc) not in reasons:
-                        reasons.append(str(exc))
+                        reasons.append(Reason(str(exc), exc.point_free))
                     continue
                 except (TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
-                    reasons.append(f"{type(exc).__name__}: {exc}")
+                    reasons.append(Reason(f"{type(exc).__name__}: {exc}"))
                     continue
                 shown = {s: v for s, v in point.items() if isinstance(s, sp.Symbol)}
                 return Model(shown, holds, unchecked), []
     except TimeLimitExceeded:
-        reasons.append(f"time limit of {seconds:g} s")
+        reasons.append(Reason(f"time limit of {seconds:g} s"))
     return None, reasons
 
 
