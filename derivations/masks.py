@@ -93,7 +93,7 @@ def _pairs_numeric(seed: int) -> NumericResult:
             top_left = _count_mask(nq, nq, lambda a, b: np.tril(np.ones_like(a, bool)))
             # bottom-right: torch's tril with diagonal n_k - n_q
             bottom_right = _count_mask(nq, nk, lambda a, b, nk=nk, nq=nq: np.tril(np.ones_like(a, bool), k=nk - nq))
-            if (top_left, bottom_right) != (score_pairs(nq, causal=True), score_pairs(nq, nk, causal=True)):
+            if (top_left, bottom_right) != (score_pairs(nq, causal=True), score_pairs(nq, nk, causal="bottom_right")):
                 bad = f"n_q = {nq}, n_k = {nk}: counted {(top_left, bottom_right)}"
             samples += 1
     return exact_count(bad, samples, seed,

@@ -72,13 +72,20 @@ def window_mask(i: Any, j: Any, w: Any) -> sp.Expr:
     return Band(j, i - w + 1, i)
 
 
-def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any = None) -> sp.Expr:
+def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool | str = False, window: Any = None) -> sp.Expr:
     """The number of (query, key) pairs whose score is computed.
 
     * no mask: ``n_q n_k``;
-    * ``causal=True``, ``n_q = n_k = n``: ``n(n+1)/2``; with ``n_q <= n_k`` (bottom-right, the
-      queries are the last ``n_q`` positions): ``n_q n_k - n_q(n_q - 1)/2``;
+    * ``causal=True`` with ``n_q = n_k = n``: ``n(n+1)/2`` (both alignments agree);
+    * ``causal="top_left"`` (torch ``is_causal``, :func:`numeric.attention`'s ``causal=True``: query ``i``
+      sees keys ``j <= i``): ``m(m+1)/2 + (n_q - m) n_k`` with ``m = min(n_q, n_k)``, so ``n_q(n_q+1)/2``
+      for ``n_q <= n_k``;
+    * ``causal="bottom_right"`` (FlashAttention >= 2.1, decoding with a cache: the queries are the last
+      ``n_q`` positions, ``j <= i + n_k - n_q``), ``n_q <= n_k``: ``n_q n_k - n_q(n_q - 1)/2``;
     * ``window=w`` (implies causal, ``n_q = n_k = n``, ``1 <= w <= n``): ``w(w+1)/2 + (n - w) w``.
+
+    ``causal=True`` with ``n_q`` and ``n_k`` not shown equal is refused: the two alignments count
+    differently there, so name one.
 
     With symbols whose order is not known from their assumptions, ``w`` (or ``n_q``) is replaced by
     ``Min(w, n)`` (``Min(n_q, n_k)``), so the formula returned holds at every size, not only where
@@ -86,10 +93,16 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any 
 
     These are the theorems ``causal_score_pairs`` and ``sliding_window_score_pairs``.
 
-    >>> score_pairs(4), score_pairs(4, causal=True), score_pairs(2, 5, causal=True)
+    >>> score_pairs(4), score_pairs(4, causal=True), score_pairs(2, 5, causal="bottom_right")
     (16, 10, 9)
+    >>> score_pairs(2, 5, causal="top_left"), score_pairs(5, 2, causal="top_left")   # 1 + 2; 1 + 2 + 3 * 2
+    (3, 9)
     >>> score_pairs(4, window=4) == score_pairs(4, causal=True)   # a window as long as the sequence
     True
+    >>> score_pairs(2, 5, causal=True)
+    Traceback (most recent call last):
+      ...
+    ValueError: causal=True with n_q = 2 and n_k = 5: the alignments differ there; say causal="top_left" (torch's is_causal, numeric.attention's causal=True) or causal="bottom_right" (FlashAttention >= 2.1)
     >>> score_pairs(3, 5, window=2)
     Traceback (most recent call last):
       ...
@@ -97,8 +110,8 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any 
     """
     n_q = _dimension("n_q", n_q)
     n_k = n_q if n_k is None else _dimension("n_k", n_k)
-    if not isinstance(causal, bool):
-        raise TypeError(f"causal must be True or False, got {causal!r}")
+    if causal not in (False, True, "top_left", "bottom_right") or not isinstance(causal, (bool, str)):
+        raise TypeError(f'causal must be False, True, "top_left" or "bottom_right", got {causal!r}')
     if window is not None:
         w = _dimension("window", window)
         if sp.simplify(n_q - n_k) != 0:
@@ -110,8 +123,18 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool = False, window: Any 
             # min(w, n) is the count at every w, not only where w <= n
             w = sp.Min(w, n_q)
         return sp.expand(w * (w + 1) / 2 + (n_q - w) * w)
-    if not causal:
+    if causal is False:
         return sp.expand(n_q * n_k)
+    if causal is True:
+        if sp.expand(n_q - n_k) != 0:
+            raise ValueError(f"causal=True with n_q = {n_q} and n_k = {n_k}: the alignments differ there; say "
+                             'causal="top_left" (torch\'s is_causal, numeric.attention\'s causal=True) or '
+                             'causal="bottom_right" (FlashAttention >= 2.1)')
+        return sp.expand(n_q * (n_q + 1) / 2)
+    if causal == "top_left":
+        # query i (1-based) sees keys 1..min(i, n_k)
+        m = n_q if (n_k - n_q).is_nonnegative else n_k if (n_q - n_k).is_nonnegative else sp.Min(n_q, n_k)
+        return sp.expand(m * (m + 1) / 2 + (n_q - m) * n_k)
     if (n_k - n_q).is_negative:
         raise ValueError(f"causal with n_q = {n_q} > n_k = {n_k}: the first queries would see no key")
     if (n_k - n_q).is_nonnegative is not True:

@@ -26,8 +26,10 @@ def test_a_wrong_worked_figure_would_not_hold():
 @pytest.mark.parametrize("call, error, message", [
     (lambda: score_pairs(3, 5, window=2), ValueError, "n_q = n_k"),
     (lambda: score_pairs(4, window=5), ValueError, "longer than the sequence"),
-    (lambda: score_pairs(5, 3, causal=True), ValueError, "would see no key"),
+    (lambda: score_pairs(5, 3, causal="bottom_right"), ValueError, "would see no key"),
     (lambda: score_pairs(4, causal="yes"), TypeError, "causal"),
+    (lambda: score_pairs(4, causal=1), TypeError, "causal"),
+    (lambda: score_pairs(2, 5, causal=True), ValueError, "top_left"),
     (lambda: score_pairs(0), ValueError, "n_q"),
     (lambda: window_mask(3, 2, 0), ValueError, "window"),
     (lambda: causal_mask("i", 1), TypeError, "i must be"),
@@ -83,7 +85,7 @@ def test_score_pairs_with_symbols_of_unknown_order_holds_at_every_size():
     from symattn import score_pairs
 
     n, w, m = sp.symbols("n w m", integer=True, positive=True)
-    window, causal = score_pairs(n, window=w), score_pairs(n, m, causal=True)
+    window, causal = score_pairs(n, window=w), score_pairs(n, m, causal="bottom_right")
     for nn in range(1, 7):
         for ww in range(1, 10):  # a window longer than the sequence too
             count = sum(1 for i in range(1, nn + 1) for j in range(1, nn + 1) if i - ww < j <= i)
@@ -91,6 +93,28 @@ def test_score_pairs_with_symbols_of_unknown_order_holds_at_every_size():
         for mm in range(1, 9):  # bottom-right alignment: query i sits at position mm - nn + i
             count = sum(1 for i in range(1, nn + 1) for j in range(1, mm + 1) if j <= mm - nn + i)
             assert causal.subs({n: nn, m: mm}) == count, (nn, mm)
+
+
+def test_score_pairs_top_left_counts_numeric_attentions_causal_mask_at_every_size():
+    """``causal="top_left"`` is the mask ``numeric.attention(causal=True)`` applies (query i sees keys
+    j <= i), counted from that mask's weights, for n_q above and below n_k, concrete and symbolic."""
+    import numpy as np
+    import sympy as sp
+
+    from numeric import attention
+    from symattn import score_pairs
+
+    n, m = sp.symbols("n m", integer=True, positive=True)
+    symbolic = score_pairs(n, m, causal="top_left")
+    rng = np.random.default_rng(0)
+    for nq in range(1, 7):
+        for nk in range(1, 7):
+            q, k = rng.normal(size=(nq, 2)), rng.normal(size=(nk, 2))
+            v = np.eye(nk)  # the output rows are the attention weights
+            weights = attention(q, k, v, causal=True)
+            kept = int((weights > 0).sum())
+            assert score_pairs(nq, nk, causal="top_left") == kept, (nq, nk)
+            assert symbolic.subs({n: nq, m: nk}) == kept, (nq, nk)
 
 
 def test_gqa_param_count_refuses_kv_heads_that_cannot_divide_heads():
