@@ -1335,9 +1335,7 @@ def _checker(kwargs: dict, where: str) -> Checker:
 
 def _worker(args):
     theorem_id, kwargs = args
-    from symattn.engine.library import load_all
-
-    load_all()
+    # a forked worker has the parent's registry; an id it lacks loads the library (Registry.get)
     return Checker(**kwargs).check(registry.get(theorem_id))
 
 

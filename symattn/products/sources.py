@@ -2,8 +2,20 @@
 
 A *source* is a path to a ``.py`` file or a dotted module name. Loading it:
 
-1. loads the built-in library first (:func:`symattn.engine.theorem.load_all`), so that an id the source
-   reuses is caught, and the theorems it uses through ``apply_theorem`` are there;
+1. does *not* load the built-in library (importing it would cost more than checking a small file,
+   issue 22), yet keeps what loading it first gave:
+
+   * an id the source reuses from the library is still refused, naming both places: the ids of the
+     library are known from a static index of its source (:mod:`symattn.engine.library_index`);
+     registering an id it holds imports that one library module, whose own registration is then
+     the one named. A library module whose ids the index cannot read is imported here, before the
+     source;
+   * the theorems the source uses through ``apply_theorem`` (and the dependency graph,
+     :func:`dependencies`) are found: a lookup by id that misses loads the library once
+     (:class:`symattn.engine.library.Registry`).
+
+   What needs the whole library loads it itself: a command without sources, ``--with-library``
+   (:func:`select`), ``symattn show`` and ``symattn report``, :func:`isolated`;
 2. imports it: a file by its path with :mod:`importlib` under a module name of its own
    (``_symattn_source_<stem>_<hash of the path>``, so two files called ``my_results.py`` do not
    meet), its directory put on ``sys.path`` as ``python my_results.py`` would; a dotted name with
@@ -154,9 +166,12 @@ def watch_registrations() -> None:
     def add(thm):
         found = _caller()
         site = f"{_shown(Path(found[0]))}:{found[1]}" if found else "an unknown place"
-        if thm.id in registry and registry.get(thm.id) is not thm:
+        taken = registry.peek(thm.id)
+        if taken is None:
+            taken = _library_theorem(thm.id)
+        if taken is not None and taken is not thm:
             raise SourceError(
-                f"{site}: theorem id {thm.id!r} is already registered at {location_of(registry.get(thm.id))}; "
+                f"{site}: theorem id {thm.id!r} is already registered at {location_of(taken)}; "
                 f"choose another id"
             )
         result = original(registry, thm)
@@ -168,6 +183,37 @@ def watch_registrations() -> None:
         registry.add = add  # an instance attribute: shadows Registry.add for the global registry only
     except AttributeError:  # a registry that does not allow it: sources still load, places are guessed
         pass
+
+
+def _library_theorem(theorem_id: str):
+    """The library's theorem ``theorem_id`` if the library has one, importing (only) the module that
+    registers it when it is not imported yet (:mod:`symattn.engine.library_index`); else None. A
+    module being imported is not imported again: it is the one registering."""
+    from symattn.engine.library_index import index
+    from symattn.engine.theorem import registry
+
+    module = index().ids.get(theorem_id)
+    if module is None or module in sys.modules:
+        return registry.peek(theorem_id)
+    importlib.import_module(module)
+    return registry.peek(theorem_id)
+
+
+def _import_unsure_library_modules() -> None:
+    """Import the library modules whose ids the static index could not read: their ids must be
+    registered before a source's, for a reused one to be refused."""
+    from symattn.engine.library_index import index
+
+    for module in index().unsure:
+        importlib.import_module(module)
+
+
+def _library_ids_of_others(module_name: str) -> set[str]:
+    """The ids of the library's theorems, but those of ``module_name`` (a library module given as a
+    source is the source of its own theorems)."""
+    from symattn.engine.library_index import index
+
+    return {i for i, m in index().ids.items() if m != module_name}
 
 
 def _caller() -> tuple[str, int] | None:
@@ -250,12 +296,11 @@ def _docstring_title(module) -> str | None:
 
 def load_source(spec: str) -> Source:
     """Import one source and return what it registered; see the module docstring for errors."""
-    from symattn.engine.theorem import Theorem, load_all, registry
+    from symattn.engine.theorem import Theorem, registry
 
     if not isinstance(spec, str) or not spec.strip():
         raise SourceError(f"a source must be a path to a .py file or a dotted module name, got {spec!r}")
     watch_registrations()
-    load_all()
     if _is_path(spec):
         path = Path(spec).expanduser().resolve()
         key, shown = str(path), _shown(path)
@@ -271,6 +316,10 @@ def load_source(spec: str) -> Source:
             raise SourceError(f"{spec}: neither an existing file nor a dotted module name")
     if key in _LOADED:
         return _LOADED[key]
+    try:
+        _import_unsure_library_modules()
+    except Exception as exc:  # noqa: BLE001 - a broken library is named as such
+        raise SourceError(f"{shown}: importing the library (to know its theorem ids) failed:\n{_tail(exc)}") from None
 
     before = {t.id: t for t in registry}
     preloaded = None
@@ -303,7 +352,9 @@ def load_source(spec: str) -> Source:
     taken = {src.title for src in _LOADED.values()}
     if title in taken:  # two files called thm.py (or with one docstring title) stay apart in the report
         title = f"{title} ({shown})"
-    new = [t for t in registry if t.id not in before or before[t.id] is not t]
+    library = _library_ids_of_others(getattr(module, "__name__", ""))
+    # what it registered; the library's modules it imported (or a lookup loaded) registered theirs meanwhile
+    new = [t for t in registry if (t.id not in before or before[t.id] is not t) and t.id not in library]
     if preloaded is not None:  # imported before we looked: what its file registered
         new = _registered_in(path) or [
             t for t in registry
@@ -313,7 +364,7 @@ def load_source(spec: str) -> Source:
     for attr, value in vars(module).items():
         if attr.startswith("_") or not isinstance(value, Theorem):
             continue
-        if value.id not in registry or registry.get(value.id) is not value:
+        if registry.peek(value.id) is not value:
             line = _line_of_id(path, value.id) if path is not None else None
             where = f"{shown}:{line}" if line else shown
             raise SourceError(
@@ -371,7 +422,7 @@ def forget(src: Source) -> None:
     from symattn.engine.theorem import registry
 
     for t in src.theorems:
-        if t.id in registry and registry.get(t.id) is t:
+        if registry.peek(t.id) is t:
             del registry._theorems[t.id]
         if t.id in _EXPECTED and _EXPECTED[t.id][0] is t:
             del _EXPECTED[t.id]
@@ -461,10 +512,11 @@ class Selection:
 def select(sources: list[Source], *, pattern: str | None = None, with_library: bool = False) -> Selection:
     """The theorems of ``sources`` (and of the whole library with ``with_library``) matching
     ``pattern`` (as ``-k``), followed by the built-in theorems they use through ``apply_theorem``."""
-    from symattn.engine.theorem import registry
+    from symattn.engine.theorem import load_all, registry
 
     own = [t for src in sources for t in src.theorems]
     if with_library:
+        load_all()
         own_ids = {t.id for t in own}
         pool = [t for t in registry if t.id not in own_ids] + own
     else:

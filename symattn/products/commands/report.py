@@ -152,7 +152,8 @@ def run(args) -> int:
     if problem is not None:  # before loading, checking or drawing anything
         print(f"symattn report: {problem}", file=sys.stderr)
         return 2
-    chosen = resolve(args, "report", pattern=args.pattern)
+    # the whole library loaded, as before lazy loading (issue 22): a report is not a quick check
+    chosen = resolve(args, "report", pattern=args.pattern, library=True)
     if chosen.status is not None:
         return chosen.status
     theorems = chosen.theorems

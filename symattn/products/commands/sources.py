@@ -37,10 +37,12 @@ class Resolved:
         return self.selection.origin(theorem) if self.selection is not None else None
 
 
-def resolve(args, prog: str, *, pattern: str | None = None) -> Resolved:
+def resolve(args, prog: str, *, pattern: str | None = None, library: bool = False) -> Resolved:
     """Load ``args.sources`` and select the theorems; errors and warnings go to stderr, one line
-    each (or the last lines of a failed import's traceback), and set ``status``."""
-    from symattn.engine.theorem import all_theorems
+    each (or the last lines of a failed import's traceback), and set ``status``. The library is
+    loaded when there are no sources, with ``--with-library``, or with ``library=True``; otherwise
+    only what the sources use from it (:mod:`symattn.products.sources`)."""
+    from symattn.engine.theorem import all_theorems, load_all
 
     specs = list(getattr(args, "sources", None) or [])
     if not specs:
@@ -50,6 +52,8 @@ def resolve(args, prog: str, *, pattern: str | None = None) -> Resolved:
 
     from symattn.products.sources import SourceError, load_sources, select
 
+    if library:
+        load_all()
     try:
         sources = load_sources(specs)
     except SourceError as exc:

@@ -145,7 +145,7 @@ def check_theorems(theorems: list, *, jobs: int, time_limit: float, numeric: boo
             progress("check", t.id, o)
 
     outcomes: dict[str, Outcome] = {}
-    registered = [t for t in theorems if t.id in registry and registry.get(t.id) is t]
+    registered = [t for t in theorems if registry.peek(t.id) is t]
     if registered:
         try:
             for t, o in zip(registered, check_many(registered, jobs=jobs, progress=report,
