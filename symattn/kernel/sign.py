@@ -133,6 +133,10 @@ def _extremum_sign(e: Any, ranges: tuple, depth: int) -> str | None:
     if not ext or depth > 6:
         return None
     m = ext[0]
+    if not all(a.is_extended_real is True for a in m.args):
+        # Max/Min order their arguments: of a complex argument it is undefined (adversarial review
+        # 12: 1 <= Max(1, t_k) for a complex t_k was accepted through the piece 1 - 1 >= 0)
+        return None
     x = sp.Dummy("x")
     lin = sp.expand(e.xreplace({m: x}))
     c = sp.diff(lin, x)
@@ -237,6 +241,11 @@ def _atomize(expr: Any, ranges: tuple = ()) -> Any:
             return sp.Dummy("S", positive=True)
         if sign == "nonnegative":
             return sp.Dummy("S", nonnegative=True)
+        # a sum of real summands is real (a Max/Min of it is then split into its pieces)
+        if s.is_real is True:
+            return sp.Dummy("S", real=True)
+        if s.is_extended_real is True:
+            return sp.Dummy("S", extended_real=True)
         return sp.Dummy("S")
 
     if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum):

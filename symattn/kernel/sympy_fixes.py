@@ -15,6 +15,19 @@ a theorem file builds a term:
 (None, None, Abs(binomial(n, 3)))
 >>> sp.binomial(-n**2 - 1, 3).is_negative, sp.binomial(n**2, 3).is_nonnegative, sp.binomial(n, 2).is_nonnegative
 (True, True, True)
+
+Two more families read signs of arguments that may not be real (adversarial review 12). ``Mod(a, q)``
+is "nonnegative" whenever ``q > 0``, whatever ``a`` is, so ``0 <= Mod(t_k, 2)`` with ``t_k`` complex
+evaluated to True (``Mod(I, 2)`` is not even defined: there is no order on the complex numbers);
+``Max``/``Min`` are "positive" when one argument is, so ``Max(1, a)`` is real for a complex ``a``.
+Each handler of ``Mod``, ``Max`` and ``Min`` now answers only when every argument is known real
+(extended real for ``Max``/``Min``, whose ``oo`` arguments SymPy allows), and otherwise says nothing:
+
+>>> a, x = sp.Symbol("a"), sp.Symbol("x", real=True)
+>>> sp.Mod(a, 2).is_nonnegative, sp.Mod(a, 2).is_real, sp.Max(1, a).is_positive, sp.Min(a, 2).is_real
+(None, None, None, None)
+>>> sp.Mod(x, 2).is_nonnegative, sp.Mod(x, -2).is_nonpositive, sp.Max(1, x).is_positive
+(True, True, True)
 """
 
 from __future__ import annotations
@@ -34,6 +47,41 @@ def _binomial_is_nonnegative(self):
     return None  # odd k, n of unknown sign: 0 at n = 0, positive from n = k, negative below 0
 
 
+def _args_real(self, extended: bool) -> bool:
+    return all((a.is_extended_real if extended else a.is_real) is True for a in self.args)
+
+
+def _guarded(handler, extended: bool):
+    """The handler, answering only when every argument is known real."""
+
+    def guarded(self, *args, **kwargs):
+        if not _args_real(self, extended):
+            return None
+        return handler(self, *args, **kwargs)
+
+    guarded.__symattn_fixed__ = True
+    guarded.__wrapped__ = handler
+    return guarded
+
+
+def _guard_real_arguments(cls, extended: bool) -> None:
+    # every handler in the table the assumption system built with the class, and the class's own
+    # ``_eval_is_*`` attributes (called directly by some of SymPy's code)
+    for fact, handler in list(cls._prop_handler.items()):
+        if fact == "commutative" or getattr(handler, "__symattn_fixed__", False):
+            continue
+        cls._prop_handler[fact] = _guarded(handler, extended)
+    for name in dir(cls):
+        if not name.startswith("_eval_is_") or name in ("_eval_is_commutative",):
+            continue
+        handler = getattr(cls, name)
+        if not callable(handler) or getattr(handler, "__symattn_fixed__", False):
+            continue
+        fact = name[len("_eval_is_"):]
+        if fact in cls._prop_handler:
+            setattr(cls, name, cls._prop_handler.get(fact, _guarded(handler, extended)))
+
+
 def install() -> None:
     """Replace the wrong handlers (idempotent) and forget SymPy's cached answers."""
     if getattr(sp.binomial._eval_is_nonnegative, "__symattn_fixed__", False):
@@ -42,6 +90,9 @@ def install() -> None:
     sp.binomial._eval_is_nonnegative = _binomial_is_nonnegative
     # the assumption system reads the handlers from the table it built with the class
     sp.binomial._prop_handler["nonnegative"] = _binomial_is_nonnegative
+    _guard_real_arguments(sp.Mod, extended=False)
+    _guard_real_arguments(sp.Max, extended=True)
+    _guard_real_arguments(sp.Min, extended=True)
     from sympy.core.cache import clear_cache
 
     clear_cache()
