@@ -45,7 +45,6 @@ real argument written ``-1 + p`` or ``1 - q`` with ``p, q >= 0`` (``> 0`` for ``
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 from typing import Any
 
@@ -53,6 +52,7 @@ import sympy as sp
 from sympy.concrete.expr_with_limits import ExprWithLimits
 from sympy.core.function import AppliedUndef
 
+from symattn.kernel.second import recorded_cache
 from symattn.kernel.sign import nonzero, provably_le, sign_of
 from symattn.kernel.terms import KernelError, canonical, free_symbols, is_bound_variable
 
@@ -409,7 +409,7 @@ def _range_signs(lo, hi, ranges):
         return provably_le(lo, hi, ranges), provably_le(lo - 1, hi, ranges)
 
 
-@functools.lru_cache(maxsize=4096)
+@recorded_cache(maxsize=4096)
 def _range_signs_cached(lo, hi, ranges):
     return provably_le(lo, hi, ranges), provably_le(lo - 1, hi, ranges)
 
@@ -554,7 +554,7 @@ def sign(e: Any, ranges: tuple = (), depth: int = 0):
         return _sign(e, ranges, depth)
 
 
-@functools.lru_cache(maxsize=4096)
+@recorded_cache(maxsize=4096)
 def _sign_cached(e, ranges, depth):
     return _sign(e, ranges, depth)
 

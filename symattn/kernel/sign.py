@@ -32,11 +32,11 @@ signed by either piece; with ``c <= 0`` it is the min, which needs both (``Min``
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import sympy as sp
 
+from symattn.kernel.second import recorded_cache
 from symattn.kernel.terms import canonical
 
 __all__ = ["nonzero", "provably_le", "range_nonempty", "range_not_reversed", "sign_of"]
@@ -272,7 +272,7 @@ def _sign(expr: Any, ranges: tuple = ()) -> str | None:
     return _sign_cached(expr, tuple(ranges))
 
 
-@functools.lru_cache(maxsize=8192)
+@recorded_cache(maxsize=8192)
 def _sign_cached(expr: Any, ranges: tuple) -> str | None:
     return _sign_uncached(expr, ranges)
 

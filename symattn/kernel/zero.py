@@ -40,6 +40,7 @@ from sympy.matrices.expressions.matexpr import MatrixExpr
 
 from symattn.kernel import context
 from symattn.kernel.context import HYPOTHESES, UNFOLDINGS, _unfold_one, index_ranges, register_unfolding
+from symattn.kernel.second import recorded_cache
 from symattn.kernel.sign import nonzero, provably_le
 from symattn.kernel.terms import KernelError, canonical, is_matrix
 
@@ -303,7 +304,7 @@ def _reduces_to_zero(expr: Any) -> bool:
     return _reduces_cached(expr, hyps)
 
 
-@functools.lru_cache(maxsize=4096)
+@recorded_cache(maxsize=4096)
 def _reduces_cached(expr: Any, hyps: tuple) -> bool:
     return _reduces_uncached(expr)  # hyps is HYPOTHESES.get() here: the key, read again inside
 

@@ -98,6 +98,7 @@ from sympy.concrete.expr_with_limits import ExprWithLimits
 
 from symattn.kernel.axioms import schema
 from symattn.kernel.objects.moments import Covariance, Expectation, StandardDeviation, Variance
+from symattn.kernel.second import recorded_cache
 from symattn.kernel.sign import nonzero, sign_of
 from symattn.kernel.sums import _is_integer, _not_reversed, check_finite, index_in_range
 from symattn.kernel.terms import KernelError, canonical, is_matrix
@@ -584,7 +585,7 @@ def _nodes(expr: Any) -> list:
     return out
 
 
-@functools.lru_cache(maxsize=256)
+@recorded_cache(maxsize=256)
 def _problems_cached(hypotheses: tuple) -> tuple:
     st, out = _build(hypotheses)
     for f in st.families.values():

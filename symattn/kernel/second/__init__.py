@@ -21,7 +21,9 @@ express or decide the fact: the fact stands on the kernel alone, "checked by one
 A Z3 ``unknown`` (timeout) is ``inexpressible``, never agreement.
 
 The kernel records every check made while a step is checked in the list opened by
-:func:`collecting` (the checker opens one per step).
+:func:`collecting` (the checker opens one per step). A memoised decision of the kernel
+(:func:`recorded_cache`) keeps the checks made while it was computed and records them again whenever
+its value is reused, so what a step records never depends on what was decided earlier in the process.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +39,7 @@ from dataclasses import dataclass
 from symattn.kernel.environment import environment_value
 
 __all__ = ["AGREE", "Check", "DISAGREE", "INEXPRESSIBLE", "collecting", "disabled", "enabled", "record",
-           "step_rechecked", "theorem_rechecked"]
+           "recorded_cache", "step_rechecked", "theorem_rechecked"]
 
 AGREE, DISAGREE, INEXPRESSIBLE = "agree", "disagree", "inexpressible"
 
@@ -105,10 +108,19 @@ def bounded(engine: str, fact: str, thunk) -> Check:
             return thunk()
 
 
+#: the lists of the memoised decisions being computed (innermost last): a check recorded meanwhile
+#: goes to the innermost only, which records it again when it returns (:func:`recorded_cache`)
+_CAPTURE: contextvars.ContextVar = contextvars.ContextVar("symattn_second_engine_capture", default=None)
+
+
 def record(check: Check, kind: str = "") -> Check:
     """Add ``check`` (as a fact of ``kind``) to the list of the step being checked, if one is open."""
     if kind and check.kind != kind:
         check = dataclasses.replace(check, kind=kind)
+    capture = _CAPTURE.get()
+    if capture is not None:  # inside a memoised decision: kept with its value, recorded on its return
+        capture.append(check)
+        return check
     ledger = _LEDGER.get()
     if ledger is not None:  # inside a step: also onto the kernel's ledger (the step's RuleResult.checks)
         ledger.append(check)
@@ -116,6 +128,43 @@ def record(check: Check, kind: str = "") -> Check:
 
         kernel_ledger.record(check)
     return check
+
+
+def recorded_cache(maxsize: int):
+    """``functools.lru_cache(maxsize)`` for a decision of the kernel that may record checks: the checks
+    made while a value is computed are kept with it and recorded (in order) every time the value is
+    returned, the first time included. Without this a step that reused a decision made earlier (by
+    another step, theorem or test) would record none of its facts and be shown checked by one engine
+    only: the re-check status of a step would depend on the history of the process. A computation that
+    raises records what it recorded before raising."""
+
+    def decorate(fn):
+        @functools.lru_cache(maxsize=maxsize)
+        def cached(*args):
+            captured: list = []
+            token = _CAPTURE.set(captured)
+            try:
+                value = fn(*args)
+            except BaseException:
+                _CAPTURE.reset(token)
+                for c in captured:
+                    record(c)
+                raise
+            _CAPTURE.reset(token)
+            return value, tuple(captured)
+
+        @functools.wraps(fn)
+        def wrapper(*args):
+            value, checks = cached(*args)
+            for c in checks:
+                record(c)
+            return value
+
+        wrapper.cache_clear = cached.cache_clear
+        wrapper.cache_info = cached.cache_info
+        return wrapper
+
+    return decorate
 
 
 @contextlib.contextmanager
