@@ -165,6 +165,13 @@ class IndexRange(Hypothesis):
         if self.index.is_integer is False:
             raise ValueError(f"IndexRange {self.name!r}: index {self.index} is declared non-integer")
         lo, hi = _expr(self.lower, self.name, "lower"), _expr(self.upper, self.name, "upper")
+        for what, b in (("lower", lo), ("upper", hi)):
+            if b.is_infinite or b.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+                raise ValueError(
+                    f"IndexRange {self.name!r}: the {what} bound {sp.sstr(b)} of {self.index} is not finite "
+                    "(an index range is a finite range of integers; to say an index is any positive integer, "
+                    "declare its symbol integer=True, positive=True)"
+                )
         if self.index in lo.free_symbols | hi.free_symbols:
             raise ValueError(f"IndexRange {self.name!r}: the bounds of {self.index} mention {self.index} itself")
         if (hi - lo + 1).is_positive is False:  # decidably empty: lower > upper

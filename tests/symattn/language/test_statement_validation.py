@@ -93,3 +93,33 @@ def test_quantities_make_statements(value):
     from symattn import Statement
 
     assert Statement(value, value).lhs is not None
+
+
+_j = sp.Symbol("j", integer=True, positive=True)
+_n = sp.Symbol("n", integer=True, positive=True)
+
+
+@pytest.mark.parametrize("lower,upper,what", [
+    (1, sp.oo, "upper bound oo"), (-sp.oo, _n, "lower bound -oo"), (1, sp.zoo, "upper bound zoo"),
+    (1, _n + sp.oo, "upper bound oo"), (-sp.oo, sp.oo, "lower bound -oo"),
+], ids=["to_oo", "from_minus_oo", "zoo", "n_plus_oo", "both"])
+def test_an_index_range_with_an_infinite_bound_is_refused_as_not_finite(lower, upper, what):
+    from symattn import IndexRange
+
+    with pytest.raises(ValueError) as err:
+        IndexRange("r", index=_j, lower=lower, upper=upper)
+    assert what in str(err.value) and "not finite" in str(err.value) and "empty" not in str(err.value)
+
+
+@pytest.mark.parametrize("lower,upper", [(1, _n), (_n, 2 * _n), (0, 0), (-3, _n)])
+def test_finite_index_ranges_are_still_built(lower, upper):
+    from symattn import IndexRange
+
+    assert IndexRange("r", index=_j, lower=lower, upper=upper).upper == upper
+
+
+def test_a_decidably_empty_range_is_still_refused_as_empty():
+    from symattn import IndexRange
+
+    with pytest.raises(ValueError, match="is empty"):
+        IndexRange("r", index=_j, lower=3, upper=1)
