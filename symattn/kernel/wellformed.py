@@ -233,8 +233,11 @@ def check_term(expr: Any, where: str = "") -> None:
             continue
         if not isinstance(e, sp.Basic):
             raise KernelError(f"the term holds a {cls.__qualname__}{at}, which is not a SymPy expression")
-        if isinstance(e, sp.Symbol) and _may_be_infinite(e):
-            raise KernelError(f"the term holds the symbol {e.name}{at}, which the kernel does not accept: it may be "
+        if isinstance(e, (sp.Symbol, AppliedUndef, sp.Indexed, sp.IndexedBase)) and _may_be_infinite(e):
+            what = (f"the symbol {e.name}" if isinstance(e, sp.Symbol) else
+                    f"the function application {sp.sstr(e)[:80]}" if isinstance(e, AppliedUndef) else
+                    f"the indexed {sp.sstr(e)[:80]}")
+            raise KernelError(f"the term holds {what}{at}, which the kernel does not accept: it may be "
                               f"infinite (its assumptions "
                               f"{_infinite_assumptions(e)} allow +-oo, where 0*x and x - x are undefined): "
                               "declare it real/positive/nonnegative/... (finite) instead")
@@ -315,15 +318,28 @@ def _check_square_argument(e: Any, at: str) -> None:
                     f"square shapes or write the entries")
 
 
-def _infinite_assumptions(e: sp.Symbol) -> list:
-    a = e.assumptions0
+def _declared(e: Any) -> dict:
+    """The assumptions declared of a symbol, an indexed entry or base (its label's included), or an
+    undefined function's class (``Function("f", extended_real=True)``)."""
+    if isinstance(e, AppliedUndef):
+        return dict(type(e).default_assumptions)
+    a = dict(e.assumptions0)
+    if isinstance(e, sp.IndexedBase):
+        a.update({k: v for k, v in e.label.assumptions0.items() if k not in a})
+    return a
+
+
+def _infinite_assumptions(e: Any) -> list:
+    a = _declared(e)
     return sorted(k for k, v in a.items() if v is True and (k == "infinite" or k.startswith("extended_")))
 
 
-def _may_be_infinite(e: sp.Symbol) -> bool:
-    """A symbol whose declared assumptions allow an infinite value explicitly (``extended_real``,
-    ``extended_positive``, ... without ``real``/``finite``, or ``infinite``)."""
-    a = e.assumptions0
+def _may_be_infinite(e: Any) -> bool:
+    """A symbol, indexed entry or base, or undefined function application whose declared assumptions
+    allow an infinite value explicitly (``extended_real``, ``extended_positive``, ``noninteger``, ...
+    without ``real``/``finite``, or ``infinite``): adversarial review 13 found ``fe(x) < fe(x) + 1``
+    proved for ``fe = Function("fe", extended_real=True)``, false at ``fe(x) = oo``."""
+    a = _declared(e)
     if a.get("infinite") is True:
         return True
     if a.get("finite") is True or a.get("real") is True or a.get("complex") is True:
