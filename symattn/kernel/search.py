@@ -436,6 +436,11 @@ def _assumption_ok(atom: Any, value: Any) -> bool:
             v = getattr(atom, f"is_{fact}", None)
             if v is not None:
                 facts[fact] = v
+    if _is_number(value) and not isinstance(value, sp.MatrixBase):
+        # a number: every declared fact decided of it (a value breaking any of them, prime, composite,
+        # antihermitian, irrational, ..., is no point of the symbol: adversarial review 13 had 2 <= b_1
+        # "refuted" at b_1 = 1 for a prime base, and s^2 <= 0 at s = 3/4 for an antihermitian s)
+        return all(_number_has(value, fact) is bool(wanted) for fact, wanted in facts.items())
     for fact, wanted in facts.items():
         if fact in ("commutative", "hermitian", "complex", "finite", "infinite", "extended_real",
                     "extended_positive", "extended_negative", "extended_nonnegative", "extended_nonpositive",
@@ -447,6 +452,16 @@ def _assumption_ok(atom: Any, value: Any) -> bool:
         if got is None or bool(got) != bool(wanted):
             return False
     return True
+
+
+def _number_has(value: Any, fact: str) -> bool | None:
+    """Whether the closed number ``value`` has the assumption ``fact`` (None: not decided). SymPy
+    decides most facts of a number; ``antihermitian`` of a real number is whether it is 0 (SymPy
+    leaves ``Rational(3, 4).is_antihermitian`` undecided)."""
+    got = getattr(value, f"is_{fact}", None)
+    if got is None and fact == "antihermitian" and value.is_extended_real is True:
+        got = value.is_zero
+    return got
 
 
 def _draw(atom: Any, rng: random.Random | None) -> Any:
@@ -798,7 +813,7 @@ def _entry_ok(atom, value) -> bool:
                 return False
     if getattr(atom, "is_integer", None) and not getattr(value, "is_Integer", False):
         return False
-    return True
+    return _assumption_ok(atom, value)  # every other declared fact (prime, even, irrational, ...)
 
 
 def _solve_linear_equations(hypotheses, point, pending, rng, bases) -> None:

@@ -28,11 +28,25 @@ Each handler of ``Mod``, ``Max`` and ``Min`` now answers only when every argumen
 (None, None, None, None)
 >>> sp.Mod(x, 2).is_nonnegative, sp.Mod(x, -2).is_nonpositive, sp.Max(1, x).is_positive
 (True, True, True)
+
+Adversarial review 13 found two more. ``asin``, ``acos``, ``atan`` call themselves irrational at every
+rational argument, so ``atan(m)`` for an integer ``m`` was "nonzero" (``sign(atan(m))`` folded to 1,
+``0**atan(m)`` to 0), though ``atan(0) = asin(0) = acos(1) = 0``; the corrected handlers say irrational
+only where the argument is shown away from that point (Lindemann: the value at any other rational is
+transcendental). ``genocchi(n)`` decided its parity for an ``n`` of unknown parity (``genocchi(p)`` was
+even for a prime ``p``; ``genocchi(2) = -1``); the corrected handlers need the parity of ``n``:
+
+>>> m, p, k = sp.Symbol("m", integer=True), sp.Symbol("p", prime=True), sp.Symbol("k", integer=True, nonnegative=True)
+>>> sp.atan(m).is_nonzero, sp.acos(m).is_zero, sp.sign(sp.atan(m)), sp.genocchi(p).is_even
+(None, None, sign(atan(m)), None)
+>>> sp.atan(m + sp.S.Half).is_irrational, sp.acos(sp.Rational(1, 3)).is_irrational, sp.genocchi(2 * k + 3).is_even
+(True, True, True)
 """
 
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core.logic import fuzzy_not
 
 __all__ = ["install"]
 
@@ -82,6 +96,42 @@ def _guard_real_arguments(cls, extended: bool) -> None:
             setattr(cls, name, cls._prop_handler.get(fact, _guarded(handler, extended)))
 
 
+def _inverse_trig_is_rational(zero_at):
+    def is_rational(self):
+        s = self.func(*self.args)
+        if s.func != self.func:
+            return s.is_rational
+        a = s.args[0]
+        if a.is_rational and (a - zero_at).is_nonzero:
+            return False  # transcendental away from the one rational point where it is 0
+        return None
+
+    is_rational.__symattn_fixed__ = True
+    return is_rational
+
+
+def _genocchi_parity(even: bool):
+    def parity(self):
+        if len(self.args) > 1 and self.args[1] != 1:
+            return None
+        n = self.args[0]
+        if not (n.is_integer and n.is_nonnegative):
+            return None
+        if n.is_even:  # G_0 = 0; G_2, G_4, ... odd
+            return n.is_zero if even else fuzzy_not(n.is_zero)
+        if n.is_odd:  # G_1 = -1; G_3, G_5, ... = 0
+            return (n - 1).is_positive if even else fuzzy_not((n - 1).is_positive)
+        return None  # parity of n unknown (a prime n: G_2 = -1, G_3 = 0)
+
+    parity.__symattn_fixed__ = True
+    return parity
+
+
+def _replace(cls, fact: str, handler) -> None:
+    setattr(cls, f"_eval_is_{fact}", handler)
+    cls._prop_handler[fact] = handler
+
+
 def install() -> None:
     """Replace the wrong handlers (idempotent) and forget SymPy's cached answers."""
     if getattr(sp.binomial._eval_is_nonnegative, "__symattn_fixed__", False):
@@ -90,6 +140,10 @@ def install() -> None:
     sp.binomial._eval_is_nonnegative = _binomial_is_nonnegative
     # the assumption system reads the handlers from the table it built with the class
     sp.binomial._prop_handler["nonnegative"] = _binomial_is_nonnegative
+    for cls, zero_at in ((sp.asin, 0), (sp.acos, 1), (sp.atan, 0)):
+        _replace(cls, "rational", _inverse_trig_is_rational(zero_at))
+    _replace(sp.genocchi, "even", _genocchi_parity(even=True))
+    _replace(sp.genocchi, "odd", _genocchi_parity(even=False))
     _guard_real_arguments(sp.Mod, extended=False)
     _guard_real_arguments(sp.Max, extended=True)
     _guard_real_arguments(sp.Min, extended=True)

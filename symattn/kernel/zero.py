@@ -126,6 +126,28 @@ def _depends_inside(e: sp.Basic) -> bool:
     return any(bound & (free_symbols(b) | set(b.free_symbols)) for b in found)
 
 
+#: heads not differentiable everywhere their argument is: SymPy's diff of them (Heaviside for Max,
+#: sign for Abs, a Piecewise of the pieces' derivatives) is a value also at the breaks, where no
+#: derivative exists (adversarial review 13: d/dx Max(x, 0) at 0 was shown to be 1/2)
+NONSMOOTH = (sp.Abs, sp.Max, sp.Min, sp.Piecewise, sp.floor, sp.ceiling, sp.frac, sp.Heaviside, sp.DiracDelta,
+             sp.sign, sp.Mod, sp.re, sp.im, sp.arg, sp.conjugate, sp.KroneckerDelta)
+
+
+def _nonsmooth_derivative(d: sp.Derivative) -> bool:
+    """Whether the derivative's body holds a non-smooth head depending on a differentiation variable:
+    such a derivative is never evaluated by SymPy's diff inside a zero test (held opaque)."""
+    from symattn.kernel.terms import free_symbols
+
+    variables = set(d.variables)
+    return any(isinstance(b, NONSMOOTH) and variables & (free_symbols(b) | set(b.free_symbols))
+               for b in sp.preorder_traversal(d.expr))
+
+
+def _has_nonsmooth_derivative(e: Any) -> bool:
+    return isinstance(e, sp.Basic) and e.has(sp.Derivative) and any(
+        isinstance(b, sp.Derivative) and _nonsmooth_derivative(b) for b in sp.preorder_traversal(e))
+
+
 def safe_doit(expr: Any) -> Any:
     """``expr.doit()`` with every sum, product, integral and limit held opaque."""
     if not isinstance(expr, sp.Basic):
@@ -141,7 +163,7 @@ def opaque_sums(expr: Any, table: dict | None = None) -> Any:
     symbol for the same canonical term), and every derivative, substitution or ``Lambda`` of such a
     term depending on its variable replaced by one as a whole. ``table`` maps the terms to their
     symbols."""
-    if not isinstance(expr, sp.Basic) or not expr.has(*OPAQUE_BINDERS):
+    if not isinstance(expr, sp.Basic) or not (expr.has(*OPAQUE_BINDERS) or _has_nonsmooth_derivative(expr)):
         return expr
     table = {} if table is None else table
 
@@ -153,7 +175,9 @@ def opaque_sums(expr: Any, table: dict | None = None) -> Any:
     def walk(e):
         if isinstance(e, OPAQUE_BINDERS) and _needs_opaque(e):
             return atom(e)
-        if not e.args or not e.has(*OPAQUE_BINDERS):
+        if isinstance(e, sp.Derivative) and _nonsmooth_derivative(e):
+            return atom(e)
+        if not e.args or not (e.has(*OPAQUE_BINDERS) or _has_nonsmooth_derivative(e)):
             return e
         if isinstance(e, _VARIABLE_HEADS) and _depends_inside(e):
             return atom(e)

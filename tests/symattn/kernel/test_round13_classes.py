@@ -83,3 +83,144 @@ TRUE = [
 def test_the_same_claims_about_finite_values_are_proved(claim):
     out = check(claim)
     assert out.verdict is Verdict.PROVED, out.how
+
+
+# --------------------------------------------------------------------------- inverse trig, genocchi
+m = sp.Symbol("m", integer=True)
+mp = sp.Symbol("mp", integer=True, positive=True)
+p = sp.Symbol("p", prime=True)
+r = sp.Symbol("r", rational=True)
+
+
+@pytest.mark.parametrize("e", [sp.atan(m), sp.asin(r), sp.acos(r), sp.atan(r), sp.asin(m), sp.acos(m - 1),
+                               sp.atan(mp - 1), sp.acos(2 - mp)], ids=str)
+def test_an_inverse_trig_value_at_a_rational_that_may_be_its_zero_is_not_called_irrational(e):
+    assert e.is_rational is None and e.is_irrational is None
+    assert e.is_zero is None and e.is_nonzero is None
+    assert sp.sign(e) != 1 and sp.Heaviside(e) not in (0, 1) and sp.KroneckerDelta(e, 0) != 0
+
+
+@pytest.mark.parametrize("e", [sp.atan(m + sp.S.Half), sp.asin(sp.Rational(1, 3)), sp.acos(sp.Rational(1, 3)),
+                               sp.atan(mp), sp.atan(sp.Rational(2, 7))], ids=str)
+def test_away_from_its_zero_an_inverse_trig_value_at_a_rational_is_still_irrational(e):
+    assert e.is_irrational is True
+
+
+def test_genocchi_parity_needs_the_parity_of_its_argument():
+    k0 = sp.Symbol("k0", integer=True, nonnegative=True)
+    assert sp.genocchi(p).is_even is None and sp.genocchi(p).is_odd is None
+    assert sp.genocchi(2 * k0 + 3).is_even is True and sp.genocchi(2 * k0 + 2).is_odd is True
+    assert [sp.genocchi(i).is_even for i in range(6)] == [sp.genocchi(i) % 2 == 0 for i in range(6)]
+
+
+FOLDED_FALSE = [
+    _eq("sign_atan", sp.sign(sp.atan(m)), ONE),                     # 0 at m = 0
+    _eq("heaviside_atan", sp.Heaviside(sp.atan(m)), ONE),           # 1/2 at m = 0
+    _eq("kronecker_atan", sp.KroneckerDelta(sp.atan(m), 0), sp.Integer(0)),  # 1 at m = 0
+    _eq("zero_power_atan", sp.Integer(0) ** sp.atan(m), sp.Integer(0)),      # 0**0 = 1 at m = 0
+    _eq("sign_square_asin", sp.sign(sp.asin(r)) ** 2, ONE),          # 0 at r = 0
+    _eq("sign_acos", sp.sign(sp.acos(m)) ** 2, ONE),                 # 0 at m = 1
+    _eq("genocchi_mod", sp.Mod(sp.genocchi(p), 2), sp.Integer(0)),   # G_2 = -1
+    _eq("genocchi_power", (-1) ** sp.genocchi(p), ONE),              # (-1)^(-1) at p = 2
+    _lt("atan_positive", sp.Integer(0), sp.atan(mp - 1), "positivity"),  # 0 at mp = 1
+]
+
+
+@pytest.mark.parametrize("claim", FOLDED_FALSE, ids=[c.id for c in FOLDED_FALSE])
+def test_claims_folded_by_the_wrong_handlers_are_not_proved(claim):
+    assert check(claim).verdict is not Verdict.PROVED
+
+
+# --------------------------------------------------------------------------- counterexample values
+def _by_instances(tid, lhs, rhs, relation="="):
+    from symattn import Statement, Theorem
+
+    return Theorem(id=tid, title=tid, source="extension", statement=Statement(lhs, rhs, relation),
+                   target="proved-for-instances")
+
+
+def _base(**assumptions):
+    return sp.IndexedBase("b", **assumptions)[1]
+
+
+ah = sp.Symbol("ah", antihermitian=True)
+TRUE_OF_DECLARED_VALUES = [
+    _by_instances("antihermitian_square", ah**2, sp.Integer(0), "<="),
+    _by_instances("antihermitian_conjugate", sp.conjugate(ah), -ah),
+    _by_instances("antihermitian_real_part", sp.re(ah), sp.Integer(0)),
+    _by_instances("prime_entry", sp.Integer(2), _base(prime=True), "<="),
+    _by_instances("composite_entry", sp.Integer(4), _base(composite=True), "<="),
+    _by_instances("irrational_entry", sp.Integer(0), sp.frac(_base(irrational=True)), "<"),
+    _by_instances("noninteger_entry", sp.Integer(0), sp.frac(_base(real=True, integer=False)), "<"),
+    _by_instances("odd_entry", sp.Mod(_base(odd=True), 2), ONE),
+    _by_instances("even_entry", sp.Mod(_base(even=True), 2), sp.Integer(0)),
+    _by_instances("antihermitian_entry", _base(antihermitian=True) ** 2, sp.Integer(0), "<="),
+]
+
+
+@pytest.mark.parametrize("thm", TRUE_OF_DECLARED_VALUES, ids=[t.id for t in TRUE_OF_DECLARED_VALUES])
+def test_no_counterexample_breaks_a_declared_assumption(thm):
+    from symattn.engine.checker import check_theorem
+
+    out = check_theorem(thm, numeric=False)
+    assert out.verdict is not Verdict.REFUTED, out.how
+
+
+FALSE_OF_DECLARED_VALUES = [
+    _by_instances("prime_entry_3", sp.Integer(3), _base(prime=True), "<="),        # 2
+    _by_instances("composite_entry_5", sp.Integer(5), _base(composite=True), "<="),  # 4
+    _by_instances("odd_entry_even", sp.Mod(_base(odd=True), 2), sp.Integer(0)),
+    _by_instances("even_entry_odd", sp.Mod(_base(even=True), 2), ONE),
+    _by_instances("antihermitian_nonzero_square", ah**2, sp.Integer(0), "<"),        # 0 at ah = 0
+    _by_instances("positive_entry_above_1", ONE, _base(positive=True), "<"),
+    _by_instances("integer_entry_nonzero", sp.Integer(0), _base(integer=True) ** 2, "<"),
+    _by_instances("negative_entry_below_minus_1", _base(negative=True), -ONE, "<"),
+]
+
+
+@pytest.mark.parametrize("thm", FALSE_OF_DECLARED_VALUES, ids=[t.id for t in FALSE_OF_DECLARED_VALUES])
+def test_false_claims_are_refused_at_values_inside_the_declared_assumptions(thm):
+    from symattn.engine.checker import check_theorem
+
+    out = check_theorem(thm, numeric=False)
+    assert out.verdict not in (Verdict.PROVED, Verdict.PROVED_FOR_INSTANCES), out.how
+
+
+# --------------------------------------------------------------------------- derivatives of non-smooth heads
+NONSMOOTH_FALSE = [
+    _eq("d_max_0", sp.Derivative(sp.Max(x, 0), x), sp.Heaviside(x)),
+    _eq("d_max_1", sp.Derivative(sp.Max(x, 1), x), sp.Heaviside(x - 1)),
+    _eq("d_min_0", sp.Derivative(sp.Min(x, 0), x), 1 - sp.Heaviside(x)),
+    _eq("d_abs", sp.Derivative(sp.Abs(x), x), sp.sign(x)),
+    _eq("d_max_abs", sp.Derivative(sp.Max(sp.Abs(x), 1), x), sp.sign(x) * sp.Heaviside(sp.Abs(x) - 1)),
+    _eq("d_piecewise", sp.Derivative(sp.Piecewise((x, x > 0), (1, True)), x), sp.Piecewise((1, x > 0), (0, True))),
+    _eq("d_subs_max", sp.Subs(sp.Derivative(sp.Max(x, 0), x), x, 0), sp.S.Half),
+    _eq("d_floor", sp.Derivative(sp.floor(x), x), sp.Integer(0)),
+    _eq("d_heaviside_sq", sp.Derivative(sp.Heaviside(x) * x**2, x), 2 * x * sp.Heaviside(x)),
+]
+
+
+@pytest.mark.parametrize("engines", ["both", "first"])
+@pytest.mark.parametrize("claim", NONSMOOTH_FALSE, ids=[c.id for c in NONSMOOTH_FALSE])
+def test_a_derivative_of_a_non_smooth_head_is_not_evaluated_by_the_zero_test(claim, engines, monkeypatch):
+    from symattn.kernel import grading
+
+    if engines == "first":
+        monkeypatch.setattr(grading, "REQUIRE_RECHECK", False)
+    out = check(claim)
+    assert out.verdict is not Verdict.PROVED, out.how
+
+
+C = sp.Symbol("c", real=True)
+SMOOTH_TRUE = [
+    _eq("d_square", sp.Derivative(x**2, x), 2 * x),
+    _eq("d_exp_sin", sp.Derivative(sp.exp(sp.sin(x)), x), sp.cos(x) * sp.exp(sp.sin(x))),
+    _eq("d_log", sp.Derivative(sp.log(1 + x**2), x), 2 * x / (1 + x**2)),
+    _eq("d_max_const", sp.Derivative(x * sp.Max(C, 1), x), sp.Max(C, 1)),  # the Max does not depend on x
+]
+
+
+@pytest.mark.parametrize("claim", SMOOTH_TRUE, ids=[c.id for c in SMOOTH_TRUE])
+def test_derivatives_of_smooth_terms_are_still_evaluated(claim):
+    out = check(claim)
+    assert out.verdict is Verdict.PROVED, out.how
