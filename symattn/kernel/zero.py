@@ -177,7 +177,7 @@ def opaque_sums(expr: Any, table: dict | None = None) -> Any:
             return atom(e)
         if isinstance(e, sp.Derivative) and _nonsmooth_derivative(e):
             return atom(e)
-        if not e.args or not (e.has(*OPAQUE_BINDERS) or _has_nonsmooth_derivative(e)):
+        if not e.args or not e.has(*OPAQUE_BINDERS, sp.Derivative):  # a smooth derivative is rebuilt as it was
             return e
         if isinstance(e, _VARIABLE_HEADS) and _depends_inside(e):
             return atom(e)
