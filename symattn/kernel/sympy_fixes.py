@@ -93,7 +93,7 @@ def _guard_real_arguments(cls, extended: bool) -> None:
             continue
         fact = name[len("_eval_is_"):]
         if fact in cls._prop_handler:
-            setattr(cls, name, cls._prop_handler.get(fact, _guarded(handler, extended)))
+            setattr(cls, name, cls._prop_handler[fact])
 
 
 def _inverse_trig_is_rational(zero_at):
@@ -128,6 +128,7 @@ def _genocchi_parity(even: bool):
 
 
 def _replace(cls, fact: str, handler) -> None:
+    # the class attribute, and the table the assumption system built with the class (which it reads)
     setattr(cls, f"_eval_is_{fact}", handler)
     cls._prop_handler[fact] = handler
 
@@ -137,9 +138,7 @@ def install() -> None:
     if getattr(sp.binomial._eval_is_nonnegative, "__symattn_fixed__", False):
         return
     _binomial_is_nonnegative.__symattn_fixed__ = True
-    sp.binomial._eval_is_nonnegative = _binomial_is_nonnegative
-    # the assumption system reads the handlers from the table it built with the class
-    sp.binomial._prop_handler["nonnegative"] = _binomial_is_nonnegative
+    _replace(sp.binomial, "nonnegative", _binomial_is_nonnegative)
     for cls, zero_at in ((sp.asin, 0), (sp.acos, 1), (sp.atan, 0)):
         _replace(cls, "rational", _inverse_trig_is_rational(zero_at))
     _replace(sp.genocchi, "even", _genocchi_parity(even=True))
