@@ -41,12 +41,28 @@ even for a prime ``p``; ``genocchi(2) = -1``); the corrected handlers need the p
 (None, None, sign(atan(m)), None)
 >>> sp.atan(m + sp.S.Half).is_irrational, sp.acos(sp.Rational(1, 3)).is_irrational, sp.genocchi(2 * k + 3).is_even
 (True, True, True)
+
+Adversarial review 14 found two more. ``Pow``: ``(-1)**e`` for an ``e`` that is rational but of unknown
+integrality (``n (n - 1)/2``, ``k/2``, ``(o - 1)/2``) was "imaginary" and "not real" (SymPy read "not
+shown an integer" as "not an integer"), so ``re`` of it folded to 0 and ``KroneckerDelta(it, 1)`` to
+0, though it is 1 at ``n = 0``. Every fact handler of ``Pow`` now says nothing for a negative base to
+such an exponent. ``gamma``: ``gamma(x)`` of a noninteger ``x`` took the sign of ``floor(x)``'s parity
+whatever the sign of ``x`` (``gamma(o + 1/2)`` "nonpositive" for an odd ``o``, though
+``gamma(3/2) > 0``); that rule holds on the negative axis only:
+
+>>> n, o = sp.Symbol("n", integer=True), sp.Symbol("o", odd=True)
+>>> t = (-1) ** (n * (n - 1) / 2)
+>>> t.is_imaginary, t.is_real, sp.re(t) == 0, sp.gamma(o + sp.S.Half).is_positive
+(None, None, False, None)
+>>> ((-1) ** (2 * n)).is_real, ((-1) ** (n + sp.S.Half)).is_imaginary, sp.gamma(-sp.S.Half).is_positive
+(True, True, False)
 """
 
 from __future__ import annotations
 
 import sympy as sp
 from sympy.core.logic import fuzzy_not
+from sympy.functions.elementary.integers import floor
 
 __all__ = ["install"]
 
@@ -127,6 +143,32 @@ def _genocchi_parity(even: bool):
     return parity
 
 
+def _gamma_is_positive(self):
+    x = self.args[0]
+    if x.is_positive:
+        return True
+    if x.is_noninteger and x.is_negative:  # Gamma alternates in sign between the negative poles
+        return floor(x).is_even
+    return None  # a noninteger x of unknown sign: Gamma(1/2) > 0, Gamma(-1/2) < 0
+
+
+_gamma_is_positive.__symattn_fixed__ = True
+
+
+def _pow_guarded(handler):
+    """``(-1)**e`` with ``e`` rational of unknown integrality (``n (n - 1)/2``, ``k/2``): SymPy reads
+    "not shown an integer" as "not an integer" and calls it imaginary (not real), yet it is 1 at n = 0."""
+
+    def guarded(self, *args, **kwargs):
+        b, e = self.args
+        if b.is_extended_negative and e.is_integer is None and e.is_rational:
+            return None
+        return handler(self, *args, **kwargs)
+
+    guarded.__symattn_fixed__ = True
+    return guarded
+
+
 def _replace(cls, fact: str, handler) -> None:
     # the class attribute, and the table the assumption system built with the class (which it reads)
     setattr(cls, f"_eval_is_{fact}", handler)
@@ -143,6 +185,13 @@ def install() -> None:
         _replace(cls, "rational", _inverse_trig_is_rational(zero_at))
     _replace(sp.genocchi, "even", _genocchi_parity(even=True))
     _replace(sp.genocchi, "odd", _genocchi_parity(even=False))
+    _replace(sp.gamma, "positive", _gamma_is_positive)
+    for fact in ("imaginary", "extended_real", "real", "complex", "extended_positive", "extended_negative",
+                 "positive", "negative", "extended_nonnegative", "extended_nonpositive", "nonnegative",
+                 "nonpositive", "zero", "extended_nonzero", "nonzero", "integer", "rational", "irrational"):
+        handler = sp.Pow._prop_handler.get(fact)
+        if handler is not None and not getattr(handler, "__symattn_fixed__", False):
+            sp.Pow._prop_handler[fact] = _pow_guarded(handler)
     _guard_real_arguments(sp.Mod, extended=False)
     _guard_real_arguments(sp.Max, extended=True)
     _guard_real_arguments(sp.Min, extended=True)
