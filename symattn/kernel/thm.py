@@ -183,9 +183,8 @@ def by_sign(lhs: Any, rhs: Any, relation: str, witness: Any = None, scale: Any =
             raise KernelError(f"the scale {sp.sstr(scale)} is not shown positive")
         checks += _take_checks()
         gap = scale * gap
-    if witness is not None:
-        by_zero(witness, gap)
-        checks += _take_checks()
+    if witness is not None:  # by_zero takes the records of its zero test: they go on this theorem
+        checks += by_zero(witness, gap).checks
         gap = witness
     s = sign_of(gap, ranges)
     checks += _take_checks()

@@ -481,3 +481,13 @@ def test_a_hypothesis_that_is_no_usable_relation_is_refused():
         refused("hypothesis 'ne' is not an equation or an inequality", hypothesis, ne)
         refused("hypothesis 'r' states no relation", hypothesis, RANGE)
         refused("hypothesis x > 0 states no relation", hypothesis, bare)
+
+
+# ------------------------------------------------------------------------------ regressions
+def test_a_witness_leaves_the_record_of_its_zero_test(recording):
+    # the witness is shown equal to the gap by the zero test: that decision is one of the theorem's
+    t = by_sign(0, x**2 + 2 * x + 1, "<=", witness=(x + 1) ** 2)
+    assert [kind for kind, _ in kinds(t)] == ["zero", "sign"]
+    assert kinds(t)[1] == ("sign", "(x + 1)**2 >= 0")
+    t = by_sign(0, x**2 + 1, "<", scale=2, witness=2 * x**2 + 2)
+    assert [kind for kind, _ in kinds(t)] == ["sign", "zero", "sign"]
