@@ -22,6 +22,7 @@ import sympy as sp
 from symattn.kernel import ledger, second
 from symattn.kernel import thm as kthm
 from symattn.kernel.context import HYPOTHESES
+from symattn.kernel.second import flint_zero
 from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.thm import Thm, accept, by_sign, by_zero, hypothesis, refl, rewrite, sym, trans, within
 from symattn.language.statement import Assumption, Equation, IndexRange
@@ -56,9 +57,9 @@ def recording():
     """The second engine on and a step's ledger open: the kernel's decisions leave records."""
     token = second._ENABLED.set(True)
     try:
-        with second.collecting():
+        with second.collecting() as checks:
             ledger.take()
-            yield
+            yield checks
             ledger.take()
     finally:
         second._ENABLED.reset(token)
@@ -304,6 +305,17 @@ def test_by_zero_reads_the_steps_hypotheses():
 def test_by_zero_keeps_the_records_of_its_decision(recording):
     t = by_zero((x + 1) ** 2, x**2 + 2 * x + 1)
     assert [kind for kind, _ in kinds(t)] == ["zero"]
+
+
+def test_an_engine_disagreement_refuses_by_zero_and_is_on_the_steps_records(recording, monkeypatch):
+    # SymPy reduces the difference to 0, the second engine (an injected one) shows it is not: by_zero
+    # refuses, as the algebra rule does ("does not reduce to 0" -- the kernel's verdict); both answers
+    # are the disagreeing check on the step's records, which the checker appends to the step's reason
+    lie = second.Check("flint", second.DISAGREE, "the numerator over Q is 1 (injected)",
+                       "(x + 1)**2 - x**2 - 2*x - 1 == 0", "SymPy reduces it to 0")
+    monkeypatch.setattr(flint_zero, "recheck_zero", lambda expr, **kw: lie)
+    refused("lhs - rhs does not reduce to 0", by_zero, (x + 1) ** 2, x**2 + 2 * x + 1)
+    assert [(c.kind, c.verdict, c.reason) for c in recording] == [("zero", second.DISAGREE, lie.reason)]
 
 
 # ------------------------------------------------------------------------------ by_sign
