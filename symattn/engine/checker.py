@@ -991,9 +991,8 @@ def _instance_holds(st: Statement, hypotheses) -> bool:
     (``i`` in ``1..2``) is split into its cases (every value checked: exhaustive, so exact); the
     equation hypotheses are solved for a variable each (as Schwartz--Zippel does,
     :func:`symattn.kernel.zippel.solve_equations`) and substituted; then the sides are compared by
-    the zero test (or the sign test)."""
-    if _statement_holds(st, hypotheses):
-        return True
+    the zero test (or the sign test). A few cases are tried before the statement as a whole: the
+    statement at ``p = 2`` is far cheaper to show than with ``KroneckerDelta(1, p)`` left in it."""
     from symattn.language.statement import IndexRange
 
     free = statement_symbols(st) | _derivative_indices(st)
@@ -1005,10 +1004,17 @@ def _instance_holds(st: Statement, hypotheses) -> bool:
                 cases = [{**c, h.index: sp.Integer(v)} for c in cases for v in range(int(lo), int(hi) + 1)]
     if len(cases) > 64:
         cases = [{}]
-    for case in cases:
-        if not _case_holds(st, hypotheses, case):
-            return False
-    return True
+    few = bool(cases[0]) and len(cases) <= _FEW_CASES
+    if few and all(_case_holds(st, hypotheses, case) for case in cases):
+        return True  # every value the split indices can take (each case is far cheaper to show)
+    if _statement_holds(st, hypotheses):
+        return True
+    if few:  # the cases were tried first: the equations solved on the whole statement
+        return _case_holds(st, hypotheses, {})
+    return all(_case_holds(st, hypotheses, case) for case in cases)
+
+
+_FEW_CASES = 16  # up to this many cases of the split indices are tried before the statement as a whole
 
 
 def _defined_apart(st: Statement, mapping: dict, hypotheses, seconds: float) -> str:
