@@ -53,7 +53,9 @@ The tests
   ``__hash__``, arithmetic, ``_hashable_content``, ``eval``, ``_eval_*``, ``is_*``, ``__new__``,
   ``func``, ``args``, ...); no user ``Symbol`` subclass; no floating-point number.
 * :mod:`.sympy_fixes` -- SymPy assumption handlers the kernel reads and corrects on import (SymPy's
-  ``binomial(n, 3)`` is "negative" for every integer ``n``; it is 0 at ``n = 0``).
+  ``binomial(n, 3)`` is "negative" for every integer ``n``; it is 0 at ``n = 0``), the SymPy functions
+  it has audited (``audited_heads``), and the silencing of every other special or combinatorial one
+  (no evaluation, no assumption; :mod:`.wellformed` refuses them as terms).
 * :mod:`.context` -- the state every test reads: the step's hypotheses, the definitions the kernel
   unfolds, the ranges of the binders enclosing a head being unfolded (the walk that sets them decides
   each range with the order test it is given: the sign test's), below all the tests that read it.

@@ -29,18 +29,17 @@ Each handler of ``Mod``, ``Max`` and ``Min`` now answers only when every argumen
 >>> sp.Mod(x, 2).is_nonnegative, sp.Mod(x, -2).is_nonpositive, sp.Max(1, x).is_positive
 (True, True, True)
 
-Adversarial review 13 found two more. ``asin``, ``acos``, ``atan`` call themselves irrational at every
+Adversarial review 13 found one more. ``asin``, ``acos``, ``atan`` call themselves irrational at every
 rational argument, so ``atan(m)`` for an integer ``m`` was "nonzero" (``sign(atan(m))`` folded to 1,
 ``0**atan(m)`` to 0), though ``atan(0) = asin(0) = acos(1) = 0``; the corrected handlers say irrational
 only where the argument is shown away from that point (Lindemann: the value at any other rational is
-transcendental). ``genocchi(n)`` decided its parity for an ``n`` of unknown parity (``genocchi(p)`` was
-even for a prime ``p``; ``genocchi(2) = -1``); the corrected handlers need the parity of ``n``:
+transcendental):
 
->>> m, p, k = sp.Symbol("m", integer=True), sp.Symbol("p", prime=True), sp.Symbol("k", integer=True, nonnegative=True)
->>> sp.atan(m).is_nonzero, sp.acos(m).is_zero, sp.sign(sp.atan(m)), sp.genocchi(p).is_even
-(None, None, sign(atan(m)), None)
->>> sp.atan(m + sp.S.Half).is_irrational, sp.acos(sp.Rational(1, 3)).is_irrational, sp.genocchi(2 * k + 3).is_even
-(True, True, True)
+>>> m = sp.Symbol("m", integer=True)
+>>> sp.atan(m).is_nonzero, sp.acos(m).is_zero, sp.sign(sp.atan(m))
+(None, None, sign(atan(m)))
+>>> sp.atan(m + sp.S.Half).is_irrational, sp.acos(sp.Rational(1, 3)).is_irrational
+(True, True)
 
 Adversarial review 14 found two more. ``Pow``: ``(-1)**e`` for an ``e`` that is rational but of unknown
 integrality (``n (n - 1)/2``, ``k/2``, ``(o - 1)/2``) was "imaginary" and "not real" (SymPy read "not
@@ -56,12 +55,28 @@ whatever the sign of ``x`` (``gamma(o + 1/2)`` "nonpositive" for an odd ``o``, t
 (None, None, False, None)
 >>> ((-1) ** (2 * n)).is_real, ((-1) ** (n + sp.S.Half)).is_imaginary, sp.gamma(-sp.S.Half).is_positive
 (True, True, False)
+
+Adversarial review 15 showed that this cannot go on function by function: SymPy's special functions
+fold as they are built, and some wrongly (``gegenbauer(1/2, 3/2, x)`` to 1, ``jacobi(1/2, 1, 1, x)`` to
+4/5, ``legendre(n, -1)`` to ``(-1)**n`` for a negative ``n``, ``elliptic_pi(-1, 3, 0)`` to a closed form
+outside its range, ``conjugate(li(x))`` to ``li(x)``), and their handlers decide facts
+(``divisor_sigma(k, m)`` "a positive integer" for a complex ``k``). So the kernel reads only the
+functions of :func:`audited_heads` (the elementary ones, rounding, ``Max``/``Min``/``Mod``, the deltas,
+``erf``, ``gamma`` and its logarithm and derivatives, the factorials); every other function of SymPy's
+special and combinatorial families is silenced: it stays unevaluated, states no assumption, and offers
+no rewriting of itself (``conjugate``, ``Abs``), and the kernel refuses it as a term. ``loggamma``'s
+conjugate is taken only off its branch cut:
+
+>>> x, p = sp.Symbol("x", real=True), sp.Symbol("p", positive=True)
+>>> sp.gegenbauer(sp.S.Half, sp.Rational(3, 2), x), sp.conjugate(sp.li(x)), sp.zeta(2)
+(gegenbauer(1/2, 3/2, x), conjugate(li(x)), zeta(2))
+>>> sp.conjugate(sp.loggamma(x)), sp.conjugate(sp.loggamma(p)), sp.gamma(sp.S.Half), sp.factorial2(5)
+(conjugate(loggamma(x)), loggamma(p), sqrt(pi), 15)
 """
 
 from __future__ import annotations
 
 import sympy as sp
-from sympy.core.logic import fuzzy_not
 from sympy.functions.elementary.integers import floor
 
 __all__ = ["install"]
@@ -126,23 +141,6 @@ def _inverse_trig_is_rational(zero_at):
     return is_rational
 
 
-def _genocchi_parity(even: bool):
-    def parity(self):
-        if len(self.args) > 1 and self.args[1] != 1:
-            return None
-        n = self.args[0]
-        if not (n.is_integer and n.is_nonnegative):
-            return None
-        if n.is_even:  # G_0 = 0; G_2, G_4, ... odd
-            return n.is_zero if even else fuzzy_not(n.is_zero)
-        if n.is_odd:  # G_1 = -1; G_3, G_5, ... = 0
-            return (n - 1).is_positive if even else fuzzy_not((n - 1).is_positive)
-        return None  # parity of n unknown (a prime n: G_2 = -1, G_3 = 0)
-
-    parity.__symattn_fixed__ = True
-    return parity
-
-
 def _gamma_is_positive(self):
     x = self.args[0]
     if x.is_positive:
@@ -169,6 +167,143 @@ def _pow_guarded(handler):
     return guarded
 
 
+def _loggamma_conjugate(self):
+    z = self.args[0]
+    if z.is_extended_positive or z.is_extended_real is False:  # off the cut (-oo, 0]: Schwarz reflection
+        return self.func(z.conjugate())
+    return None  # loggamma(-1/2) = log(2 sqrt(pi)) - i pi is not its own conjugate
+
+
+_loggamma_conjugate.__symattn_fixed__ = True
+
+
+def audited_heads() -> frozenset:
+    """SymPy's function classes whose constructors and assumption handlers the kernel reads: the
+    elementary functions, the piecewise and rounding heads, ``Max``/``Min``/``Mod``, the deltas, ``erf``
+    and its kin, ``gamma`` and its logarithm and derivatives, and the factorials. Each was audited (and
+    corrected in this module where wrong); every other SymPy function is silenced (:func:`_silence`) and
+    refused as a term (:func:`symattn.kernel.wellformed.check_term`)."""
+    return frozenset({
+        sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.sinh, sp.cosh, sp.tanh, sp.coth,
+        sp.sech, sp.csch, sp.asin, sp.acos, sp.atan, sp.acot, sp.asec, sp.acsc, sp.asinh, sp.acosh, sp.atanh,
+        sp.acoth, sp.atan2, sp.Abs, sp.sign, sp.re, sp.im, sp.conjugate, sp.arg, sp.floor, sp.ceiling, sp.frac,
+        sp.Max, sp.Min, sp.Mod, sp.Piecewise, sp.Heaviside, sp.KroneckerDelta, sp.LeviCivita, sp.erf, sp.erfc,
+        sp.erfi, sp.sinc, sp.gamma, sp.loggamma, sp.polygamma, sp.digamma, sp.factorial, sp.factorial2,
+        sp.binomial})
+
+
+#: the families of SymPy functions whose constructors fold and whose handlers decide facts the kernel
+#: has not audited (adversarial review 15: gegenbauer(1/2, 3/2, x) folded to 1, conjugate(li(x)) to
+#: li(x), divisor_sigma(k, m) was a positive integer for any k, elliptic_pi(-1, 3, 0) took a closed
+#: form outside its range, legendre(n, -1) was (-1)**n for a negative n)
+_SILENCED_MODULES = ("sympy.functions.special.", "sympy.functions.combinatorial.")
+_SILENCED_ELEMENTARY = ("LambertW", "Rem", "asech", "acsch")
+#: hooks through which SymPy's audited constructors read an argument's own rewriting of itself
+_HOOKS = ("_eval_conjugate", "_eval_adjoint", "_eval_transpose", "_eval_Abs", "_eval_power")
+
+
+def _nothing(*args, **kwargs):
+    return None
+
+
+_nothing.__symattn_fixed__ = True
+
+
+def _no_eval(cls, *args, **kwargs):
+    return None
+
+
+_no_eval.__symattn_fixed__ = True
+
+#: the families SymPy itself computes with (``expand_trig`` and ``cos(pi/12)`` through ``chebyshevt``,
+#: ``Sum.doit`` through ``bernoulli``; ``expand_trig(cos(a - b))`` needs ``chebyshevt(-1, x) = x``): at
+#: a degree that is an integer literal (every other parameter a number too) each is a polynomial or a
+#: number SymPy computes exactly, and that evaluation is kept; at any other degree (``gegenbauer(1/2, 3/2, x)``, ``legendre(n, -1)``,
+#: ``chebyshevt(x, -1)``) it is not
+_POLYNOMIAL_MODULES = ("sympy.functions.special.polynomials", "sympy.functions.combinatorial.")
+_FACTORIALS = ("RisingFactorial", "FallingFactorial")
+
+
+def _integer_degree_eval(original):
+    def guarded(cls, *args, **kwargs):
+        degree = args[0] if args else None
+        if isinstance(degree, sp.Integer) and all(
+                isinstance(a, sp.Basic) and a.is_number for a in args[1:-1]):
+            return original(*args, **kwargs)
+        return None
+
+    guarded.__symattn_fixed__ = True
+    return classmethod(guarded)
+
+
+def _integer_step_eval(original):
+    def guarded(cls, x, k, *rest, **kwargs):
+        if isinstance(k, sp.Integer):  # rf(x, 3) = x (x + 1) (x + 2): a product SymPy writes out exactly
+            return original(x, k, *rest, **kwargs)
+        return None
+
+    guarded.__symattn_fixed__ = True
+    return classmethod(guarded)
+
+
+def _function_classes() -> list:
+    seen: set = set()
+    todo, out = [sp.Function], []
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+                out.append(sub)
+    return out
+
+
+def silenced_heads() -> list:
+    """The SymPy function classes :func:`_silence` leaves unevaluated and without assumptions."""
+    audited = audited_heads()
+    bases = {b for a in audited for b in a.__mro__}
+    out = []
+    for cls in _function_classes():
+        mod = cls.__module__ or ""
+        if cls in audited or cls in bases:
+            continue  # (a base of an audited head keeps what the head inherits from it)
+        if mod.startswith(_SILENCED_MODULES) or (mod.startswith("sympy.functions.elementary.")
+                                                 and cls.__name__ in _SILENCED_ELEMENTARY):
+            out.append(cls)
+    return sorted(out, key=lambda c: (c.__module__, c.__qualname__))
+
+
+def _silence(cls) -> None:
+    """``cls`` no longer evaluates (its constructor returns the application unevaluated; a polynomial
+    or combinatorial family still at an integer literal degree, :data:`_POLYNOMIAL_MODULES`), states
+    no assumption but commutativity, and offers no rewriting of itself to SymPy's audited constructors
+    (``conjugate``, ``Abs``, powers): nothing it would decide reaches a term."""
+    from sympy.core.assumptions import StdFactKB, _assume_defined, as_property, make_property
+
+    if getattr(getattr(cls.__dict__.get("eval"), "__func__", None), "__symattn_fixed__", False):
+        return
+    original = cls.eval  # (bound to cls)
+    if cls.__name__ in _FACTORIALS:
+        cls.eval = _integer_step_eval(original)
+    elif (cls.__module__ or "").startswith(_POLYNOMIAL_MODULES):
+        cls.eval = _integer_degree_eval(original)
+    else:
+        cls.eval = classmethod(_no_eval)
+    keep = {k: v for k, v in cls.default_assumptions.items() if k == "commutative"}
+    for fact in cls.default_assumptions:
+        if fact != "commutative":
+            setattr(cls, as_property(fact), make_property(fact))
+    cls._explicit_class_assumptions = dict(keep)
+    cls.default_assumptions = StdFactKB(keep)
+    cls._prop_handler = {k: v for k, v in cls._prop_handler.items() if k == "commutative"}
+    for fact in _assume_defined:
+        if fact != "commutative" and hasattr(cls, f"_eval_is_{fact}"):
+            setattr(cls, f"_eval_is_{fact}", _nothing)
+    for hook in _HOOKS:
+        if hasattr(cls, hook):
+            setattr(cls, hook, _nothing)
+
+
 def _replace(cls, fact: str, handler) -> None:
     # the class attribute, and the table the assumption system built with the class (which it reads)
     setattr(cls, f"_eval_is_{fact}", handler)
@@ -183,8 +318,6 @@ def install() -> None:
     _replace(sp.binomial, "nonnegative", _binomial_is_nonnegative)
     for cls, zero_at in ((sp.asin, 0), (sp.acos, 1), (sp.atan, 0)):
         _replace(cls, "rational", _inverse_trig_is_rational(zero_at))
-    _replace(sp.genocchi, "even", _genocchi_parity(even=True))
-    _replace(sp.genocchi, "odd", _genocchi_parity(even=False))
     _replace(sp.gamma, "positive", _gamma_is_positive)
     for fact in ("imaginary", "extended_real", "real", "complex", "extended_positive", "extended_negative",
                  "positive", "negative", "extended_nonnegative", "extended_nonpositive", "nonnegative",
@@ -195,6 +328,9 @@ def install() -> None:
     _guard_real_arguments(sp.Mod, extended=False)
     _guard_real_arguments(sp.Max, extended=True)
     _guard_real_arguments(sp.Min, extended=True)
+    sp.loggamma._eval_conjugate = _loggamma_conjugate
+    for cls in silenced_heads():
+        _silence(cls)
     from sympy.core.cache import clear_cache
 
     clear_cache()

@@ -195,10 +195,27 @@ def _sympy_names() -> frozenset:
     return frozenset(names)
 
 
+def _unaudited(cls: type) -> str:
+    """Why an application of SymPy's own function ``cls`` is refused: it is not one of the heads whose
+    constructor and assumption handlers the kernel has audited (:func:`symattn.kernel.sympy_fixes.
+    audited_heads`); "" for an audited head and for every class that is not SymPy's function."""
+    from symattn.kernel.sympy_fixes import audited_heads
+
+    if not (isinstance(cls, type) and issubclass(cls, sp.Function)) or issubclass(cls, AppliedUndef):
+        return ""
+    if not (cls.__module__ or "").startswith("sympy.") or cls in audited_heads():
+        return ""
+    return (f"SymPy's {cls.__name__} is not among the functions whose constructors and assumption handlers "
+            "the kernel has audited (SymPy folds applications of such functions as it builds them, and "
+            "some wrongly: gegenbauer(1/2, 3/2, x) to 1, conjugate(li(x)) to li(x)); the kernel leaves them "
+            "unevaluated and decides nothing of them. Define the function you need with define(), or use an "
+            "undefined function (sympy.Function('f', real=True)) and state what you use of it as hypotheses")
+
+
 def _refusal(cls: type) -> str:
     hit = _VERDICTS.get(id(cls))
     if hit is None or hit[0] is not cls:
-        hit = _VERDICTS[id(cls)] = (cls, _structural(cls))
+        hit = _VERDICTS[id(cls)] = (cls, _structural(cls) or _unaudited(cls))
     if hit[1] or _own(cls) or type(cls) is UndefinedFunction:
         return hit[1]
     return class_problem(cls)
