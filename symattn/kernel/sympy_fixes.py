@@ -218,8 +218,8 @@ _no_eval.__symattn_fixed__ = True
 #: the families SymPy itself computes with (``expand_trig`` and ``cos(pi/12)`` through ``chebyshevt``,
 #: ``Sum.doit`` through ``bernoulli``; ``expand_trig(cos(a - b))`` needs ``chebyshevt(-1, x) = x``): at
 #: a degree that is an integer literal (every other parameter a number too) each is a polynomial or a
-#: number SymPy computes exactly, and that evaluation is kept; at any other degree (``gegenbauer(1/2, 3/2, x)``, ``legendre(n, -1)``,
-#: ``chebyshevt(x, -1)``) it is not
+#: number SymPy computes exactly, and that evaluation is kept; at any other degree
+#: (``gegenbauer(1/2, 3/2, x)``, ``legendre(n, -1)``, ``chebyshevt(x, -1)``) it is not
 _POLYNOMIAL_MODULES = ("sympy.functions.special.polynomials", "sympy.functions.combinatorial.")
 _FACTORIALS = ("RisingFactorial", "FallingFactorial")
 
