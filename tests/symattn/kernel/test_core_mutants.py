@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+from types import SimpleNamespace
 
 import pytest
 import sympy as sp
 
-from symattn.kernel import axioms, second
+from symattn.kernel import axioms, ledger, second
 from symattn.kernel import hypotheses as khyp
 from symattn.kernel import induction as kind
 from symattn.kernel.context import HYPOTHESES
@@ -84,10 +85,14 @@ def states(t, lhs, rhs, relation="=", why=None, context=None) -> None:
 
 
 # ================================================================================ axioms
+RECORD = SimpleNamespace(status="made by the fake schema")
+
+
 @pytest.fixture
 def fake_schema():
     """A schema registered as if from a core schema module ``fake_family``; removed afterwards."""
     def build(lo, hi):
+        ledger.record(RECORD)
         return lo, hi, "<"
 
     build.__module__ = "symattn.kernel.schemas.fake_family"
@@ -124,7 +129,15 @@ def test_axiom_builds_the_instance_through_the_schema(fake_schema):
     with under(Assumption("pos", sp.Gt(x, 0))):
         t = axioms.axiom("zz_fake", lo=y, hi=2 * y)
     states(t, y, 2 * y, "<", context=(Assumption("pos", sp.Gt(x, 0)),))
-    assert t.checks == ()
+    assert t.checks == (RECORD,)
+
+
+def test_axiom_keeps_only_the_records_its_schema_made(fake_schema):
+    axioms.schema("zz_fake", "lo < hi")(fake_schema)
+    ledger.take()
+    ledger.record(SimpleNamespace(status="made before the axiom"))
+    assert axioms.axiom("zz_fake", lo=x, hi=y).checks == (RECORD,)
+    assert ledger.take() == ()
 
 
 def test_axiom_of_a_real_schema_and_its_side_condition():
@@ -199,6 +212,8 @@ RANGE_S0 = IndexRange("sr0", index=s, lower=0, upper=n)
 NZ_Y = Assumption("nzy", sp.Ne(y, 0))
 NZ_J = Assumption("nzj", sp.Ne(j, 0))
 NZ_I = Assumption("nzi", sp.Ne(i, 0))
+SUM = sp.Sum(i, (i, 1, n))  # an integer, positive by the sign test only
+HALF = SUM / (n + 1)  # n/2: positive by the sign test only, not known to be >= 1
 SQ = x ** 2 - 2 * x + 1  # (x - 1)**2: nonnegative by the sign test, not by SymPy's assumptions
 JSQ = -j ** 2 + 2 * j - 1  # -(j - 1)**2: an integer, nonpositive by the sign test only
 
@@ -234,6 +249,10 @@ IN_DOMAIN = [
     (P, i, (NZ_I,), {i: (2, n)}, False, None),
     (P, i, (NZ_I,), {i: (0, n)}, False, no(P, i, "positive")),
     (PE, j, (NZ_J,), {j: (1, n)}, False, no(PE, j, "even")),
+    (P, HALF, (), {}, False, None),
+    (A, HALF, (), {}, False, None),
+    (M, -HALF, (), {}, False, None),
+    (NP, -HALF, (), {}, False, None),
     # nonnegative
     (A, SQ, (), {}, False, None),
     (A, x, (), {}, False, no(A, x, "nonnegative")),
@@ -406,6 +425,19 @@ def test_rewrite_with_under_a_binder_sees_its_range():
     with under(VW, WR, RANGE_S0):
         refused("vw does not occur in its domain: w ranges over 1..n, but s is not known to",
                 khyp.rewrite_with, v[s], VW)
+
+
+def test_rewrite_with_forall_in_the_bounds_of_a_binder():
+    with under(SQF):
+        states(khyp.rewrite_with(sp.Sum(v[i], (i, 1, f(3))), SQF), sp.Sum(v[i], (i, 1, f(3))), sp.Sum(v[i], (i, 1, 9)))
+        refused(f"sq does not occur in its domain: {no(P, y, 'positive')}", khyp.rewrite_with,
+                sp.Sum(v[i], (i, 1, f(y))), SQF)
+    with under(VW, RANGE_S):
+        states(khyp.rewrite_with(sp.Sum(v[i], (i, 1, v[s])), VW), sp.Sum(v[i], (i, 1, v[s])),
+               sp.Sum(u[i], (i, 1, u[s])))
+    with under(VK, KR):
+        inner = sp.Sum(sp.Sum(f(j), (j, 1, v[i])) + 1, (i, 1, n))
+        states(khyp.rewrite_with(inner, VK), inner, sp.Sum(sp.Sum(f(j), (j, 1, u[i])) + 1, (i, 1, n)))
 
 
 def test_rewrite_with_in_the_bounds_of_a_binder():
