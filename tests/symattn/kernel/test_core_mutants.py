@@ -50,6 +50,7 @@ PE = sp.Symbol("pe", positive=True, even=True)
 AE = sp.Symbol("ae", nonnegative=True, even=True)
 NPE = sp.Symbol("qe", nonpositive=True, even=True)
 ZE = sp.Symbol("ze", nonzero=True, even=True)
+MI = sp.Symbol("mi", negative=True, irrational=True)
 
 
 @contextlib.contextmanager
@@ -253,6 +254,7 @@ IN_DOMAIN = [
     (A, HALF, (), {}, False, None),
     (M, -HALF, (), {}, False, None),
     (NP, -HALF, (), {}, False, None),
+    (MI, -HALF, (), {}, False, no(MI, -HALF, "irrational")),  # negative by the sign test; n/2 is rational
     # nonnegative
     (A, SQ, (), {}, False, None),
     (A, x, (), {}, False, no(A, x, "nonnegative")),
