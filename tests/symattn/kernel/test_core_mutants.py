@@ -252,6 +252,9 @@ IN_DOMAIN = [
     (PE, j, (NZ_J,), {j: (1, n)}, False, no(PE, j, "even")),
     (P, HALF, (), {}, False, None),
     (A, HALF, (), {}, False, None),
+    # signed by the sign test on the product as written; its expansion (what index_in_range reads) is not
+    (A, SUM * ((x - 1) ** 2 + (x - 2) ** 2), (), {}, False, None),
+    (A, SUM * ((x - 1) ** 2 + (x - 2) ** 2 + 1), (), {}, False, None),
     (M, -HALF, (), {}, False, None),
     (NP, -HALF, (), {}, False, None),
     (MI, -HALF, (), {}, False, no(MI, -HALF, "irrational")),  # negative by the sign test; n/2 is rational
