@@ -610,3 +610,11 @@ def test_check_variable_hypotheses_mentioning_the_variable():
                 kind.conclude, CL, CR, t, 0, T, None, None)
     with under(Equation("ft", lhs=f(t), rhs=g(x), forall=(x,))):
         refused("hypotheses ['ft'] mention t: the step case must hold for a generic t", kind._check_variable, t, 0, T)
+
+
+def test_rewrite_with_never_parses_a_string_side():
+    """The core never parses text: a ``forall`` equation whose side is a string is refused, not read as
+    the term the string spells (``f(2) = 2 + 1`` here)."""
+    h = Equation("text", lhs=f(W), rhs="w + 1", forall=(W,))
+    with under(h), pytest.raises(sp.SympifyError):
+        khyp.rewrite_with(f(2), h)
