@@ -222,6 +222,9 @@ _no_eval.__symattn_fixed__ = True
 #: (``gegenbauer(1/2, 3/2, x)``, ``legendre(n, -1)``, ``chebyshevt(x, -1)``) it is not
 _POLYNOMIAL_MODULES = ("sympy.functions.special.polynomials", "sympy.functions.combinatorial.")
 _FACTORIALS = ("RisingFactorial", "FallingFactorial")
+#: the incomplete gammas SymPy's integration (and so ``sympy.stats``) computes with: at a rational
+#: literal parameter SymPy's closed forms (``lowergamma(1/2, x) = sqrt(pi) erf(sqrt(x))``) are kept
+_INCOMPLETE_GAMMAS = ("lowergamma", "uppergamma")
 
 
 def _integer_degree_eval(original):
@@ -230,6 +233,16 @@ def _integer_degree_eval(original):
         if isinstance(degree, sp.Integer) and all(
                 isinstance(a, sp.Basic) and a.is_number for a in args[1:-1]):
             return original(*args, **kwargs)
+        return None
+
+    guarded.__symattn_fixed__ = True
+    return classmethod(guarded)
+
+
+def _rational_parameter_eval(original):
+    def guarded(cls, a, *rest, **kwargs):
+        if isinstance(a, sp.Rational):
+            return original(a, *rest, **kwargs)
         return None
 
     guarded.__symattn_fixed__ = True
@@ -285,6 +298,8 @@ def _silence(cls) -> None:
     original = cls.eval  # (bound to cls)
     if cls.__name__ in _FACTORIALS:
         cls.eval = _integer_step_eval(original)
+    elif cls.__name__ in _INCOMPLETE_GAMMAS:
+        cls.eval = _rational_parameter_eval(original)
     elif (cls.__module__ or "").startswith(_POLYNOMIAL_MODULES):
         cls.eval = _integer_degree_eval(original)
     else:

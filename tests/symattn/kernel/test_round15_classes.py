@@ -62,7 +62,8 @@ def test_false_claims_through_sympys_special_functions_are_not_proved(claim):
 
 UNAUDITED = [sp.gegenbauer(H, T3, x), sp.jacobi(H, 1, 1, x), sp.chebyshevt(x, -1), sp.legendre(n, -1),
              sp.li(x), sp.zeta(2), sp.divisor_sigma(m, 2), sp.elliptic_pi(-1, 3, 0), sp.hn1(1, p),
-             sp.lowergamma(H, x), sp.DiracDelta(x), sp.LambertW(x), sp.harmonic(m), sp.genocchi(m),
+             sp.lowergamma(sp.Rational(1, 3), x), sp.uppergamma(z, x),
+             sp.DiracDelta(x), sp.LambertW(x), sp.harmonic(m), sp.genocchi(m),
              sp.bernoulli(m), sp.fibonacci(m)]
 
 
@@ -120,3 +121,16 @@ def test_loggamma_on_its_cut_keeps_its_conjugate():
     assert isinstance(sp.conjugate(sp.loggamma(ng)), sp.conjugate)
     assert sp.conjugate(sp.loggamma(p)) == sp.loggamma(p)
     assert sp.conjugate(sp.loggamma(sp.I + 1)) == sp.loggamma(1 - sp.I)
+
+
+def test_what_sympy_computes_with_still_evaluates_at_literal_parameters():
+    # SymPy's own algorithms build these (expand_trig, cos at rational multiples of pi, Sum.doit,
+    # integration): at integer (or, for the incomplete gammas, rational) literals they stay exact
+    t = sp.Symbol("t", integer=True)
+    assert sp.expand_trig(sp.cos(3 * x)) == 4 * sp.cos(x) ** 3 - 3 * sp.cos(x)
+    assert sp.cos(sp.pi / 12) == sp.sqrt(2) / 4 + sp.sqrt(6) / 4
+    assert sp.expand(sp.Sum(t ** 2, (t, 1, m)).doit() - m * (m + 1) * (2 * m + 1) / 6) == 0
+    assert sp.lowergamma(H, x) == sp.sqrt(sp.pi) * sp.erf(sp.sqrt(x))
+    assert sp.rf(x, 2) == x * (x + 1) and sp.chebyshevt(-1, x) == x and sp.bernoulli(4) == sp.Rational(-1, 30)
+    # and at symbolic or non-integer parameters they do not
+    assert isinstance(sp.rf(x, n), sp.RisingFactorial) and isinstance(sp.lowergamma(z, x), sp.lowergamma)
