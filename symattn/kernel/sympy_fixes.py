@@ -72,6 +72,12 @@ conjugate is taken only off its branch cut:
 (gegenbauer(1/2, 3/2, x), conjugate(li(x)), zeta(2))
 >>> sp.conjugate(sp.loggamma(x)), sp.conjugate(sp.loggamma(p)), sp.gamma(sp.S.Half), sp.factorial2(5)
 (conjugate(loggamma(x)), loggamma(p), sqrt(pi), 15)
+
+Adversarial review 16: ``acot`` and ``acoth`` jump at 0, so their odd folds need an argument shown
+nonzero; ``LeviCivita`` of integers is evaluated only on a permutation or with a repeated index:
+
+>>> sp.acot(-x), sp.acot(-p), sp.acot(0), sp.LeviCivita(1, 2, 4), sp.LeviCivita(1, 3, 2)
+(acot(-x), -acot(p), pi/2, LeviCivita(1, 2, 4), -1)
 """
 
 from __future__ import annotations
@@ -175,6 +181,40 @@ def _loggamma_conjugate(self):
 
 
 _loggamma_conjugate.__symattn_fixed__ = True
+
+
+def _away_from_zero_eval(original):
+    """``acot`` and ``acoth`` jump at 0 (``acot(0) = pi/2``, ``acoth(0) = i pi/2``), so SymPy's folds
+    ``acot(-w) = -acot(w)``, ``acoth(-w) = -acoth(w)`` and ``acoth(i w) = -i acot(w)`` hold only for
+    ``w != 0``: a symbolic argument is evaluated only when it is shown nonzero (a number always is
+    evaluated exactly)."""
+
+    def guarded(cls, arg, *rest, **kwargs):
+        arg = sp.sympify(arg)
+        if not arg.is_number and arg.is_zero is not False:
+            return None
+        return original(arg, *rest, **kwargs)
+
+    guarded.__symattn_fixed__ = True
+    return classmethod(guarded)
+
+
+def _levicivita_eval(original):
+    """SymPy's ``LeviCivita`` of integers is a product formula that is +-1 on permutations (and 0 with a
+    repeated index) but 3 at ``(1, 2, 4)``, where the symbol is 0 or undefined: the integer case is
+    evaluated only on a permutation of ``1..n`` or ``0..n-1``, or with a repeat."""
+
+    def guarded(cls, *args, **kwargs):
+        if args and all(isinstance(a, (int, sp.Integer)) for a in args):
+            vals = [int(a) for a in args]
+            n = len(vals)
+            if len(set(vals)) < n or sorted(vals) in (list(range(1, n + 1)), list(range(n))):
+                return original(*args, **kwargs)
+            return None
+        return original(*args, **kwargs)
+
+    guarded.__symattn_fixed__ = True
+    return classmethod(guarded)
 
 
 def audited_heads() -> frozenset:
@@ -344,6 +384,9 @@ def install() -> None:
     _guard_real_arguments(sp.Max, extended=True)
     _guard_real_arguments(sp.Min, extended=True)
     sp.loggamma._eval_conjugate = _loggamma_conjugate
+    for cls in (sp.acot, sp.acoth):
+        cls.eval = _away_from_zero_eval(cls.eval)
+    sp.LeviCivita.eval = _levicivita_eval(sp.LeviCivita.eval)
     for cls in silenced_heads():
         _silence(cls)
     from sympy.core.cache import clear_cache
