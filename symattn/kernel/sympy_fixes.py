@@ -183,38 +183,35 @@ def _loggamma_conjugate(self):
 _loggamma_conjugate.__symattn_fixed__ = True
 
 
-def _away_from_zero_eval(original):
+def _eval_when(original, accepts):
+    """``original`` (a class's bound ``eval``), called only on the arguments ``accepts`` admits; on any
+    other the application stays unevaluated."""
+
+    def guarded(cls, *args, **kwargs):
+        return original(*args, **kwargs) if accepts(*args) else None
+
+    guarded.__symattn_fixed__ = True
+    return classmethod(guarded)
+
+
+def _away_from_zero(arg, *rest) -> bool:
     """``acot`` and ``acoth`` jump at 0 (``acot(0) = pi/2``, ``acoth(0) = i pi/2``), so SymPy's folds
     ``acot(-w) = -acot(w)``, ``acoth(-w) = -acoth(w)`` and ``acoth(i w) = -i acot(w)`` hold only for
     ``w != 0``: a symbolic argument is evaluated only when it is shown nonzero (a number always is
     evaluated exactly)."""
-
-    def guarded(cls, arg, *rest, **kwargs):
-        arg = sp.sympify(arg)
-        if not arg.is_number and arg.is_zero is not False:
-            return None
-        return original(arg, *rest, **kwargs)
-
-    guarded.__symattn_fixed__ = True
-    return classmethod(guarded)
+    arg = sp.sympify(arg)
+    return arg.is_number or arg.is_zero is False
 
 
-def _levicivita_eval(original):
+def _levicivita_defined(*args) -> bool:
     """SymPy's ``LeviCivita`` of integers is a product formula that is +-1 on permutations (and 0 with a
     repeated index) but 3 at ``(1, 2, 4)``, where the symbol is 0 or undefined: the integer case is
     evaluated only on a permutation of ``1..n`` or ``0..n-1``, or with a repeat."""
-
-    def guarded(cls, *args, **kwargs):
-        if args and all(isinstance(a, (int, sp.Integer)) for a in args):
-            vals = [int(a) for a in args]
-            n = len(vals)
-            if len(set(vals)) < n or sorted(vals) in (list(range(1, n + 1)), list(range(n))):
-                return original(*args, **kwargs)
-            return None
-        return original(*args, **kwargs)
-
-    guarded.__symattn_fixed__ = True
-    return classmethod(guarded)
+    if not (args and all(isinstance(a, (int, sp.Integer)) for a in args)):
+        return True
+    vals = [int(a) for a in args]
+    n = len(vals)
+    return len(set(vals)) < n or sorted(vals) in (list(range(1, n + 1)), list(range(n)))
 
 
 def audited_heads() -> frozenset:
@@ -249,12 +246,6 @@ def _nothing(*args, **kwargs):
 _nothing.__symattn_fixed__ = True
 
 
-def _no_eval(cls, *args, **kwargs):
-    return None
-
-
-_no_eval.__symattn_fixed__ = True
-
 #: the families SymPy itself computes with (``expand_trig`` and ``cos(pi/12)`` through ``chebyshevt``,
 #: ``Sum.doit`` through ``bernoulli``; ``expand_trig(cos(a - b))`` needs ``chebyshevt(-1, x) = x``): at
 #: a degree that is an integer literal (every other parameter a number too) each is a polynomial or a
@@ -267,36 +258,17 @@ _FACTORIALS = ("RisingFactorial", "FallingFactorial")
 _INCOMPLETE_GAMMAS = ("lowergamma", "uppergamma")
 
 
-def _integer_degree_eval(original):
-    def guarded(cls, *args, **kwargs):
-        degree = args[0] if args else None
-        if isinstance(degree, sp.Integer) and all(
-                isinstance(a, sp.Basic) and a.is_number for a in args[1:-1]):
-            return original(*args, **kwargs)
-        return None
-
-    guarded.__symattn_fixed__ = True
-    return classmethod(guarded)
+def _integer_degree(*args) -> bool:
+    return bool(args) and isinstance(args[0], sp.Integer) and all(
+        isinstance(a, sp.Basic) and a.is_number for a in args[1:-1])
 
 
-def _rational_parameter_eval(original):
-    def guarded(cls, a, *rest, **kwargs):
-        if isinstance(a, sp.Rational):
-            return original(a, *rest, **kwargs)
-        return None
-
-    guarded.__symattn_fixed__ = True
-    return classmethod(guarded)
+def _rational_parameter(a, *rest) -> bool:
+    return isinstance(a, sp.Rational)
 
 
-def _integer_step_eval(original):
-    def guarded(cls, x, k, *rest, **kwargs):
-        if isinstance(k, sp.Integer):  # rf(x, 3) = x (x + 1) (x + 2): a product SymPy writes out exactly
-            return original(x, k, *rest, **kwargs)
-        return None
-
-    guarded.__symattn_fixed__ = True
-    return classmethod(guarded)
+def _integer_step(x, k, *rest) -> bool:
+    return isinstance(k, sp.Integer)  # rf(x, 3) = x (x + 1) (x + 2): a product SymPy writes out exactly
 
 
 def _function_classes() -> list:
@@ -335,15 +307,14 @@ def _silence(cls) -> None:
 
     if getattr(getattr(cls.__dict__.get("eval"), "__func__", None), "__symattn_fixed__", False):
         return
-    original = cls.eval  # (bound to cls)
     if cls.__name__ in _FACTORIALS:
-        cls.eval = _integer_step_eval(original)
+        cls.eval = _eval_when(cls.eval, _integer_step)
     elif cls.__name__ in _INCOMPLETE_GAMMAS:
-        cls.eval = _rational_parameter_eval(original)
+        cls.eval = _eval_when(cls.eval, _rational_parameter)
     elif (cls.__module__ or "").startswith(_POLYNOMIAL_MODULES):
-        cls.eval = _integer_degree_eval(original)
+        cls.eval = _eval_when(cls.eval, _integer_degree)
     else:
-        cls.eval = classmethod(_no_eval)
+        cls.eval = classmethod(_nothing)
     keep = {k: v for k, v in cls.default_assumptions.items() if k == "commutative"}
     for fact in cls.default_assumptions:
         if fact != "commutative":
@@ -385,8 +356,8 @@ def install() -> None:
     _guard_real_arguments(sp.Min, extended=True)
     sp.loggamma._eval_conjugate = _loggamma_conjugate
     for cls in (sp.acot, sp.acoth):
-        cls.eval = _away_from_zero_eval(cls.eval)
-    sp.LeviCivita.eval = _levicivita_eval(sp.LeviCivita.eval)
+        cls.eval = _eval_when(cls.eval, _away_from_zero)
+    sp.LeviCivita.eval = _eval_when(sp.LeviCivita.eval, _levicivita_defined)
     for cls in silenced_heads():
         _silence(cls)
     from sympy.core.cache import clear_cache
