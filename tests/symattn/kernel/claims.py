@@ -7,6 +7,7 @@ claims go through the public API only (Statement, Theorem, Derivation, Checker).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ import sympy as sp
 from symattn import Derivation, Statement, Theorem
 from symattn.engine.checker import Checker
 from symattn.engine.verdict import Level, Verdict
+from symattn.kernel.context import HYPOTHESES
 
 
 def check_chain(lhs, rhs, steps, hyps=(), dims=(), tid="claim"):
@@ -94,3 +96,13 @@ i, j, h = sp.symbols("i j h", integer=True, positive=True)
 s = sp.IndexedBase("s", real=True)
 xs = sp.IndexedBase("x")
 delta = sp.KroneckerDelta
+
+
+@contextlib.contextmanager
+def under(*hypotheses):
+    """The step's hypotheses, as :func:`symattn.rules.check_step` sets them."""
+    token = HYPOTHESES.set(tuple(hypotheses))
+    try:
+        yield
+    finally:
+        HYPOTHESES.reset(token)

@@ -12,7 +12,6 @@ is not known to be an integer); the induction hypothesis of ``t**2 - t = t*(t - 
 
 from __future__ import annotations
 
-import contextlib
 import os
 from types import SimpleNamespace
 
@@ -26,6 +25,8 @@ from symattn.kernel.context import HYPOTHESES
 from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.thm import Thm, by_sign, by_zero, refl
 from symattn.language.statement import Assumption, Equation, IndexRange
+
+from .claims import under
 
 x, y = sp.symbols("x y", real=True)
 i, j = sp.symbols("i j", integer=True)
@@ -51,16 +52,6 @@ AE = sp.Symbol("ae", nonnegative=True, even=True)
 NPE = sp.Symbol("qe", nonpositive=True, even=True)
 ZE = sp.Symbol("ze", nonzero=True, even=True)
 MI = sp.Symbol("mi", negative=True, irrational=True)
-
-
-@contextlib.contextmanager
-def under(*hypotheses):
-    """The step's hypotheses, as :func:`symattn.rules.check_step` sets them."""
-    token = HYPOTHESES.set(tuple(hypotheses))
-    try:
-        yield
-    finally:
-        HYPOTHESES.reset(token)
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,6 @@ off elsewhere (faster; nothing here depends on it).
 
 from __future__ import annotations
 
-import contextlib
 import pickle
 
 import pytest
@@ -21,11 +20,12 @@ import sympy as sp
 
 from symattn.kernel import ledger, second
 from symattn.kernel import thm as kthm
-from symattn.kernel.context import HYPOTHESES
 from symattn.kernel.second import flint_zero
 from symattn.kernel.terms import KernelError, canonical
 from symattn.kernel.thm import Thm, accept, by_sign, by_zero, hypothesis, refl, rewrite, sym, trans, within
 from symattn.language.statement import Assumption, Equation, IndexRange
+
+from .claims import under
 
 x, y = sp.symbols("x y", real=True)
 i, j, k, n = sp.symbols("i j k n", integer=True)
@@ -34,16 +34,6 @@ f, g = sp.Function("f"), sp.Function("g")
 POS = Assumption("pos", sp.Gt(x, 0))
 NZ = Assumption("nz", sp.Ne(y, 0))
 RANGE = IndexRange("r", index=i, lower=1, upper=n)
-
-
-@contextlib.contextmanager
-def under(*hypotheses):
-    """The step's hypotheses, as :func:`symattn.rules.check_step` sets them."""
-    token = HYPOTHESES.set(tuple(hypotheses))
-    try:
-        yield
-    finally:
-        HYPOTHESES.reset(token)
 
 
 @pytest.fixture(autouse=True)
