@@ -74,10 +74,13 @@ conjugate is taken only off its branch cut:
 (conjugate(loggamma(x)), loggamma(p), sqrt(pi), 15)
 
 Adversarial review 16: ``acot`` and ``acoth`` jump at 0, so their odd folds need an argument shown
-nonzero; ``LeviCivita`` of integers is evaluated only on a permutation or with a repeated index:
+nonzero; ``LeviCivita`` of integers is evaluated only with every index in ``1..n`` (a permutation, or a
+repeated index):
 
 >>> sp.acot(-x), sp.acot(-p), sp.acot(0), sp.LeviCivita(1, 2, 4), sp.LeviCivita(1, 3, 2)
 (acot(-x), -acot(p), pi/2, LeviCivita(1, 2, 4), -1)
+>>> sp.LeviCivita(0, 1, 2), sp.LeviCivita(2, 2, 1)
+(LeviCivita(0, 1, 2), 0)
 """
 
 from __future__ import annotations
@@ -206,12 +209,13 @@ def _away_from_zero(arg, *rest) -> bool:
 def _levicivita_defined(*args) -> bool:
     """SymPy's ``LeviCivita`` of integers is a product formula that is +-1 on permutations (and 0 with a
     repeated index) but 3 at ``(1, 2, 4)``, where the symbol is 0 or undefined: the integer case is
-    evaluated only on a permutation of ``1..n`` or ``0..n-1``, or with a repeat."""
+    evaluated only when every index lies in ``1..n`` (the convention of ``epsilon_{12...n} = 1``; the
+    formula is shift-invariant, so it also gave ``LeviCivita(0, 1, 2) = 1``, a value of the 0-based
+    convention the kernel does not adopt), on a permutation or with a repeat."""
     if not (args and all(isinstance(a, (int, sp.Integer)) for a in args)):
         return True
     vals = [int(a) for a in args]
-    n = len(vals)
-    return len(set(vals)) < n or sorted(vals) in (list(range(1, n + 1)), list(range(n)))
+    return all(1 <= v <= len(vals) for v in vals)
 
 
 def audited_heads() -> frozenset:

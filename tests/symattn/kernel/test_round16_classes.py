@@ -44,6 +44,11 @@ FALSE_CLAIMS = [  # each false at its variable = 0 (pi/2 against -pi/2; i pi/2 a
     _claim("levicivita_124", sp.LeviCivita(1, 2, 4), sp.Integer(3)),
     _claim("levicivita_135", sp.LeviCivita(1, 3, 5), sp.Integer(8)),
     _claim("levicivita_214", sp.LeviCivita(2, 1, 4), sp.Integer(-3)),
+    # the product formula is shift-invariant: 0-based indices are outside the 1..n convention
+    _claim("levicivita_012", sp.LeviCivita(0, 1, 2), ONE),
+    _claim("levicivita_021", sp.LeviCivita(0, 2, 1), -ONE),
+    _claim("levicivita_234", sp.LeviCivita(2, 3, 4), ONE),
+    _claim("levicivita_out_of_range_repeat", sp.LeviCivita(0, 0, 1), ZERO),
 ]
 
 
@@ -79,4 +84,6 @@ def test_the_folds_wait_for_a_nonzero_argument():
 
 def test_levicivita_is_evaluated_on_permutations_and_repeats_only():
     assert isinstance(sp.LeviCivita(1, 2, 4), sp.LeviCivita) and isinstance(sp.LeviCivita(1, 3, 5), sp.LeviCivita)
-    assert [sp.LeviCivita(*t) for t in ((1, 2, 3), (2, 1, 3), (0, 2, 1), (1, 1, 2))] == [1, -1, -1, 0]
+    assert [sp.LeviCivita(*t) for t in ((1, 2, 3), (2, 1, 3), (3, 2, 1), (1, 1, 2))] == [1, -1, -1, 0]
+    for t in ((0, 1, 2), (0, 2, 1), (2, 3, 4), (0, 0, 1), (-1, 0, 1), (1, 2, 5)):
+        assert isinstance(sp.LeviCivita(*t), sp.LeviCivita), t
