@@ -59,6 +59,16 @@ class KernelError(ValueError):
 
 
 _BASE = 7_340_000  # dummy_index of canonical variables: level * 8 + assumption pattern
+_WINDOW_END = _BASE + 8 * 10_000  # canonical variables' indices are _BASE .. _WINDOW_END - 1
+
+# SymPy numbers every other Dummy from a random base in 10**6 .. 9 * 10**6 (so that Dummies of two
+# processes rarely meet), counting up: in about one process in a hundred, and in any long one whose
+# base lies below the window, an ordinary Dummy -- a rule's fresh index -- got an index inside the
+# canonical window and was read as a bound variable ("_i is not a symbol of its own", seen in CI).
+# The base is moved above the window, once, keeping its randomness and the order of the indices
+# already given (every later index is larger than every earlier one).
+if sp.Dummy._base_dummy_index + sp.Dummy._count < _WINDOW_END:
+    sp.Dummy._base_dummy_index += _WINDOW_END
 
 
 def _range_assumptions(lo: Any, hi: Any, integral: bool) -> dict:
@@ -109,7 +119,7 @@ def declare_binder(cls: type, bounds) -> None:
 
 def is_bound_variable(x: Any) -> bool:
     """Whether ``x`` is a canonical bound variable made by :func:`canonical`."""
-    return isinstance(x, sp.Dummy) and x.dummy_index is not None and _BASE <= x.dummy_index < _BASE + 8 * 10_000
+    return isinstance(x, sp.Dummy) and x.dummy_index is not None and _BASE <= x.dummy_index < _WINDOW_END
 
 
 def bound_range(x: Any) -> str:
