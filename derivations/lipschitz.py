@@ -36,7 +36,7 @@ import numpy as np
 import sympy as sp
 
 from derivations._beyond import TOPIC
-from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.engine.theorem import NumericResult, Theorem, register
 from symattn.language.derivation import Derivation
 from symattn.language.statement import Assumption, Equation, IndexRange, Statement
 
@@ -102,16 +102,6 @@ def _inf_derivation() -> Derivation:
     return _half_derivation(_inf_statement.lhs, i, "softmax_jacobian_row_abs_sum")
 
 
-def _simplex_instance(size: int) -> Statement:
-    # n = size, the weights a softmax of free scores (so that the simplex hypothesis holds exactly)
-    xs = sp.symbols(f"x1:{size + 1}", real=True)
-    z = sum(sp.exp(x) for x in xs)
-    w = [sp.exp(x) / z for x in xs]
-    row = 1 if size == 1 else 2
-    total = sum(sp.Abs(w[row - 1] * ((1 if jj == row else 0) - w[jj - 1])) for jj in range(1, size + 1))
-    return Statement(total, sp.Rational(1, 2), "<=")
-
-
 def _random_weights(rng, size):
     x = rng.normal(scale=rng.choice([0.1, 1.0, 5.0]), size=size)
     e = np.exp(x - x.max())
@@ -164,7 +154,6 @@ register(Theorem(
     hypotheses=_HYPS,
     derivation=_inf_derivation,
     dimensions=(n,),
-    instances=Instances(_simplex_instance, (1, 2, 3), label="n (row 2, weights a softmax of free scores)"),
     numeric=_inf_numeric,
     plain=(
         "Row $i$ of the softmax Jacobian has the diagonal entry $a_i(1 - a_i)$ and the off-diagonal "

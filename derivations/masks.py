@@ -40,8 +40,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from derivations._beyond import TOPIC, exact_count, statement_at
-from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from derivations._beyond import TOPIC, exact_count
+from symattn.engine.theorem import NumericResult, Theorem, register
 from symattn.language.derivation import Derivation
 from symattn.language.statement import Assumption, IndexRange, Statement
 from symattn.maths.masks import causal_mask, score_pairs, window_mask
@@ -339,7 +339,6 @@ register(Theorem(
     hypotheses=(_I_RANGE, Assumption("slope_real", condition=sp.Q.real(m), text="$m$ real (any sign)")),
     derivation=_alibi_derivation,
     dimensions=(n,),
-    instances=Instances(statement_at(_alibi_statement, lambda z: {n: 3, i: z}), (1, 2, 3), label="i (n = 3)"),
     numeric=_alibi_numeric,
     plain=(
         "ALiBi adds $-m|i - j|$ to the score of query $i$ and key $j$. Under a causal mask only $j \\le i$ "

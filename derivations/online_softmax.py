@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.engine.theorem import Instances, NumericResult, Theorem, register
+from symattn.engine.theorem import NumericResult, Theorem, register
 from symattn.language.derivation import Derivation
 from symattn.language.statement import Assumption, Equation, Statement
 from symattn.maths.online_softmax import SoftmaxState, TileEnd, merge, state
@@ -321,12 +321,6 @@ def _any_tiling_derivation() -> Derivation:
 _WIDTHS = (2, 1, 3, 0, 2, 1, 2, 1)
 
 
-def _any_tiling_instance(size: int) -> Statement:
-    run, end = online_recurrence(_WIDTHS[:size])
-    return Statement(run.as_matrix() if size else sp.ImmutableMatrix([0, 0]),
-                     _union_state(M[size], end).doit())
-
-
 def _run_online(scores, values, widths, refs="max", rng=None):
     """The recurrence in numpy over explicit tiles: returns (m, l, o)."""
     m_run, l_run, o_run = -np.inf, 0.0, np.zeros(values.shape[1])  # (d_v,)
@@ -386,7 +380,6 @@ register(
         hypotheses=tiling_hypotheses(w),
         derivation=_any_tiling_derivation,
         dimensions=(T,),
-        instances=Instances(_any_tiling_instance, tuple(range(0, 7)), label="T"),
         numeric=_any_tiling_numeric,
         plain=(
             r"Cut the keys $1, \dots, N$, in order, into $T$ tiles of any widths (empty tiles allowed). Start "
@@ -429,14 +422,6 @@ def _tiled_output_derivation() -> Derivation:
     )
 
 
-def _tiled_output_instance(size: int) -> Statement:
-    widths = [x + 1 for x in _WIDTHS[:size]]
-    run, end = online_recurrence(widths)
-    xs = [s[x] for x in range(1, end + 1)]
-    z = sum(sp.exp(x) for x in xs)
-    return Statement(run.output, sum(sp.exp(s[x]) / z * v[x] for x in range(1, end + 1)))
-
-
 def _tiled_output_numeric(seed: int) -> NumericResult:
     from numeric import attention, tiled_attention
 
@@ -464,7 +449,6 @@ register(
         + (Assumption("tile_widths", text=r"$T \ge 1$ tiles of positive integer widths $w_t$"), _NORMALISER_NONZERO),
         derivation=_tiled_output_derivation,
         dimensions=(T_pos,),
-        instances=Instances(_tiled_output_instance, tuple(range(1, 5)), label="T"),
         numeric=_tiled_output_numeric,
         plain=(
             "After the last tile, dividing the running output by the running normaliser gives "
@@ -491,12 +475,6 @@ def _lse_derivation() -> Derivation:
         .eq(M[T_pos] + sp.log(sp.exp(-M[T_pos]) * total), "sum_linearity", note=r"$e^{-M_T}$ leaves the sum")
         .eq(sp.log(total), "algebra", note=r"$\log(e^{-M} x) = -M + \log x$ for $x > 0$")
     )
-
-
-def _lse_instance(size: int) -> Statement:
-    widths = [x + 1 for x in _WIDTHS[:size]]
-    run, end = online_recurrence(widths)
-    return Statement(run.lse, sp.log(sum(sp.exp(s[x]) for x in range(1, end + 1))))
 
 
 def _lse_numeric(seed: int) -> NumericResult:
@@ -530,7 +508,6 @@ register(
         + (Assumption("tile_widths", text=r"$T \ge 1$ tiles of positive integer widths $w_t$"), _NORMALISER_NONZERO),
         derivation=_lse_derivation,
         dimensions=(T_pos,),
-        instances=Instances(_lse_instance, tuple(range(1, 5)), label="T"),
         numeric=_lse_numeric,
         plain=(
             "The running reference plus the logarithm of the running normaliser is, after the last "

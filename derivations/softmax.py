@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from symattn.engine.theorem import Instances, NumericResult, Probabilistic, Theorem, register
+from symattn.engine.theorem import NumericResult, Probabilistic, Theorem, register
 from symattn.language.derivation import Derivation
 from symattn.language.statement import Assumption, Equation, IndexRange, Statement
 from symattn.maths.softmax import (
@@ -615,22 +615,6 @@ def _frobenius_le_derivation() -> Derivation:
                                   first_note=r"the closed form of $\lVert J\rVert_F^2$")
 
 
-def _scaled_jacobian(size: int):
-    """``(b, sum b, (sum b)^2 J)`` at ``a = b / sum(b)``, ``b_1..b_n > 0`` (the interior of the
-    simplex): the entries of the scaled Jacobian are polynomials in ``b``."""
-    b = sp.symbols(f"b1:{size + 1}", positive=True)
-    total = sp.Add(*b)
-    scaled = [[total * b[r] * (1 if r == c else 0) - b[r] * b[c] for c in range(size)] for r in range(size)]
-    return b, total, scaled
-
-
-def _frobenius_le_instance(size: int) -> Statement:
-    """The bound for m = 1 (every m by symmetry), multiplied through by (sum b)^4 > 0 so that
-    both sides are polynomials."""
-    b, total, scaled = _scaled_jacobian(size)
-    return Statement(sp.Add(*[e ** 2 for row in scaled for e in row]), 4 * total ** 2 * (total - b[0]) ** 2, "<=")
-
-
 def _dirichlet_rows(rng, sizes=(1, 2, 3, 8, 64, 256), per=60):
     for size in sizes:
         for conc in (0.02, 0.3, 3.0):
@@ -661,7 +645,6 @@ register(
         hypotheses=(*PROBABILITY, J_RANGE, M_RANGE),
         derivation=_frobenius_le_derivation,
         dimensions=(n,),
-        instances=Instances(_frobenius_le_instance, tuple(range(1, 5)), label="n"),
         numeric=_frobenius_le_numeric,
         plain=(
             "Every entry of the Jacobian, and the whole matrix, is small when the attention is concentrated: "
@@ -906,13 +889,6 @@ def _frobenius_trace_steps(d: Derivation, weight, *, first_note: str) -> Derivat
     )
 
 
-def _frobenius_trace_instance(size: int) -> Statement:
-    """The bound multiplied through by (sum b)^4 > 0: polynomials in b."""
-    _, _, scaled = _scaled_jacobian(size)
-    trace = sp.Add(*[scaled[r][r] for r in range(size)])
-    return Statement(sp.Add(*[e ** 2 for row in scaled for e in row]), trace ** 2, "<=")
-
-
 def _frobenius_trace_numeric(seed: int) -> NumericResult:
     """||J||_F^2 <= (tr J)^2 over Dirichlet probability vectors, and the gap against 6 e_3(a)
     computed by brute force over triples of distinct positions (small n)."""
@@ -944,7 +920,6 @@ register(
         derivation=lambda: _frobenius_trace_steps(
             Derivation(_col_frobenius_sq), sp.Integer(1), first_note=r"the closed form of $\lVert J\rVert_F^2$"),
         dimensions=(n,),
-        instances=Instances(_frobenius_trace_instance, tuple(range(1, 6)), label="n"),
         numeric=_frobenius_trace_numeric,
         plain=(
             "The squares of all entries of the Jacobian add up to at most the square of its trace. The "

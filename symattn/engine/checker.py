@@ -17,6 +17,7 @@ never graded above ``numerically-consistent``, whatever its checkable parts reac
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import json
 import multiprocessing
@@ -44,6 +45,7 @@ from symattn.kernel.instances import (
     finite_domain,
     hypotheses_at,
     pythagorean_zero,
+    shown_by_z3,
     size_symbols,
     undefined_side,
     unfold_forall,
@@ -429,7 +431,7 @@ class Checker:
         more = 0 if finite is not None else SEARCHED_SIZES
         per = None if finite is not None else {1: 16, 2: 6, 3: 4}.get(len(syms), 3)
         gen = candidate_sizes(thm.statement, thm.hypotheses, dims, per=per, seconds=seconds / 2)
-        checked, skipped, searched, unshown = [], [], [], []
+        checked, skipped, searched, unshown, by_z3 = [], [], [], [], []
         budget = None  # the deadline of the search beyond the counted sizes
         while True:
             phase_search = len(checked) >= want
@@ -480,6 +482,8 @@ class Checker:
                                    {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
                                     **({"timed_out": True} if status == "timeout" else {})})
             (searched if phase_search else checked).append(mapping)
+            if detail == "z3" and not phase_search:
+                by_z3.append(mapping)
         if not checked:
             why = "; ".join(f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) or "no candidate size"
             return LevelResult(Level.UNDECIDED, f"no size inside the hypotheses and the statement's domain ({why})",
@@ -496,9 +500,13 @@ class Checker:
             # budget), so the detail -- which the report prints -- names no number of them: the same
             # inputs give the same bytes; data["searched"] keeps what this run reached
             shown += "; the search over further sizes found no counterexample"
+        if by_z3:
+            shown += (f"; at {describe_sizes(syms, by_z3)} the instance is shown by the second engine's Z3 sign "
+                      "test alone (the kernel's sign test could not show it)")
         return LevelResult(Level.PASS, f"exact for {shown}: instances derived by the kernel at the smallest sizes "
                            "inside the hypotheses",
                            {"derived": True, "sizes": [describe_point(syms, m) for m in checked],
+                            "z3_only": [describe_point(syms, m) for m in by_z3],
                             "searched": [describe_point(syms, m) for m in searched],
                             "not_shown": [describe_point(syms, m) for m in unshown]})
 
@@ -534,6 +542,14 @@ class Checker:
         apart = _defined_apart(thm.statement, mapping, hyps, seconds)
         # the cases of the instance (every permutation of a Permutation hypothesis, matrices written
         # out): exhaustive, so the instance holds when every case does
+        z3_shown: list = []
+        token = _Z3_SHOWN.set(z3_shown)
+        try:
+            return self._cases_result(cases, st, hyps, where, apart, seconds, z3_shown)
+        finally:
+            _Z3_SHOWN.reset(token)
+
+    def _cases_result(self, cases, st, hyps, where, apart, seconds, z3_shown) -> tuple[str, str]:
         for label, case, case_hyps in cases:
             at = f"{where}, {label}" if label else where
             for side in (case.lhs, case.rhs):
@@ -553,7 +569,7 @@ class Checker:
                 return "fail", (at, str(cex))
             reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
             return ("timeout" if ok is None else "undecided"), f"{at}: {reason}"
-        return "pass", ""
+        return "pass", ("z3" if z3_shown else "")
 
     def _points(self, thm: Any) -> LevelResult | None:
         """A theorem with no integer dimension: the statement evaluated exactly at points inside the
@@ -1271,7 +1287,7 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
         # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
         diff = _difference(st.lhs, st.rhs)
         if diff is None or not pythagorean_zero(diff):
-            return False
+            return _by_z3(st, hypotheses)
         # sin^2 + cos^2 = 1 says nothing of where the sides are defined: that is the zero test's
         from symattn.kernel.zero import undischarged
 
@@ -1279,7 +1295,28 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
     gap = sp.simplify(gap)
     sign = sign_of(gap)
-    return sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">="))
+    if sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">=")):
+        return True
+    return _by_z3(st, hypotheses)
+
+
+def _by_z3(st: Statement, hypotheses) -> bool:
+    """The last resort of a derived instance: the second engine's Z3 sign test (recorded in
+    :data:`_Z3_SHOWN`, so the level names the sizes that rest on it)."""
+    shown = _Z3_SHOWN.get()
+    if shown is None:  # only the kernel's derived instances fall back on Z3, and say so
+        return False
+    why = shown_by_z3(st, tuple(hypotheses) if hypotheses else ())
+    if why is None:
+        return False
+    shown.append(why)
+    return True
+
+
+#: while the kernel's derived instance at one size is checked: the reasons of the inequalities shown
+#: by the second engine's Z3 sign test alone (the kernel's own sign test could not show them), so
+#: that the level says which sizes rest on Z3 alone (None: no fallback on Z3)
+_Z3_SHOWN: contextvars.ContextVar = contextvars.ContextVar("symattn_z3_shown", default=None)
 
 
 def _closed_pairs(a: Any, b: Any) -> list | None:

@@ -45,7 +45,7 @@ from symattn.kernel.search import (
 __all__ = ["size_symbols", "sizes_inside", "candidate_sizes", "UndecidedSize", "finite_domain", "domain_values",
            "undefined_side",
            "hypotheses_at", "domain_violation", "describe_sizes", "describe_point",
-           "concrete_cases", "explicit"]
+           "concrete_cases", "explicit", "shown_by_z3"]
 
 #: the most size assignments tried for one theorem
 MAX_TRIED = 40
@@ -600,3 +600,150 @@ def pythagorean_zero(x: Any) -> bool:
     for s, c in pairs:
         num = sp.expand(sp.rem(num, c**2 + s**2 - 1, c))
     return num == 0
+
+
+# ---------------------------------------------------------------------------------------------- Z3
+_Q_RELATIONS = {"positive": lambda x: x > 0, "nonnegative": lambda x: x >= 0, "negative": lambda x: x < 0,
+                "nonpositive": lambda x: x <= 0, "nonzero": lambda x: sp.Ne(x, 0), "zero": lambda x: sp.Eq(x, 0)}
+
+
+def _as_relation(c: Any) -> Any:
+    """An assumption's condition as a relation Z3 reads (``Q.positive(x)`` as ``x > 0``, an ``And`` of
+    them), or None: a condition left out is a fact fewer, never unsound."""
+    if isinstance(c, sp.And):
+        parts = [_as_relation(a) for a in c.args]
+        parts = [p for p in parts if p is not None]
+        return sp.And(*parts) if parts else None
+    if isinstance(c, sp.core.relational.Relational):
+        return c
+    if isinstance(c, sp.logic.boolalg.BooleanFunction) or not isinstance(c, sp.Basic):
+        return None
+    if not isinstance(c, sp.assumptions.assume.AppliedPredicate):
+        return None
+    name, args = getattr(c.function, "name", None), tuple(c.arguments)
+    if name in _Q_RELATIONS and len(args) == 1 and isinstance(args[0], sp.Expr):
+        return _Q_RELATIONS[name](args[0])
+    return None
+
+
+def _ranged(hypotheses) -> dict:
+    out = {}
+    for h in hypotheses:
+        if type(h).__name__ == "IndexRange":
+            lo, hi = (expand_finite(sp.sympify(e)) for e in (h.lower, h.upper))
+            out[h.index] = (lo, hi)
+    return out
+
+
+def _instantiated(c: Any, claim_symbols: set, ranges: dict, entries: set) -> list:
+    """``c`` at every value of its index symbols that the claim leaves free: read, as the model search
+    reads it (:func:`~symattn.kernel.search.find_model`), for every value of a concrete index range, and
+    a loose index of an entry ``s[j]`` (``j`` declared an integer: fewer readings than the search's) at
+    every integer index ``s`` is read at in the claim; ``c`` as
+    it stands too (a free symbol left in it is a variable of Z3's, which only weakens the fact)."""
+    free = _basic_symbols(c)
+    out = [c]
+    for j in sorted(free - claim_symbols, key=sp.default_sort_key):
+        if not (isinstance(j, sp.Symbol) and j.is_integer):
+            continue
+        values: list = []
+        if j in ranges and ranges[j][0].is_Integer and ranges[j][1].is_Integer:
+            lo, hi = int(ranges[j][0]), int(ranges[j][1])
+            values = [sp.Integer(v) for v in range(lo, hi + 1)] if hi - lo < 64 else []
+        elif j not in ranges:
+            bases = {e.base for e in c.atoms(sp.Indexed) if e.indices == (j,)}
+            values = sorted({e.indices[0] for e in entries if e.base in bases and len(e.indices) == 1
+                             and e.indices[0].is_Integer and _assumption_ok(j, e.indices[0])},
+                            key=sp.default_sort_key)
+        out += [x.xreplace({j: v}) for x in list(out) for v in values]
+    return out
+
+
+def shown_by_z3(statement, hypotheses) -> str | None:
+    """Whether the second engine's Z3 sign test shows a concrete inequality instance (an equation: as
+    the two inequalities ``<=`` and ``>=``) under its hypotheses: the reason when it does, else None
+    (not shown; never a counterexample).
+
+    This is the instance level's last resort, after the kernel's own sign test: the claim ``gap > 0``
+    (``>= 0``) is asked of :func:`~symattn.kernel.second.z3_sign.recheck_sign` with the index ranges
+    of the instance and, as conditions, its equation hypotheses (a ``forall`` equation at the concrete
+    indices the claim reads, :func:`unfold_forall`'s instances inside the variable's domain) and its
+    assumptions (``Q.positive(x)`` as ``x > 0``; an assumption on ``s[j]`` read for every ``j`` of its
+    range, or at every entry of ``s`` the claim reads: the model search's reading). Z3 decides real
+    arithmetic exactly; every transcendental term is an atom carrying only facts of its structure, so
+    ``unsat`` of the negation shows the instance and anything else shows nothing."""
+    from symattn.kernel import second
+    from symattn.kernel.second import AGREE
+    from symattn.kernel.second.z3_sign import recheck_sign
+
+    if not second.enabled():  # the kernel alone, or inside the second engine itself
+        return None
+
+    if statement.relation == "=":  # an equation: both inequalities, each shown
+        parts = [shown_by_z3(type(statement)(statement.lhs, statement.rhs, r), hypotheses) for r in ("<=", ">=")]
+        return None if None in parts else f"both inequalities {parts[0]}"
+    rel = {"<": "positive", ">": "positive", "<=": "nonnegative", ">=": "nonnegative"}.get(statement.relation)
+    if rel is None:
+        return None
+    lhs, rhs = statement.lhs, statement.rhs
+    if not all(isinstance(x, sp.Expr) for x in (lhs, rhs)):
+        return None
+    gap = rhs - lhs if statement.relation in ("<", "<=") else lhs - rhs
+    claim_symbols = _basic_symbols(gap)
+    entries = gap.atoms(sp.Indexed)
+    ranges = _ranged(hypotheses)
+    conditions: list = []
+    forall: list = []
+    for h in hypotheses:
+        kind = type(h).__name__
+        if kind == "Equation":
+            try:  # strict: never a string
+                lhs_h, rhs_h = sp.sympify(h.lhs, strict=True), sp.sympify(h.rhs, strict=True)
+            except (sp.SympifyError, TypeError):
+                continue
+            if not (isinstance(lhs_h, sp.Expr) and isinstance(rhs_h, sp.Expr)):
+                continue
+            if not h.forall:
+                conditions.append(sp.Eq(expand_finite(lhs_h), expand_finite(rhs_h)))
+            elif isinstance(lhs_h, sp.Indexed):
+                forall.append(h)
+        elif kind == "Assumption" and isinstance(h.condition, sp.Basic):
+            c = _as_relation(h.condition)
+            if c is not None:
+                conditions += [expand_finite(x) for x in _instantiated(c, claim_symbols, ranges, entries)]
+    # the forall equations at each entry of the claim they define, and at the entries those instances
+    # read in turn (a recurrence), up to MAX_UNFOLDED instances
+    todo, seen = list(entries), set()
+    while todo and len(seen) < MAX_UNFOLDED:
+        e = todo.pop()
+        if e in seen:
+            continue
+        seen.add(e)
+        for h in forall:
+            if e.base != h.lhs.base or len(e.indices) != len(h.lhs.indices):
+                continue
+            sub: dict = {}
+            for pat, idx in zip(h.lhs.indices, e.indices):
+                if pat in h.forall and idx.is_Integer and sub.get(pat, idx) == idx \
+                        and _quantified_ok(pat, idx, hypotheses):
+                    sub[pat] = idx
+                elif pat != idx:
+                    break
+            else:
+                if set(h.forall) <= set(sub):
+                    value = expand_finite(sp.sympify(h.rhs).xreplace(sub))
+                    conditions.append(sp.Eq(e, value))
+                    if isinstance(value, sp.Basic):
+                        todo += [a for a in value.atoms(sp.Indexed) if a not in seen]
+    rng = tuple((v, lo, hi) for v, (lo, hi) in ranges.items()
+                if v in claim_symbols and lo.is_Integer and hi.is_Integer)
+    conditions = tuple(c for c in conditions if c is not sp.true)
+    if any(c is sp.false for c in conditions):
+        return None
+    # conditions Z3 finds contradictory would show anything: such an instance is shown by nothing
+    vacuous = recheck_sign(sp.Integer(-1), "positive", ranges=rng, conditions=conditions)
+    if vacuous.verdict == AGREE:
+        return None
+    check = recheck_sign(expand_finite(gap), rel, ranges=rng, conditions=conditions,
+                         kernel="the instance's inequality")
+    return check.reason if check.verdict == AGREE else None
