@@ -635,26 +635,20 @@ def _ranged(hypotheses) -> dict:
     return out
 
 
-def _instantiated(c: Any, claim_symbols: set, ranges: dict, entries: set) -> list:
-    """``c`` at every value of its index symbols that the claim leaves free: read, as the model search
-    reads it (:func:`~symattn.kernel.search.find_model`), for every value of a concrete index range, and
-    a loose index of an entry ``s[j]`` (``j`` declared an integer: fewer readings than the search's) at
-    every integer index ``s`` is read at in the claim; ``c`` as
-    it stands too (a free symbol left in it is a variable of Z3's, which only weakens the fact)."""
-    free = _basic_symbols(c)
+def _instantiated(c: Any, claim_symbols: set, ranges: dict) -> list:
+    """``c`` at every value of each index symbol the claim leaves free that has a concrete
+    :class:`~symattn.language.statement.IndexRange`: such an assumption is read for every value of the
+    index in its range, as the rules and the model search read it (the README). An index with no range
+    is one unknown value, not every value (``a[j] >= 0`` says nothing of ``a[1]``): ``c`` as it stands,
+    whose free symbols are variables of Z3's, which only weakens the fact."""
     out = [c]
-    for j in sorted(free - claim_symbols, key=sp.default_sort_key):
-        if not (isinstance(j, sp.Symbol) and j.is_integer):
+    for j in sorted(_basic_symbols(c) - claim_symbols, key=sp.default_sort_key):
+        if not (isinstance(j, sp.Symbol) and j in ranges):
             continue
-        values: list = []
-        if j in ranges and ranges[j][0].is_Integer and ranges[j][1].is_Integer:
-            lo, hi = int(ranges[j][0]), int(ranges[j][1])
-            values = [sp.Integer(v) for v in range(lo, hi + 1)] if hi - lo < 64 else []
-        elif j not in ranges:
-            bases = {e.base for e in c.atoms(sp.Indexed) if e.indices == (j,)}
-            values = sorted({e.indices[0] for e in entries if e.base in bases and len(e.indices) == 1
-                             and e.indices[0].is_Integer and _assumption_ok(j, e.indices[0])},
-                            key=sp.default_sort_key)
+        lo, hi = ranges[j]
+        if not (lo.is_Integer and hi.is_Integer and int(hi) - int(lo) < 64):
+            continue
+        values = [sp.Integer(v) for v in range(int(lo), int(hi) + 1)]
         out += [x.xreplace({j: v}) for x in list(out) for v in values]
     return out
 
@@ -669,7 +663,7 @@ def shown_by_z3(statement, hypotheses) -> str | None:
     of the instance and, as conditions, its equation hypotheses (a ``forall`` equation at the concrete
     indices the claim reads, :func:`unfold_forall`'s instances inside the variable's domain) and its
     assumptions (``Q.positive(x)`` as ``x > 0``; an assumption on ``s[j]`` read for every ``j`` of its
-    range, or at every entry of ``s`` the claim reads: the model search's reading). Z3 decides real
+    concrete range, and ``j`` with no range one unknown index). Z3 decides real
     arithmetic exactly; every transcendental term is an atom carrying only facts of its structure, so
     ``unsat`` of the negation shows the instance and anything else shows nothing."""
     from symattn.kernel import second
@@ -710,7 +704,7 @@ def shown_by_z3(statement, hypotheses) -> str | None:
         elif kind == "Assumption" and isinstance(h.condition, sp.Basic):
             c = _as_relation(h.condition)
             if c is not None:
-                conditions += [expand_finite(x) for x in _instantiated(c, claim_symbols, ranges, entries)]
+                conditions += [expand_finite(x) for x in _instantiated(c, claim_symbols, ranges)]
     # the forall equations at each entry of the claim they define, and at the entries those instances
     # read in turn (a recurrence), up to MAX_UNFOLDED instances
     todo, seen = list(entries), set()

@@ -26,7 +26,8 @@ t = sp.Symbol("t", integer=True, positive=True)
 e1, e2 = sp.exp(x), sp.exp(y)
 half, quarter = sp.Rational(1, 2), sp.Rational(1, 4)
 
-SIMPLEX2 = (Equation("sum", lhs=a[1] + a[2], rhs=1), Assumption("nonneg", condition=sp.Q.nonnegative(a[j])))
+SIMPLEX2 = (Equation("sum", lhs=a[1] + a[2], rhs=1), IndexRange("j", index=j, lower=1, upper=2),
+            Assumption("nonneg", condition=sp.Q.nonnegative(a[j])))
 RECURRENCE = (Equation("start", lhs=L[0], rhs=0), Equation("step", lhs=L[t], rhs=L[t - 1] + 1, forall=(t,)))
 
 TRUE = [  # (name, statement, hypotheses): each true, and beyond the kernel's own sign test
@@ -45,7 +46,16 @@ TRUE = [  # (name, statement, hypotheses): each true, and beyond the kernel's ow
 FALSE_OR_NOT_SHOWN = [  # each false, or true only under a reading of the hypotheses they do not state
     ("product_bound_too_small", Statement(a[1] * a[2], sp.Rational(1, 8), "<="), SIMPLEX2),
     ("simplex_without_nonnegativity", Statement(a[1] * (sp.Abs(1 - a[1]) + sp.Abs(a[2])), half, "<="),
-     SIMPLEX2[:1]),
+     SIMPLEX2[:2]),
+    # an assumption on a[j] with no range for j is about one unknown j, not every entry (review 18)
+    ("simplex_with_unranged_nonnegativity", Statement(a[1] * (sp.Abs(1 - a[1]) + sp.Abs(a[2])), half, "<="),
+     (SIMPLEX2[0], SIMPLEX2[2])),
+    ("unranged_assumption_not_every_entry", Statement(a[1] + a[2], sp.Integer(0), ">="),
+     (Assumption("nonneg", condition=sp.Q.nonnegative(a[j])),)),
+    ("unranged_relational_not_every_entry", Statement(a[1] + a[2] + a[3], sp.Integer(0), ">="),
+     (Assumption("nonneg", condition=a[j] >= 0),)),
+    ("unranged_positive_not_every_entry", Statement(a[2], sp.Integer(0), ">"),
+     (Assumption("pos", condition=sp.Q.positive(a[j])),)),
     ("average_le_min", Statement((e1 * v1 + e2 * v2) / (e1 + e2), sp.Min(v1, v2), "<="), ()),
     ("square_strictly_positive", Statement(x ** 2, sp.Integer(0), ">"), ()),
     ("abs_equation", Statement(sp.Abs(x), x, "="), ()),
@@ -57,9 +67,9 @@ FALSE_OR_NOT_SHOWN = [  # each false, or true only under a reading of the hypoth
     # a ranged assumption holds on its range only: a[3] is outside it
     ("ranged_assumption_outside_range", Statement(a[3], sp.Integer(0), ">"),
      (IndexRange("j", index=j, lower=1, upper=2), Assumption("pos", condition=sp.Q.positive(a[j])))),
-    # a loose index is read at the entries of the claim, not as an order between them
-    ("loose_assumption_no_order", Statement(a[1] - a[2], sp.Integer(0), ">"),
-     (Assumption("pos", condition=sp.Q.positive(a[j])),)),
+    # a ranged index is read at every value, not as an order between the entries
+    ("ranged_assumption_no_order", Statement(a[1] - a[2], sp.Integer(0), ">"),
+     (IndexRange("j", index=j, lower=1, upper=2), Assumption("pos", condition=sp.Q.positive(a[j])))),
     # only an integer symbol is an index read for every value: f(x) > 0 at one real x says nothing of f(1)
     ("real_variable_not_instantiated", Statement(f(1), sp.Integer(0), ">"),
      (Assumption("pos", condition=sp.Q.positive(f(x))),)),
@@ -67,7 +77,7 @@ FALSE_OR_NOT_SHOWN = [  # each false, or true only under a reading of the hypoth
     # an entry at a real index is no index read for every value
     ("real_index_not_instantiated", Statement(a[1], sp.Integer(0), ">"),
      (Assumption("pos", condition=sp.Q.positive(a[x])),)),
-    # a range with a symbolic end: a[5] may lie beyond it, so the loose reading does not apply
+    # a range with a symbolic end: a[5] may lie beyond it
     ("symbolic_range_not_read_loosely", Statement(a[5], sp.Integer(0), ">"),
      (IndexRange("j", index=j, lower=1, upper=sp.Symbol("m", integer=True, positive=True)),
       Assumption("pos", condition=sp.Q.positive(a[j])))),
