@@ -235,6 +235,23 @@ def _code_modules(fn: Any, out: set[str], seen: set[int], depth: int = 0) -> Non
             _code_modules(obj, out, seen, depth + 1)
 
 
+def _callable_data(fn: Any) -> list:
+    """What ``fn`` carries besides its code: a partial's function and arguments, a bound method's
+    object, a function's closure cells, defaults and keyword defaults (modules left out: their
+    source is hashed; a type by its name)."""
+    if isinstance(fn, (staticmethod, classmethod)):
+        fn = fn.__func__
+    if isinstance(fn, functools.partial):
+        return [fn.func, tuple(fn.args), dict(fn.keywords)]
+    if isinstance(fn, types.MethodType):
+        return [fn.__self__ if not isinstance(fn.__self__, types.ModuleType) else None, fn.__func__]
+    out = [c.cell_contents for c in (getattr(fn, "__closure__", None) or ()) if _cell_filled(c)]
+    out += list(getattr(fn, "__defaults__", None) or ())
+    out += sorted((getattr(fn, "__kwdefaults__", None) or {}).items())
+    return [None if isinstance(o, types.ModuleType) else (f"type:{o.__module__}.{o.__qualname__}"
+            if isinstance(o, type) else o) for o in out]
+
+
 def _cell_filled(cell) -> bool:
     try:
         cell.cell_contents  # noqa: B018 - raises ValueError when empty
@@ -317,10 +334,15 @@ class _Describer:
             parts = ",".join(f"{f.name}=" + self(getattr(x, f.name)) for f in dataclasses.fields(x))
             return f"{cls.__module__}.{cls.__qualname__}({parts})"
         if callable(x):
-            if id(x) not in self._callables:
-                self._callables.add(id(x))
-                _code_modules(x, self.modules, set())
-            return f"fn:{getattr(x, '__module__', '?')}.{getattr(x, '__qualname__', type(x).__qualname__)}"
+            name = f"fn:{getattr(x, '__module__', '?')}.{getattr(x, '__qualname__', type(x).__qualname__)}"
+            if id(x) in self._callables:
+                return name
+            self._callables.add(id(x))
+            _code_modules(x, self.modules, set())
+            # the data a callable carries (closure cells, defaults, a partial's arguments): two builders
+            # of the same code over different data build different derivations
+            data = _callable_data(x)
+            return name + ("[" + ",".join(self(d) for d in data) + "]" if data else "")
         # anything else: its type and repr (a repr holding an address makes the key change every
         # run, which is safe: the theorem is checked every time)
         cls = type(x)
@@ -478,7 +500,8 @@ def world() -> bytes:
 
 def quick_key(thm: Any, options: dict) -> str:
     """A key computed without building anything: the theorem's own parts as given (terms by their
-    ``srepr``, not canonicalised; callables by name), :func:`world`, and the source of every module
+    ``srepr``, not canonicalised; callables by name and the data they carry: closure cells, defaults, a
+    partial's arguments), :func:`world`, and the source of every module
     outside the project packages that its terms' classes or its callables' code reach (a user's
     file and its helpers). Equal quick keys mean the same code and the same parts, hence the same
     derivation built and the same full key (:func:`theorem_key`): the full key recorded under a

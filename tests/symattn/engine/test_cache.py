@@ -418,3 +418,49 @@ def test_pytest_symattn_items_use_the_cache_beside_the_source(tmp_path):
     assert Cache(tmp_path / ".symattn-cache").info()["entries"] == 1
     r = subprocess.run([*cmd, "--symattn-no-cache"], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0 and 'value="false"' in (tmp_path / "r.xml").read_text().lower()
+
+
+def _chain_builder(steps):
+    """One builder's code, over the data it closes over."""
+    return lambda: steps
+
+
+def _default_builder(chain=None):
+    def build(c=chain):
+        return c
+    return build
+
+
+def _partial_target(chain):
+    return chain
+
+
+_TRUE_CHAIN = Derivation((x + 1) ** 2).eq(x**2 + 2 * x + 1, "algebra")
+_FALSE_CHAIN = Derivation((x + 1) ** 2).eq(x**2 + 1, "algebra")
+
+
+@pytest.mark.parametrize("make", [
+    _chain_builder,                                        # a closure cell
+    _default_builder,                                      # a default argument
+    lambda chain: __import__("functools").partial(_partial_target, chain),  # a partial's argument
+], ids=["closure", "default", "partial"])
+def test_the_same_builder_code_over_other_data_is_not_served_the_other_outcome(tmp_path, make):
+    """A builder is its code *and* the data it carries: the quick key (no derivation built) must
+    tell apart two theorems of one id whose builders share their code but close over different
+    derivations, or the second is served the first's verdict (a false one `proved`)."""
+    st = Statement((x + 1) ** 2, x**2 + 2 * x + 1)
+    good = Theorem(id="zz_cache_closure", title="", source="extension", statement=st, derivation=make(_TRUE_CHAIN))
+    bad = Theorem(id="zz_cache_closure", title="", source="extension",
+                  statement=Statement((x + 1) ** 2, x**2 + 1), derivation=make(_FALSE_CHAIN))
+    same_statement = Theorem(id="zz_cache_closure", title="", source="extension", statement=st,
+                             derivation=make(Derivation((x + 1) ** 2).eq(x**2 + 2 * x + 2, "algebra")))
+    options = {"time_limit": 10.0}
+    assert cache_mod.quick_key(good, options) != cache_mod.quick_key(same_statement, options)
+    cache = Cache(tmp_path)
+    assert Checker(cache=cache, numeric=False).check(good).verdict is Verdict.PROVED
+    assert Checker(cache=cache, numeric=False).check(same_statement).verdict is not Verdict.PROVED
+    assert Checker(cache=cache, numeric=False).check(bad).verdict is not Verdict.PROVED
+    # and the same data again is served
+    again = Checker(cache=cache, numeric=False).check(
+        Theorem(id="zz_cache_closure", title="", source="extension", statement=st, derivation=make(_TRUE_CHAIN)))
+    assert again.verdict is Verdict.PROVED and again.cached
