@@ -128,12 +128,19 @@ class Checker:
         #: at the time of each check; see :func:`symattn.engine.cache.using`)
         self.cache = cache
         self._outcomes: dict[str, Outcome] = {}
+        self._memo_of: dict[str, Any] = {}  # the theorem object each memoised outcome is of
         self._stack: tuple = ()
 
     # -------------------------------------------------------------------------------------------
     def check(self, thm: Any) -> Outcome:
-        if thm.id in self._outcomes:
+        # outcomes are memoised by id for the very theorem object checked: another theorem of the same
+        # id (a factory over other data, a replaced statement) is checked afresh, its keys recomputed
+        if thm.id in self._outcomes and self._memo_of.get(thm.id) is thm:
             return self._outcomes[thm.id]
+        if thm.id in self._memo_of and self._memo_of[thm.id] is not thm:
+            self._outcomes.pop(thm.id, None)
+            self.__dict__.pop("_cache_keys", None)  # the cache's memo of keys, by id
+        self._memo_of[thm.id] = thm
         cache = self.cache if self.cache is not None else _ambient_cache()
         if cache is None:
             return self._check_fresh(thm)

@@ -464,3 +464,19 @@ def test_the_same_builder_code_over_other_data_is_not_served_the_other_outcome(t
     again = Checker(cache=cache, numeric=False).check(
         Theorem(id="zz_cache_closure", title="", source="extension", statement=st, derivation=make(_TRUE_CHAIN)))
     assert again.verdict is Verdict.PROVED and again.cached
+
+
+@pytest.mark.parametrize("with_cache", [False, True], ids=["no_cache", "cache"])
+def test_one_checker_does_not_serve_a_theorem_the_outcome_of_another_of_the_same_id(tmp_path, with_cache):
+    """Adversarial review 19: one Checker memoised outcomes by id, so a factory's second theorem of
+    the same id (a false one) was given the first's `proved`."""
+    def make(c):
+        return Theorem(id="zz_same_id", title="", source="extension",
+                       statement=Statement((x + 1) ** 2, x**2 + 2 * x + c),
+                       derivation=lambda: Derivation((x + 1) ** 2).eq(x**2 + 2 * x + c, "algebra"))
+    checker = Checker(cache=Cache(tmp_path) if with_cache else None, numeric=False)
+    true_thm = make(1)
+    assert checker.check(true_thm).verdict is Verdict.PROVED
+    assert checker.check(make(3)).verdict is Verdict.REFUTED
+    assert checker.check(make(1)).verdict is Verdict.PROVED
+    assert checker.check(true_thm) is checker.check(true_thm)  # the very object: memoised
