@@ -516,6 +516,23 @@ def _quantified_ok(var: sp.Symbol, value: Any, hypotheses) -> bool:
     return True
 
 
+def _forall_value(h, atom: sp.Indexed, hypotheses) -> Any:
+    """The right side of the ``forall`` equation ``h`` at the concrete entry ``atom`` its left side
+    defines (each quantified index an integer inside the variable's domain, the other indices equal),
+    or None when it does not define ``atom``."""
+    if h.lhs.base != atom.base or len(h.lhs.indices) != len(atom.indices):
+        return None
+    sub: dict = {}
+    for pat, idx in zip(h.lhs.indices, atom.indices):
+        if pat in h.forall and idx.is_Integer and sub.get(pat, idx) == idx and _quantified_ok(pat, idx, hypotheses):
+            sub[pat] = idx
+        elif pat != idx:
+            return None
+    if not set(h.forall) <= set(sub):
+        return None
+    return expand_finite(sp.sympify(h.rhs).xreplace(sub))
+
+
 def unfold_forall(hypotheses, exprs: list) -> list:
     """``exprs`` with the entries that a ``forall`` equation defines replaced by its right side at
     their index (``L[2]`` by the recurrence's ``exp(M[1] - M[2]) L[1] + ...`` when ``L[t] = ...``
@@ -532,18 +549,9 @@ def unfold_forall(hypotheses, exprs: list) -> list:
 
     def value(atom):
         for h in rules:
-            if h.lhs.base != atom.base or len(h.lhs.indices) != len(atom.indices):
-                continue
-            sub = {}
-            for pat, idx in zip(h.lhs.indices, atom.indices):
-                if pat in h.forall and idx.is_Integer and (pat not in sub or sub[pat] == idx) \
-                        and _quantified_ok(pat, idx, hypotheses):
-                    sub[pat] = idx
-                elif pat != idx:
-                    break
-            else:
-                if set(h.forall) <= set(sub):
-                    return expand_finite(sp.sympify(h.rhs).xreplace(sub))
+            v = _forall_value(h, atom, hypotheses)
+            if v is not None:
+                return v
         return None
 
     out, count = [], 0
@@ -673,16 +681,16 @@ def shown_by_z3(statement, hypotheses) -> str | None:
     if not second.enabled():  # the kernel alone, or inside the second engine itself
         return None
 
-    if statement.relation == "=":  # an equation: both inequalities, each shown
-        parts = [shown_by_z3(type(statement)(statement.lhs, statement.rhs, r), hypotheses) for r in ("<=", ">=")]
-        return None if None in parts else f"both inequalities {parts[0]}"
-    rel = {"<": "positive", ">": "positive", "<=": "nonnegative", ">=": "nonnegative"}.get(statement.relation)
-    if rel is None:
-        return None
-    lhs, rhs = statement.lhs, statement.rhs
+    lhs, rhs, relation = statement.lhs, statement.rhs, statement.relation
     if not all(isinstance(x, sp.Expr) for x in (lhs, rhs)):
         return None
-    gap = rhs - lhs if statement.relation in ("<", "<=") else lhs - rhs
+    # the claims asked of Z3: gap > 0 (>= 0); an equation as both inequalities, each shown
+    claims = {"<": [(rhs - lhs, "positive")], ">": [(lhs - rhs, "positive")],
+              "<=": [(rhs - lhs, "nonnegative")], ">=": [(lhs - rhs, "nonnegative")],
+              "=": [(rhs - lhs, "nonnegative"), (lhs - rhs, "nonnegative")]}.get(relation)
+    if claims is None:
+        return None
+    gap = lhs - rhs
     claim_symbols = _basic_symbols(gap)
     entries = gap.atoms(sp.Indexed)
     ranges = _ranged(hypotheses)
@@ -714,21 +722,11 @@ def shown_by_z3(statement, hypotheses) -> str | None:
             continue
         seen.add(e)
         for h in forall:
-            if e.base != h.lhs.base or len(e.indices) != len(h.lhs.indices):
-                continue
-            sub: dict = {}
-            for pat, idx in zip(h.lhs.indices, e.indices):
-                if pat in h.forall and idx.is_Integer and sub.get(pat, idx) == idx \
-                        and _quantified_ok(pat, idx, hypotheses):
-                    sub[pat] = idx
-                elif pat != idx:
-                    break
-            else:
-                if set(h.forall) <= set(sub):
-                    value = expand_finite(sp.sympify(h.rhs).xreplace(sub))
-                    conditions.append(sp.Eq(e, value))
-                    if isinstance(value, sp.Basic):
-                        todo += [a for a in value.atoms(sp.Indexed) if a not in seen]
+            value = _forall_value(h, e, hypotheses)
+            if value is not None:
+                conditions.append(sp.Eq(e, value))
+                if isinstance(value, sp.Basic):
+                    todo += [a for a in value.atoms(sp.Indexed) if a not in seen]
     rng = tuple((v, lo, hi) for v, (lo, hi) in ranges.items()
                 if v in claim_symbols and lo.is_Integer and hi.is_Integer)
     conditions = tuple(c for c in conditions if c is not sp.true)
@@ -738,6 +736,11 @@ def shown_by_z3(statement, hypotheses) -> str | None:
     vacuous = recheck_sign(sp.Integer(-1), "positive", ranges=rng, conditions=conditions)
     if vacuous.verdict == AGREE:
         return None
-    check = recheck_sign(expand_finite(gap), rel, ranges=rng, conditions=conditions,
-                         kernel="the instance's inequality")
-    return check.reason if check.verdict == AGREE else None
+    reasons = []
+    for claim, rel in claims:
+        check = recheck_sign(expand_finite(claim), rel, ranges=rng, conditions=conditions,
+                             kernel="the instance's inequality")
+        if check.verdict != AGREE:
+            return None
+        reasons.append(check.reason)
+    return reasons[0] if len(reasons) == 1 else f"both inequalities {reasons[0]}"
