@@ -4,8 +4,11 @@
 the checker put in the step's context (:data:`REGISTRY`; never an object a rule builds) and a mapping
 of its symbols, it returns the ``Thm`` of the instantiated statement after checking
 
-* that the mapping keeps every declared assumption of a symbol it replaces (an integer stays an integer,
-  a positive symbol positive: the image is shown so by the kernel's tests);
+* that the mapping replaces variables only (symbols, IndexedBases by IndexedBases, MatrixSymbols by
+  matrices of the same shape; a subterm such as ``a + 1`` or ``X[i]`` is no variable, and replacing it
+  is no instance), and keeps every declared assumption of a variable it replaces (an integer stays an
+  integer, a positive symbol positive, an IndexedBase's entries keep the base's: the image is shown so
+  by the kernel's tests; an assumption those do not imply, such as ``zero=False``, is read off the image);
 * that every hypothesis of the lemma, instantiated, holds in the current theorem: an equation is one of
   the current hypotheses (a ``forall`` equation only by one at least as general: the same variables
   quantified, so one instance never stands for all of them), a range is shown by the kernel's range
@@ -73,6 +76,9 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
     for key in mapping:
         if not isinstance(key, sp.Basic):
             raise KernelError(f"mapping keys must be SymPy symbols, got {key!r}")
+    kinds = [why for key, value in mapping.items() for why in _check_key(key, value, mapping)]
+    if kinds:
+        raise KernelError("; ".join(kinds))
 
     def sub(x):
         return canonical(substitute(x, mapping)) if isinstance(x, (sp.Basic, sp.MatrixBase)) else x
@@ -92,19 +98,73 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
     return sub(thm.statement.lhs), sub(thm.statement.rhs), hyps
 
 
+def _key_facts(key) -> dict:
+    """The declared assumptions of a lemma variable (an IndexedBase's are its entries')."""
+    if isinstance(key, sp.Symbol):
+        return dict(key.assumptions0)
+    if isinstance(key, sp.IndexedBase):
+        return dict(key.label.assumptions0)
+    return {}
+
+
+def _check_key(key, value, mapping: dict) -> list:
+    """A lemma is an instance only under a mapping of its *variables*: a symbol, an IndexedBase (to an
+    IndexedBase), a MatrixSymbol (to a matrix of the same shape). A subterm (``a + 1``, ``X[i]``,
+    ``exp(a)``) is not a variable: replacing it is no instance of the statement."""
+    from symattn.kernel.zero import equal
+
+    if isinstance(key, sp.Symbol):
+        return []
+    if isinstance(key, sp.IndexedBase):
+        if not isinstance(value, sp.IndexedBase):
+            return [f"{key} is an IndexedBase in the lemma; its image {sp.sstr(value)} is not one"]
+        if key.shape is not None and (value.shape is None or len(value.shape) != len(key.shape)
+                                      or not all(_equal(substitute(x, mapping), y)
+                                                 for x, y in zip(key.shape, value.shape))):
+            return [f"{key} has shape {key.shape} in the lemma, but its image {value} has shape {value.shape}"]
+        return []
+    if isinstance(key, sp.MatrixSymbol):
+        shape = getattr(value, "shape", None)
+        if not isinstance(value, (sp.MatrixExpr, sp.MatrixBase)) or shape is None:
+            return [f"{key} is a matrix in the lemma; its image {sp.sstr(value)} is not one"]
+        want = tuple(substitute(x, mapping) for x in key.shape)
+        try:
+            same = all(equal(x, y) for x, y in zip(want, shape))
+        except KernelError:
+            same = False
+        if not same:
+            return [f"{key} is {sp.sstr(want[0])} x {sp.sstr(want[1])} in the lemma (under the mapping), but its "
+                    f"image {sp.sstr(value)} is {sp.sstr(shape[0])} x {sp.sstr(shape[1])}"]
+        return []
+    raise KernelError(f"mapping key {sp.sstr(key)} is not a variable of the lemma (a symbol, an IndexedBase or a "
+                      f"MatrixSymbol): replacing a subterm is no instance of its statement")
+
+
 def image_conditions(mapping: dict, hypotheses=(), env: dict | None = None) -> list:
-    """Every assumption of a lemma symbol is a side condition of the instance: the image must have it
-    (from its own assumptions, the kernel's sign test, or the hypotheses). Returns the failures."""
-    from symattn.kernel.sign import has_fact, sign_of
+    """Every assumption of a lemma variable is a side condition of the instance: the image must have it
+    (from its own assumptions, the kernel's sign test, or the hypotheses); the entries of an IndexedBase's
+    image must have the base's. An assumption the checked ones do not imply (``extended_positive``,
+    ``zero=False``, ``commutative``) must be SymPy's of the image itself. Returns the failures."""
+    from symattn.kernel.sign import has_fact, sign_of, untrusted_assumptions_atomized
     from symattn.kernel.sums import _is_integer, index_in_range
     from symattn.kernel.zero import _shown_nonzero
 
     bad = []
     for key, value in mapping.items():
-        facts = getattr(key, "assumptions0", {}) if isinstance(key, sp.Symbol) else {}
+        kind = _check_key(key, value, mapping)
+        if kind:
+            bad.extend(kind)
+            continue
+        facts = _key_facts(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = sp.Integer(value)
+        if isinstance(key, sp.IndexedBase):
+            value = value[sp.Dummy("j", integer=True)]
+        shown = {}
         for fact, truth in sorted(facts.items()):
             if truth is not True or fact not in _CHECKED:
                 continue
+            shown[fact] = True
             if has_fact(value, fact):
                 continue
             if fact in ("positive", "nonnegative") and sign_of(value) in (
@@ -119,6 +179,15 @@ def image_conditions(mapping: dict, hypotheses=(), env: dict | None = None) -> l
                                                                                              env or {}):
                 continue
             bad.append(f"{key} is {fact} in the lemma, but {sp.sstr(value)} is not known to be {fact}")
+        if bad or not facts:
+            continue
+        implied = sp.Dummy("x", **shown).assumptions0
+        read = untrusted_assumptions_atomized(value)
+        missing = [f"{fact}={truth}" for fact, truth in sorted(facts.items())
+                   if implied.get(fact) != truth and getattr(read, f"is_{fact}", None) != truth]
+        if missing:
+            bad.append(f"{key} has the assumptions {', '.join(missing)} in the lemma, which {sp.sstr(value)} is not "
+                       f"known to have")
     return bad
 
 
