@@ -14,9 +14,9 @@ import sympy as sp
 
 from symattn import Statement
 from symattn.engine.verdict import Level
+from symattn.rules import ProofContext, check_step
 
 from .test_mutants_lemmas import _registry
-from symattn.rules import ProofContext, check_step
 
 a, b = sp.symbols("a b", real=True)
 p = sp.Symbol("p", positive=True)
