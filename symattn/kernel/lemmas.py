@@ -328,7 +328,12 @@ def rewrite_under(expr: Any, thm: Any, mapping: dict, loose: list, reverse: bool
         if not isinstance(e, sp.Basic) or e.is_Atom:
             return e
         m = e.match(a)
-        if m is not None and all(w in m for w in wilds.values()):
+        if m is not None and all(w in m for w in wilds.values()) and a.xreplace(m) != e \
+                and not _equal(a.xreplace(m), e):
+            # SymPy's matcher is not trusted: the instance must be the subterm it replaces
+            problems.append(f"{thm.id}'s side under the match {sp.sstr(m)} is {sp.sstr(a.xreplace(m))}, not "
+                            f"{sp.sstr(e)}")
+        elif m is not None and all(w in m for w in wilds.values()):
             image = {k: v.xreplace(m) for k, v in pmap.items()}
             bad = image_conditions(image, hyps_here, env)
             if not bad:

@@ -83,3 +83,25 @@ def test_a_use_that_is_no_instance_of_the_lemma_fails_for_its_reason(name, state
 def test_an_instance_of_the_lemmas_variables_passes(name, statement, mapping, lhs, rhs):
     res = use(statement, mapping, lhs, rhs)
     assert res.status is Level.PASS, res.reason
+
+
+# ------------------------------------------------------------------------- under a binder
+def test_under_a_binder_a_match_sympy_gets_wrong_is_not_taken(monkeypatch):
+    """SymPy's matcher is not trusted: a match whose instance is not the subterm it replaces is refused."""
+    F, G = sp.Function("F"), sp.Function("G")
+    u, t = sp.Symbol("u"), sp.Symbol("t")
+    k = sp.Symbol("k", integer=True)
+    st = Statement(F(u), G(u))
+    lhs = sp.Sum(F(k), (k, 1, n))
+    good = use(st, {u: t}, lhs, sp.Sum(G(k), (k, 1, n)))
+    assert good.status is Level.PASS, good.reason
+    real_match = sp.Basic.match
+
+    def wrong(self, pattern, *args, **kwargs):
+        m = real_match(self, pattern, *args, **kwargs)
+        return {w: v + 1 for w, v in m.items()} if m and self.func == F else m
+
+    monkeypatch.setattr(sp.Basic, "match", wrong)
+    bad = use(st, {u: t}, lhs, sp.Sum(G(k + 1), (k, 1, n)))
+    assert bad.status is Level.FAIL, bad.reason
+    assert "lem's side under the match" in bad.reason, bad.reason
