@@ -262,6 +262,11 @@ def _restrict(node, ranges):
     if not provably_le(a - 1, b, ranges):
         return node  # a reversed range is minus the sum over b+1..a-1: restricting a..b would be wrong
     rest = node.function / band
+    # the index is an integer: lo <= k is ceiling(lo) <= k, and k <= hi is k <= floor(hi)
+    if lo != -sp.oo and lo.is_integer is not True:
+        lo = sp.ceiling(lo)
+    if hi != sp.oo and hi.is_integer is not True:
+        hi = sp.floor(hi)
     if lo == -sp.oo or provably_le(lo, a, ranges):
         new_lo = a
     elif provably_le(a, lo, ranges):

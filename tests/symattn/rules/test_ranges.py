@@ -37,6 +37,9 @@ VALID = [
     ("mask_restrict", S(window_mask(i, j, w) * f[j], 1, n), S(f[j], sp.Max(1, i - w + 1), i), (I_IN,), {}),
     ("mask_restrict", S(window_mask(i, j, w) * f[j], 1, n), S(f[j], 1, i), (I_IN, W_COVERS), {}),
     ("mask_restrict", S(Band(j, n + 1, 2 * n) * f[j], 1, n), sp.S.Zero, (), {}),  # no key inside the band
+    # a band's ends that are not integers: the integer keys inside are ceiling(lo)..floor(hi)
+    ("mask_restrict", S(Band(j, sp.Rational(3, 2), n) * f[j], 1, n), S(f[j], 2, n), (), {}),
+    ("mask_restrict", S(Band(j, 1, n - sp.Rational(1, 2)) * f[j], 1, n), S(f[j], 1, n - 1), (), {}),
     ("abs_by_sign", S(sp.Abs(i - j) * f[j], 1, i), S((i - j) * f[j], 1, i), (), {}),
     ("abs_by_sign", sp.Abs(S(a[j], 1, i - 1)), S(a[j], 1, i - 1), (), {}),
     ("delta_by_range", S(sp.KroneckerDelta(i, j) * f[j], i + 1, n), S(0 * f[j], i + 1, n), (I_IN,), {}),
@@ -58,6 +61,9 @@ INVALID = [
     ("mask_restrict", S(window_mask(i, j, w) * f[j], 1, n), S(f[j], 1, i), (I_IN,), {}, "differ"),
     # without i <= n the band may run past the last key: the range end stays a Min
     ("mask_restrict", S(causal_mask(i, j) * f[j], 1, n), S(f[j], 1, i), (), {}, "differ"),
+    # the band 3/2..n holds the keys 2..n, not a sum from 3/2 nor from 1
+    ("mask_restrict", S(Band(j, sp.Rational(3, 2), n) * f[j], 1, n), S(f[j], 1, n), (), {}, "differ"),
+    ("mask_restrict", S(Band(j, 1, n - sp.Rational(1, 2)) * f[j], 1, n), S(f[j], 1, n), (), {}, "differ"),
     # |i - j| = j - i is the wrong sign for j <= i
     ("abs_by_sign", S(sp.Abs(i - j) * f[j], 1, i), S((j - i) * f[j], 1, i), (), {}, "differ"),
     # a sum over a possibly reversed range is not known to be nonnegative
