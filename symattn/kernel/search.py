@@ -25,6 +25,7 @@ predicate on a number.
 
 from __future__ import annotations
 
+import contextvars
 import random
 import time
 from collections.abc import Iterable
@@ -487,7 +488,19 @@ def _draw(atom: Any, rng: random.Random | None) -> Any:
         v = -abs(v)
     if getattr(atom, "is_nonzero", False) and v == 0:
         v = sp.Integer(1)
+    if getattr(atom, "is_imaginary", False):
+        return sp.I * (v if v != 0 else sp.Integer(1))  # an imaginary symbol: a nonzero multiple of i
+    if _COMPLEX_DRAWS.get() and not integer and getattr(atom, "is_real", None) is None \
+            and getattr(atom, "is_extended_real", None) is None and rng.random() < 0.5:
+        # an equation's symbol not declared real is complex: half the draws leave the real line
+        # (``conjugate(z) = z`` has no real counterexample)
+        return v + sp.I * sp.Rational(rng.choice((-2, -1, 1, 2)), rng.randint(1, 3))
     return v
+
+
+#: while the counterexample search of an equation draws its points: symbols not declared real may get
+#: complex values (an inequality's are real: complex numbers have no order)
+_COMPLEX_DRAWS: contextvars.ContextVar = contextvars.ContextVar("symattn_complex_draws", default=False)
 
 
 def _is_number(x: Any) -> bool:
@@ -1479,6 +1492,14 @@ def find_counterexample(statement, hypotheses=(), *, seed: int = 0, tries: int =
         return None
     rng = random.Random(seed)
     conditions = _side_conditions(sides)
+    token = _COMPLEX_DRAWS.set(statement.relation == "=")
+    try:
+        return _search(statement, sides, hypotheses, rng, conditions, tries, seconds)
+    finally:
+        _COMPLEX_DRAWS.reset(token)
+
+
+def _search(statement, sides, hypotheses, rng, conditions, tries, seconds):
     evaluated, draws = 0, 0
     # a draw outside the hypotheses (x <= y fails at x = 3/4, y = -8/3) is no try: up to 4 draws a try,
     # within the time the tries had (tries x seconds)

@@ -55,3 +55,48 @@ def test_a_false_claim_under_a_relational_hypothesis_is_refuted_inside_it(name, 
 def test_a_true_claim_of_the_same_shape_is_never_refuted(name, st, cond):
     o = check_theorem(_theorem(st, cond), numeric=False)
     assert o.verdict is not Verdict.REFUTED, o.how
+
+
+# ------------------------------------------------------------------------- complex and imaginary symbols
+# A symbol declared neither real nor anything implying it is complex: an equation about it that fails
+# only off the real line is refuted at an exact Gaussian-rational point; an imaginary symbol is drawn
+# as a nonzero multiple of i. An inequality's symbols stay real (complex numbers have no order).
+zc, wc = sp.symbols("zc wc")
+yi = sp.Symbol("yi", imaginary=True)
+R = sp.Symbol("R", real=True)
+
+COMPLEX_FALSE = [
+    ("conjugate_is_identity", Statement(sp.conjugate(zc), zc)),
+    ("abs_squared_is_square", Statement(sp.Abs(zc) ** 2, zc**2)),
+    ("real_part_is_all", Statement(sp.re(zc), zc)),
+    ("imaginary_part_vanishes", Statement(sp.im(zc), 0)),
+    ("sqrt_of_square", Statement(sp.sqrt(zc**2), zc)),
+    ("conjugate_of_product_swaps_one", Statement(sp.conjugate(zc * wc), zc * sp.conjugate(wc))),
+    ("imaginary_square_is_abs_square", Statement(yi**2, sp.Abs(yi) ** 2)),
+    ("imaginary_is_its_conjugate", Statement(sp.conjugate(yi), yi)),
+]
+
+COMPLEX_TRUE = [
+    ("conjugate_of_real", Statement(sp.conjugate(R), R)),
+    ("abs_squared_of_real", Statement(sp.Abs(R) ** 2, R**2)),
+    ("real_part_of_real", Statement(sp.re(R), R)),
+    ("conjugate_is_additive", Statement(sp.conjugate(zc + wc), sp.conjugate(zc) + sp.conjugate(wc))),
+    ("conjugate_twice", Statement(sp.conjugate(sp.conjugate(zc)), zc)),
+    ("modulus_squared", Statement(zc * sp.conjugate(zc), sp.Abs(zc) ** 2)),
+    ("imaginary_square", Statement(yi**2, -sp.Abs(yi) ** 2)),
+    ("imaginary_conjugate", Statement(sp.conjugate(yi), -yi)),
+    ("square_nonnegative_real", Statement(R**2, 0, ">=")),
+]
+
+
+@pytest.mark.parametrize("name,st", COMPLEX_FALSE, ids=[c[0] for c in COMPLEX_FALSE])
+def test_an_equation_false_off_the_real_line_is_refuted_at_an_exact_complex_point(name, st):
+    o = check_theorem(_theorem(st), numeric=False)
+    assert o.verdict is Verdict.REFUTED, o.how
+    assert "I" in o.how, o.how  # the point is off the real line, exactly
+
+
+@pytest.mark.parametrize("name,st", COMPLEX_TRUE, ids=[c[0] for c in COMPLEX_TRUE])
+def test_a_true_equation_about_complex_or_imaginary_symbols_is_never_refuted(name, st):
+    o = check_theorem(_theorem(st), numeric=False)
+    assert o.verdict is not Verdict.REFUTED, o.how
