@@ -379,6 +379,8 @@ class Checker:
         """The kernel's derived instances (every theorem with integer dimensions), and the author's
         builder, if any, checked against them: only instances derived from the statement count."""
         kernel = self._kernel_instances(thm)
+        if kernel is not None and kernel.status is Level.NA and thm.instances is not None:
+            kernel = None  # a search of points that found nothing: the builder's instances decide
         if kernel is not None and kernel.status is Level.UNDECIDED:
             # the kernel's own instances were inconclusive: no evidence either way, and nothing the author
             # configured failed (acceptance does not count it against the theorem; a failure refutes)
@@ -582,8 +584,8 @@ class Checker:
         """A theorem with no integer dimension: the statement evaluated exactly at points inside the
         hypotheses (the model the search finds first, then small rational and integer points;
         :func:`~symattn.kernel.search.find_counterexample`). An exact point where the sides differ is a
-        counterexample (the level fails, whatever the other levels say); otherwise None: a search
-        that finds nothing is no evidence."""
+        counterexample (the level fails, whatever the other levels say); otherwise n/a, saying so (a
+        search that finds nothing is no evidence), or None when no search runs."""
         if getattr(self, "_no_model", None) is not None:
             return None  # hypotheses with no model: no point is inside them
         if thm.kind in ("heuristic", "empirical"):
@@ -597,7 +599,8 @@ class Checker:
         except Exception:  # noqa: BLE001 -- a search that breaks finds nothing
             return None
         if cex is None:
-            return None
+            return LevelResult(Level.NA, "no integer dimension to instantiate; no counterexample at the exact points "
+                               "searched inside the hypotheses (a search that finds none is no evidence)")
         return LevelResult(Level.FAIL, f"exact point inside the hypotheses (found by the kernel): {cex}",
                            {"counterexample": str(cex), "derived": True})
 

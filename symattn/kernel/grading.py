@@ -96,7 +96,9 @@ def grade(
         reasons = [f"{k}: {v.detail}" for k, v in levels.items() if v.status is not Level.NA]
         if one_engine and REQUIRE_RECHECK:
             reasons.append(f"not every step was re-checked by the second engine: {'; '.join(one_engine[:3])}")
-        return Verdict.UNDECIDED, "; ".join(reasons) or "no check available", None
+        if not reasons:  # every level was n/a: say what each lacked
+            reasons = ["no check available"] + [f"{k}: {v.detail}" for k, v in levels.items() if v.detail]
+        return Verdict.UNDECIDED, "; ".join(reasons), None
     verdict, how = max(candidates, key=lambda c: c[0].rank)
     if sym.status is Level.FAIL and verdict < Verdict.PROVED:
         how += f" (the derivation did not check: {sym.detail})"

@@ -477,6 +477,9 @@ def _draw(atom: Any, rng: random.Random | None) -> Any:
         if getattr(atom, "is_prime", False):
             base = sp.Integer(2)
         return base
+    pattern = _PATTERN.get()
+    if pattern is not None:
+        return _patterned(atom, integer, *pattern)
     v = sp.Integer(rng.randint(-6, 6)) if integer else sp.Rational(rng.randint(-9, 9), rng.randint(1, 4))
     if getattr(atom, "is_positive", False):
         v = abs(v) + (1 if integer else sp.Rational(1, 2))
@@ -494,8 +497,33 @@ def _draw(atom: Any, rng: random.Random | None) -> Any:
             and getattr(atom, "is_extended_real", None) is None and rng.random() < 0.5:
         # an equation's symbol not declared real is complex: half the draws leave the real line
         # (``conjugate(z) = z`` has no real counterexample)
-        return v + sp.I * sp.Rational(rng.choice((-2, -1, 1, 2)), rng.randint(1, 3))
+        return v + sp.I * sp.Rational(rng.choice((-7, -4, -2, -1, 1, 2, 4, 7)), rng.randint(1, 3))
     return v
+
+
+def _patterned(atom: Any, integer: bool, magnitude: Any, imaginary: Any) -> Any:
+    """The value of a patterned try (:data:`_PATTERNS`): ``-magnitude`` for every symbol whose
+    assumptions allow a negative value, ``+magnitude`` for one that must be nonnegative, an
+    integer's magnitude rounded up; an equation's symbol not declared real also gets the imaginary
+    part. Every symbol negative at once is the sign pattern independent draws reach least often
+    (``sqrt(x y) = sqrt(x) sqrt(y)`` fails only there), and 1/2 the magnitude below 1 a positive
+    symbol's draws rarely reach (``sqrt(p) <= p``)."""
+    v = sp.ceiling(magnitude) if integer else magnitude
+    if not (getattr(atom, "is_positive", False) or getattr(atom, "is_nonnegative", False)):
+        v = -v
+    if getattr(atom, "is_imaginary", False):
+        return sp.I * v
+    if imaginary and _COMPLEX_DRAWS.get() and not integer and getattr(atom, "is_real", None) is None \
+            and getattr(atom, "is_extended_real", None) is None:
+        return v + sp.I * imaginary  # an imaginary part beyond pi (log(exp(z)) = z fails there)
+    return v
+
+
+#: the tries after the first (smallest values) and before the random ones: (magnitude, imaginary part)
+_PATTERNS = ((sp.Rational(1, 2), 0), (sp.Integer(3), sp.Integer(4)))
+
+#: while a patterned try draws its point: the pattern (None: random draws)
+_PATTERN: contextvars.ContextVar = contextvars.ContextVar("symattn_draw_pattern", default=None)
 
 
 #: while the counterexample search of an equation draws its points: symbols not declared real may get
@@ -1508,11 +1536,15 @@ def _search(statement, sides, hypotheses, rng, conditions, tries, seconds):
         attempt, draws = draws, draws + 1
         try:
             with time_limit(seconds):
+                pattern = _PATTERNS[attempt - 1] if 1 <= attempt <= len(_PATTERNS) else None
+                token = _PATTERN.set(pattern)
                 try:
                     point = _assign(sides, hypotheses, rng if attempt else None)
                     holds, unchecked = _check_hypotheses(hypotheses, point)
                 except _Reject:
                     continue
+                finally:
+                    _PATTERN.reset(token)
                 evaluated += 1
                 if unchecked:
                     continue

@@ -70,7 +70,7 @@ COMPLEX_FALSE = [
     ("abs_squared_is_square", Statement(sp.Abs(zc) ** 2, zc**2)),
     ("real_part_is_all", Statement(sp.re(zc), zc)),
     ("imaginary_part_vanishes", Statement(sp.im(zc), 0)),
-    ("sqrt_of_square", Statement(sp.sqrt(zc**2), zc)),
+    ("sqrt_of_square_is_modulus", Statement(sp.sqrt(zc**2), sp.Abs(zc))),
     ("conjugate_of_product_swaps_one", Statement(sp.conjugate(zc * wc), zc * sp.conjugate(wc))),
     ("imaginary_square_is_abs_square", Statement(yi**2, sp.Abs(yi) ** 2)),
     ("imaginary_is_its_conjugate", Statement(sp.conjugate(yi), yi)),
@@ -100,3 +100,59 @@ def test_an_equation_false_off_the_real_line_is_refuted_at_an_exact_complex_poin
 def test_a_true_equation_about_complex_or_imaginary_symbols_is_never_refuted(name, st):
     o = check_theorem(_theorem(st), numeric=False)
     assert o.verdict is not Verdict.REFUTED, o.how
+
+
+# --------------------------------------------------------------------------------------- patterned draws
+# Claims that fail only where every symbol is negative at once, only below 1 for a positive symbol, or
+# only beyond an imaginary part of pi: independent random draws reach such points rarely, so the search
+# tries them first (every symbol -1/2, then -3 + 4i), inside the symbols' assumptions. Each false claim
+# is refuted at an exact point; a true claim of the same shape never is.
+a, b = sp.symbols("a b", real=True)
+p, q = sp.symbols("p q", positive=True)
+u = sp.Symbol("u", nonnegative=True)
+m = sp.Symbol("m", integer=True)
+w = sp.Symbol("w")
+
+PATTERN_FALSE = [
+    ("sqrt_of_product", Statement(sp.sqrt(a * b), sp.sqrt(a) * sp.sqrt(b))),
+    ("sqrt_of_product_three", Statement(sp.sqrt(a * b * zc**2), sp.sqrt(a) * sp.sqrt(b) * zc)),
+    ("sqrt_below_itself", Statement(sp.sqrt(p), p, "<=")),
+    ("square_above_itself", Statement(p, p**2, "<=")),
+    ("root_of_nonnegative_below", Statement(sp.sqrt(u), u, "<=")),
+    ("log_of_exp", Statement(sp.log(sp.exp(w)), w)),
+    ("sqrt_times_conjugate_root", Statement(sp.sqrt(w) * sp.sqrt(sp.conjugate(w)), sp.Abs(w))),
+    ("sqrt_of_square_real", Statement(sp.sqrt(a**2), a)),
+    ("cube_below_square", Statement(a**3, a**2, ">=")),
+    ("product_of_integers_positive", Statement(m * (m + 1) * a * b, 0, "<=")),
+]
+
+PATTERN_TRUE = [
+    ("sqrt_of_product_positive", Statement(sp.sqrt(p * q), sp.sqrt(p) * sp.sqrt(q))),
+    ("sqrt_of_square_abs", Statement(sp.sqrt(a**2), sp.Abs(a))),
+    ("log_of_exp_real", Statement(sp.log(sp.exp(a)), a)),
+    ("exp_of_log", Statement(sp.exp(sp.log(w)), w)),
+    ("am_gm", Statement(sp.sqrt(p * q), (p + q) / 2, "<=")),
+    ("square_nonnegative", Statement(a**2 + b**2, 2 * a * b, ">=")),
+    ("abs_of_product", Statement(sp.Abs(w * zc), sp.Abs(w) * sp.Abs(zc))),
+    ("consecutive_integers", Statement(m * (m + 1), 0, ">=")),
+]
+
+
+@pytest.mark.parametrize("name,st", PATTERN_FALSE, ids=[c[0] for c in PATTERN_FALSE])
+def test_a_claim_false_only_at_a_rare_sign_or_size_is_refuted_exactly(name, st):
+    o = check_theorem(_theorem(st), numeric=False)
+    assert o.verdict is Verdict.REFUTED, o.how
+    at = o.how.split(" at ", 1)[1].split(":")[0]
+    assert "." not in at, o.how  # exact values
+
+
+@pytest.mark.parametrize("name,st", PATTERN_TRUE, ids=[c[0] for c in PATTERN_TRUE])
+def test_a_true_claim_of_the_same_shape_is_not_refuted(name, st):
+    o = check_theorem(_theorem(st), numeric=False)
+    assert o.verdict is not Verdict.REFUTED, o.how
+
+
+def test_a_claim_with_nothing_to_check_says_what_each_level_lacked():
+    o = check_theorem(_theorem(Statement(sp.sqrt(a**2), sp.Abs(a))), numeric=False)
+    assert o.verdict is Verdict.UNDECIDED
+    assert "no derivation" in o.how and "no counterexample at the exact points" in o.how, o.how
