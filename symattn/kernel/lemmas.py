@@ -79,6 +79,13 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
     kinds = [why for key, value in mapping.items() for why in _check_key(key, value, mapping)]
     if kinds:
         raise KernelError("; ".join(kinds))
+    strays = _stray_keys(thm, mapping)
+    if strays:
+        raise KernelError(
+            f"mapping key{'s' if len(strays) > 1 else ''} {', '.join(strays)} of apply_theorem "
+            f"{getattr(thm, 'id', 'the theorem')!r} {'are' if len(strays) > 1 else 'is'} not a free variable of its "
+            "statement or hypotheses: a bound variable (a summation or product index) is renamed by no "
+            "mapping, and a symbol the lemma does not mention replaces nothing")
 
     def sub(x):
         return canonical(substitute(x, mapping)) if isinstance(x, (sp.Basic, sp.MatrixBase)) else x
@@ -96,6 +103,28 @@ def instantiate(thm, mapping: dict) -> tuple[Any, Any, list]:
             raise KernelError(f"apply_theorem {name!r}: under the mapping ({images}) its hypothesis {h.name!r} is not "
                               f"well-formed: {exc}") from None
     return sub(thm.statement.lhs), sub(thm.statement.rhs), hyps
+
+
+def _stray_keys(thm, mapping: dict) -> list:
+    """The mapping's keys that are not free in the lemma (its statement's sides and its hypotheses'
+    fields, a forall variable counting as free there): a key bound in the statement, or absent, would
+    be silently ignored."""
+    exprs = [thm.statement.lhs, thm.statement.rhs]
+    for h in thm.hypotheses:
+        for k, val in vars(h).items():
+            if k != "name":
+                exprs.extend(val if isinstance(val, tuple) else (val,))
+    occurs: set = set()
+    for e in exprs:
+        if isinstance(e, (sp.Basic, sp.MatrixBase)):
+            occurs |= free_symbols(e)
+            for base in getattr(e, "atoms", lambda *a: set())(sp.IndexedBase):
+                occurs.add(base)  # with the symbols of its shape (Xs of shape (n,) mentions n)
+                occurs |= set().union(*(free_symbols(x) for x in (base.shape or ()) if isinstance(x, sp.Basic)))
+    names = {getattr(x, "label", x) for x in occurs}
+    return [sp.sstr(k) for k in mapping
+            if isinstance(k, (sp.Symbol, sp.IndexedBase, sp.MatrixSymbol))
+            and k not in occurs and getattr(k, "label", k) not in names]
 
 
 def _key_facts(key) -> dict:

@@ -177,12 +177,15 @@ def test_used_theorem_caps_the_verdict():
     from symattn.engine.theorem import registry
 
     z = sp.Symbol("z", real=True)
-    weak = Theorem(id="zz_weak_lemma", title="", statement=Statement(z * 0, 0), source="extension",
+    # (z * 0 would be 0 to SymPy, and z no variable of the lemma for the mapping to replace)
+    pyth = sp.sin(z) ** 2 + sp.cos(z) ** 2
+    weak = Theorem(id="zz_weak_lemma", title="", statement=Statement(pyth, 1), source="extension",
                    numeric=lambda seed: NumericResult(True, 1, seed, 0.0, 0.0))
     registry.add(weak)
     try:
-        user = thm(statement=Statement(x * 0, 0),
-                   derivation=Derivation(x * 0).eq(0, "apply_theorem", theorem="zz_weak_lemma", mapping={z: x}))
+        here = pyth.subs(z, x)
+        user = thm(statement=Statement(here, 1),
+                   derivation=Derivation(here).eq(1, "apply_theorem", theorem="zz_weak_lemma", mapping={z: x}))
         o = check(user)
         assert o.verdict is Verdict.NUMERICALLY_CONSISTENT and "capped by zz_weak_lemma" in o.how
     finally:

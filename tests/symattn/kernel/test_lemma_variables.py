@@ -22,6 +22,7 @@ a, b = sp.symbols("a b", real=True)
 p = sp.Symbol("p", positive=True)
 n, m = sp.symbols("n m", integer=True, positive=True)
 i = sp.Symbol("i", integer=True)
+k, j = sp.symbols("k j", integer=True)
 Y, Z = sp.IndexedBase("Y"), sp.IndexedBase("Z")
 Xp, Yp = sp.IndexedBase("Xp", positive=True), sp.IndexedBase("Yp", positive=True)
 Xs, Ys, Ym = sp.IndexedBase("Xs", shape=(n,)), sp.IndexedBase("Ys", shape=(n,)), sp.IndexedBase("Ym", shape=(m,))
@@ -55,6 +56,15 @@ FALSE = [
     ("an n x n matrix to an m x m one", Statement(sp.Trace(Mn), sp.Trace(Mn)), {Mn: Mm}, sp.Trace(Mm),
      sp.Trace(Mm), "n x n"),
     ("a matrix to a scalar", Statement(sp.Trace(Mn), sp.Trace(Mn)), {Mn: a}, a, a, "is not one"),
+    # a key that is not free in the lemma would be silently ignored: refused, so that the user learns
+    # that the mapping did not do what it says
+    ("a summation index as a key", Statement(sp.Sum(Xp[k], (k, 1, n)), 0, ">"), {k: j},
+     sp.Sum(Xp[j], (j, 1, n)), 0, "not a free variable"),
+    ("a product index as a key", Statement(sp.Product(Xp[k], (k, 1, n)), 0, ">"), {k: j},
+     sp.Product(Xp[j], (j, 1, n)), 0, "not a free variable"),
+    ("a symbol the lemma does not mention", Statement(p, 0, ">"), {b: a}, p, 0, "not a free variable"),
+    ("an IndexedBase the lemma does not mention", Statement(p, 0, ">"), {Y: Z}, p, 0, "not a free variable"),
+    ("a matrix the lemma does not mention", Statement(p, 0, ">"), {Mn: An}, p, 0, "not a free variable"),
 ]
 
 TRUE = [
@@ -69,6 +79,10 @@ TRUE = [
      sp.Trace(Mm), sp.Trace(Mm)),
     ("an n x n matrix to a product of n x n ones", Statement(sp.Trace(Mn), sp.Trace(Mn)), {Mn: An * Bn},
      sp.Trace(An * Bn), sp.Trace(An * Bn)),
+    ("a summation's upper bound renamed", Statement(sp.Sum(Xp[k], (k, 1, n)), 0, ">"), {n: m},
+     sp.Sum(Xp[k], (k, 1, m)), 0),
+    ("the summand's IndexedBase renamed", Statement(sp.Sum(Xp[k], (k, 1, n)), 0, ">"), {Xp: Yp},
+     sp.Sum(Yp[k], (k, 1, n)), 0),
 ]
 
 
