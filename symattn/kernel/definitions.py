@@ -50,11 +50,30 @@ class Definition:
 
 
 def _same_function(f: Callable, g: Callable) -> bool:
+    """Whether two expansions are the same function (a module imported twice defines it again): the
+    same object, or the same code (bytecode, constants, names), name, defaults and closure values. A
+    callable without code (an object with ``__call__``) is the same only as itself; two lambdas of one
+    scope that differ only in a captured value (``u + c`` at ``c = 1`` and at ``c = 2``) are not."""
     if f is g:
         return True
     cf, cg = getattr(f, "__code__", None), getattr(g, "__code__", None)
-    return (cf is not None and cg is not None and cf.co_code == cg.co_code and cf.co_consts == cg.co_consts
-            and getattr(f, "__qualname__", None) == getattr(g, "__qualname__", None))
+    if cf is None or cg is None:
+        return False
+    if (cf.co_code, cf.co_consts, cf.co_names) != (cg.co_code, cg.co_consts, cg.co_names):
+        return False
+    if getattr(f, "__qualname__", None) != getattr(g, "__qualname__", None):
+        return False
+    try:
+        return (_values(getattr(f, "__defaults__", None)) == _values(getattr(g, "__defaults__", None))
+                and _values(c.cell_contents for c in (f.__closure__ or ()))
+                == _values(c.cell_contents for c in (g.__closure__ or ())))
+    except Exception:  # noqa: BLE001 -- an empty cell, or values that cannot be compared: not shown the same
+        return False
+
+
+def _values(xs) -> tuple:
+    """Values compared by type and equality (``1 == 1.0 == True`` are different expansions)."""
+    return tuple((type(x), x) for x in (xs or ()))
 
 
 def _same_class(a: type, b: type) -> bool:
