@@ -49,7 +49,7 @@ class Definition:
 
 
 
-def _same_function(f: Callable, g: Callable) -> bool:
+def _same_function(f: Callable, g: Callable, depth: int = 0) -> bool:
     """Whether two expansions are the same function (a module imported twice defines it again): the
     same object, or the same code (bytecode, constants, names), name, defaults and closure values. A
     callable without code (an object with ``__call__``) is the same only as itself; two lambdas of one
@@ -64,16 +64,30 @@ def _same_function(f: Callable, g: Callable) -> bool:
     if getattr(f, "__qualname__", None) != getattr(g, "__qualname__", None):
         return False
     try:
-        return (_values(getattr(f, "__defaults__", None)) == _values(getattr(g, "__defaults__", None))
-                and _values(c.cell_contents for c in (f.__closure__ or ()))
-                == _values(c.cell_contents for c in (g.__closure__ or ())))
+        return (_same_values(getattr(f, "__defaults__", None), getattr(g, "__defaults__", None), depth)
+                and _same_values([c.cell_contents for c in (f.__closure__ or ())],
+                                 [c.cell_contents for c in (g.__closure__ or ())], depth))
     except Exception:  # noqa: BLE001 -- an empty cell, or values that cannot be compared: not shown the same
         return False
 
 
-def _values(xs) -> tuple:
-    """Values compared by type and equality (``1 == 1.0 == True`` are different expansions)."""
-    return tuple((type(x), x) for x in (xs or ()))
+def _same_values(xs, ys, depth: int) -> bool:
+    """Captured values compared as a re-import recreates them: classes by module and qualified name,
+    functions by :func:`_same_function` (a few levels deep), anything else by type and equality
+    (``1``, ``1.0`` and ``True`` are different expansions)."""
+    xs, ys = list(xs or ()), list(ys or ())
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        if isinstance(x, type) and isinstance(y, type):
+            same = _same_class(x, y)
+        elif callable(x) and callable(y) and hasattr(x, "__code__"):
+            same = depth < 3 and _same_function(x, y, depth + 1)
+        else:
+            same = type(x) is type(y) and bool(x == y)
+        if not same:
+            return False
+    return True
 
 
 def _same_class(a: type, b: type) -> bool:

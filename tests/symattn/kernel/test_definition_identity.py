@@ -37,6 +37,18 @@ def _reads(which):
 G_ONE, G_TWO = sp.Integer(1), sp.Integer(2)
 
 
+def _make_with_class(name):
+    """As a helper that defines a head would: the closure holds the class (a re-import makes a new one)."""
+    cls = _cls(name)
+    return lambda e: cls(e.args[0]) + 1
+
+
+def _make_with_helper(c):
+    def helper(u):
+        return u + c
+    return lambda e: helper(e.args[0])
+
+
 class _Callable:
     def __call__(self, e):
         return e.args[0] + 1
@@ -47,6 +59,8 @@ SAME = [  # (first, second): the same definition twice, accepted
     ("a new object of the same code and capture", _make(sp.Integer(1)), _make(sp.Integer(1))),
     ("a new object of the same default", _make_default(3), _make_default(3)),
     ("the same callable object", _Callable(), None),
+    ("a capture of a class recreated by a re-import", _make_with_class("IdentCap"), _make_with_class("IdentCap")),
+    ("a capture of a helper function recreated", _make_with_helper(1), _make_with_helper(1)),
 ]
 
 DIFFERENT = [  # (first, second): contradictory, refused
@@ -59,6 +73,8 @@ DIFFERENT = [  # (first, second): contradictory, refused
     ("another callable object of the same class", _Callable(), _Callable()),
     ("a function, then a callable object", _make(1), _Callable()),
     ("a callable object, then a function", _Callable(), _make(1)),
+    ("a capture of another class", _make_with_class("IdentCapA"), _make_with_class("IdentCapB")),
+    ("a capture of a helper that captures another value", _make_with_helper(1), _make_with_helper(2)),
 ]
 
 
