@@ -493,6 +493,16 @@ class Checker:
             (searched if phase_search else checked).append(mapping)
             if detail == "z3" and not phase_search:
                 by_z3.append(mapping)
+        swept = False
+        if checked and finite is None:
+            tried = [*checked, *searched, *unshown, *(m for m, _w in skipped)]
+            swept, found = self._sweep(thm, syms, tried, min(seconds / 2, 3.0))
+            if found is not None:
+                mapping, (where, detail) = found
+                return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {detail} (beyond the counted sizes "
+                                   f"{describe_sizes(syms, checked)}: the smallest exact counterexample the sweep of "
+                                   "larger sizes found, where the sides are numbers)",
+                                   {"counterexample": f"{where}: {detail}", "derived": True})
         if not checked:
             why = "; ".join(f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) or "no candidate size"
             return LevelResult(Level.UNDECIDED, f"no size inside the hypotheses and the statement's domain ({why})",
@@ -509,6 +519,11 @@ class Checker:
             # budget), so the detail -- which the report prints -- names no number of them: the same
             # inputs give the same bytes; data["searched"] keeps what this run reached
             shown += "; the search over further sizes found no counterexample"
+            if unshown:
+                shown += (" (at some of them the instance was neither shown nor refuted: no point inside the "
+                          "hypotheses was found there, or the instance was not decided)")
+        if swept:
+            shown += "; a sweep of larger sizes, where the sides are numbers, found none either"
         if by_z3:
             shown += (f"; at {describe_sizes(syms, by_z3)} the instance is shown by the second engine's Z3 sign "
                       "test alone (the kernel's sign test could not show it)")
@@ -518,6 +533,59 @@ class Checker:
                             "z3_only": [describe_point(syms, m) for m in by_z3],
                             "searched": [describe_point(syms, m) for m in searched],
                             "not_shown": [describe_point(syms, m) for m in unshown]})
+
+    def _sweep(self, thm: Any, syms: list, tried: list, budget: float):
+        """``(ran, found)``: when the statement and its hypotheses mention no symbol but the sizes (at
+        each size the sides are numbers), a sweep of larger sizes (:data:`SWEEP_VALUES`, smallest
+        first; several sizes: by largest value, then sum) screened cheaply -- the sides written out and
+        compared exactly -- and a size that fails the screen confirmed by the full check of the size
+        (:meth:`_size_result`); ``found`` is ``(mapping, (where, detail))`` of the first confirmed, or
+        None. Only sizes inside the hypotheses, shown exactly, are swept. ``ran`` is False when the
+        statement is not closed at its sizes (no sweep)."""
+        st = thm.statement
+        sizes = set(syms)
+        if not statement_symbols(st) <= sizes or not hypothesis_symbols(thm.hypotheses) <= sizes:
+            return False, None
+        tame = _tame_growth(st, sizes)
+        if tame is None:
+            return False, None
+        first = tried[0]
+        try:
+            with time_limit(min(budget, 1.0)):
+                closed = all(not expand_finite(_xreplace(side, first)).free_symbols for side in (st.lhs, st.rhs))
+        except TimeLimitExceeded:
+            return False, None
+        except Exception:  # noqa: BLE001 -- not written out: no sweep
+            return False, None
+        if not closed:
+            return False, None
+        seen = {tuple(m[s] for s in syms) for m in tried}
+        deadline = time.monotonic() + budget
+        for values in _sweep_points(len(syms)):
+            if values in seen:
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            mapping = dict(zip(syms, (sp.Integer(v) for v in values)))
+            try:
+                with time_limit(min(left, 1.0)):
+                    if not _small_enough(tame, mapping):
+                        break  # a value too large to write out exactly: the sizes after it are larger
+                    if domain_violation(mapping, thm.hypotheses) is not None:
+                        continue
+                    a, b = (expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs))
+                    fails = _screen_fails(a, b, st.relation, min(left, 1.0))
+            except TimeLimitExceeded:
+                break  # the sizes after it are larger: slower still
+            except Exception:  # noqa: BLE001 -- not evaluated there: the full check is not asked
+                continue
+            if not fails:
+                continue
+            status, detail = self._size_result(thm, syms, mapping, max(1.0, min(8.0, self.time_limit)))
+            if status == "fail":
+                return True, (mapping, detail)
+        return True, None
 
     def _size_result(self, thm: Any, syms: list, mapping: dict, seconds: float) -> tuple[str, str]:
         """The statement at one size: ``("pass", "")``, ``("fail", counterexample)``, ``("outside",
@@ -575,10 +643,21 @@ class Checker:
                 continue
             cex = find_counterexample(case, case_hyps, seed=self.seed, seconds=seconds)
             if cex is not None:
-                return "fail", (at, str(cex))
+                return "fail", (at, str(cex) + self._witness(cex, case_hyps, seconds))
             reason = "time limit" if ok is None else "not shown exactly, and no counterexample found"
             return ("timeout" if ok is None else "undecided"), f"{at}: {reason}"
         return "pass", ("z3" if z3_shown else "")
+
+    def _witness(self, cex, hypotheses, seconds: float) -> str:
+        """For a counterexample whose sides are numbers at the size (nothing to assign) under hypotheses
+        that still mention symbols (``n <= 3 + sin(pi x)`` at ``n = 4``): a point of the hypotheses there,
+        shown exactly, so the counterexample names the whole point (``x = 1/2``) inside them."""
+        if cex.model.values or not hypothesis_symbols(hypotheses):
+            return ""
+        model, _why = find_model([], hypotheses, seed=self.seed, seconds=seconds)
+        if model is None or not model.values:
+            return ""
+        return "; inside the hypotheses " + model.describe()
 
     def _points(self, thm: Any) -> LevelResult | None:
         """A theorem with no integer dimension: the statement evaluated exactly at points inside the
@@ -876,6 +955,130 @@ def _symbols_with_shapes(st: Statement) -> set:
                 for dim in m.shape:
                     out |= set(getattr(dim, "free_symbols", set()))
     return out
+
+
+#: the values of one size the sweep of larger sizes takes (:meth:`Checker._sweep`), smallest first: every
+#: value to 64, then powers of two and of ten with their neighbours
+SWEEP_VALUES = tuple(range(1, 65)) + (99, 100, 101, 127, 128, 129, 255, 256, 257, 511, 512, 513, 999, 1000, 1001,
+                                       1023, 1024, 1025)
+#: the largest value of each size when several sizes are swept together (every combination up to it)
+SWEEP_JOINT = 24
+
+
+def _sweep_points(count: int):
+    """The tuples of sizes the sweep takes: one size, :data:`SWEEP_VALUES`; several, every combination of
+    values up to :data:`SWEEP_JOINT`, by largest value, then sum."""
+    if count == 1:
+        return [(v,) for v in SWEEP_VALUES]
+    import itertools
+
+    combos = itertools.product(range(1, SWEEP_JOINT + 1), repeat=count)
+    return sorted(combos, key=lambda t: (max(t), sum(t), t))
+
+
+#: the heads a statement swept at larger sizes may use (:func:`_tame_growth`): SymPy's own, whose
+#: values at a size are computed without unfolding anything
+_TAME_HEADS = (sp.Add, sp.Mul, sp.Pow, sp.Symbol, sp.Number, sp.NumberSymbol, sp.floor, sp.ceiling, sp.Mod,
+               sp.Min, sp.Max, sp.Abs, sp.Sum, sp.Product, sp.KroneckerDelta, sp.Piecewise, sp.factorial,
+               sp.binomial, sp.exp, sp.log, sp.sin, sp.cos, sp.sign, sp.Tuple, sp.logic.boolalg.Boolean,
+               sp.core.relational.Relational, sp.functions.elementary.piecewise.ExprCondPair)
+#: heads whose value grows at least exponentially in their argument
+_STEEP = (sp.factorial, sp.binomial, sp.Product, sp.exp)
+#: the most bits a value written out by the sweep may have (estimated before it is computed)
+_SWEEP_BITS = 1 << 16
+
+
+def _tame_growth(st: Statement, sizes: set):
+    """``(steep, bound)`` for ``st``: its steep terms (a power with a size or a summation index in its
+    exponent, a factorial, a product, ...) and the summation indices with their ranges, when the
+    value of each steep term at a size can be bounded before it is computed; None for a head
+    outside :data:`_TAME_HEADS`, or a steep term inside the exponent or argument of another
+    (``2^(2^n)``, whose exact value at ``n = 64`` no machine holds). Python's big-integer arithmetic
+    cannot be interrupted by the time limit, so no value is computed before its size is bounded."""
+    bound = []
+    for side in (st.lhs, st.rhs):
+        for node in sp.preorder_traversal(side):
+            if not isinstance(node, _TAME_HEADS):
+                return None
+            if isinstance(node, (sp.Sum, sp.Product)):
+                for lim in node.limits:
+                    if len(lim) != 3:
+                        return None
+                    bound.append(tuple(lim))
+    growing = set(sizes) | {lim[0] for lim in bound}
+    steep = []
+    for side in (st.lhs, st.rhs):
+        for node in sp.preorder_traversal(side):
+            if not (getattr(node, "free_symbols", set()) & growing) and not isinstance(node, sp.Product):
+                continue
+            if isinstance(node, sp.Pow) and node.exp.free_symbols & growing:
+                inner = (node.base, node.exp)
+            elif isinstance(node, _STEEP):
+                inner = node.args
+            else:
+                continue
+            for part in inner:
+                for sub in sp.preorder_traversal(part):
+                    if (isinstance(sub, sp.Pow) and sub.exp.free_symbols & growing) or isinstance(sub, _STEEP):
+                        return None
+            steep.append(node)
+    return steep, bound
+
+
+def _bits(x: int) -> float:
+    return float(max(abs(int(x)).bit_length(), 1))
+
+
+def _small_enough(tame, mapping: dict) -> bool:
+    """Whether every steep term of :func:`_tame_growth` has, at the sizes ``mapping``, a value of at most
+    :data:`_SWEEP_BITS` bits, estimated with each summation index at the largest magnitude of its range
+    (the arguments of a steep term are polynomial, so computing them is safe)."""
+    steep, bound = tame
+    at = dict(mapping)
+    for var, lo, hi in bound:
+        ends = [expand_finite(_xreplace(_xreplace(b, at), mapping)) for b in (lo, hi)]
+        if not all(e.is_Integer for e in ends):
+            return False
+        at[var] = sp.Integer(max(abs(int(e)) for e in ends))
+
+    def value(e):
+        v = expand_finite(_xreplace(e, at))
+        return v if v.is_Rational else None
+
+    for node in steep:
+        if isinstance(node, sp.Pow):
+            base, e = value(node.base), value(node.exp)
+            if base is None or e is None:
+                return False
+            size = max(_bits(base.p), _bits(base.q)) * abs(float(e))
+        elif isinstance(node, sp.Product):
+            size = 0.0
+            for _var, lo, hi in node.limits:
+                lo, hi = value(lo), value(hi)
+                if lo is None or hi is None:
+                    return False
+                size += 64.0 * max(0.0, float(hi - lo + 1))
+        else:
+            args = [value(a) for a in node.args]
+            if any(a is None for a in args):
+                return False
+            top = max(abs(int(sp.ceiling(a))) for a in args)
+            size = float(top) * _bits(top)
+        if size > _SWEEP_BITS:
+            return False
+    return True
+
+
+def _screen_fails(a: Any, b: Any, relation: str, seconds: float) -> bool:
+    """Whether the closed sides ``a``, ``b`` are shown, exactly, to break ``relation`` (a screen only:
+    the size is then checked in full)."""
+    if not (isinstance(a, sp.Expr) and isinstance(b, sp.Expr)) or a.free_symbols or b.free_symbols:
+        return False
+    if relation == "=":
+        return exact.equal(a, b, seconds) is False
+    gap = b - a if relation in ("<=", "<") else a - b
+    sg = exact.sign(gap, seconds)
+    return sg == -1 or (sg == 0 and relation in ("<", ">"))
 
 
 def _hypothesis_symbols(h) -> set:
@@ -1289,19 +1492,21 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
     if undefined_side(st.lhs) or undefined_side(st.rhs):
         return False  # a pole (zoo, nan, oo) is no value: "zoo = 2 zoo" is not shown by anything
     if st.relation == "=":
+        # sines and cosines first: the reduction by sin^2 + cos^2 = 1
+        # (:func:`~symattn.kernel.instances.pythagorean_zero`) is exact division of polynomials, cheap
+        # and of steady cost, where the zero test's trigsimp can take seconds on a loaded machine
+        diff = _difference(st.lhs, st.rhs)
+        if diff is not None and pythagorean_zero(diff):
+            # sin^2 + cos^2 = 1 says nothing of where the sides are defined: that is the zero test's
+            from symattn.kernel.zero import undischarged
+
+            return not undischarged(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else ())
         if equal(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else None):
             return True
         pairs = _closed_pairs(st.lhs, st.rhs)
         if pairs and all(exact.equal(a, b) is True for a, b in pairs):
             return True  # closed numbers: equal exactly (minimal polynomials, never by structure)
-        # sines and cosines: reduced by sin^2 + cos^2 = 1 (:func:`~symattn.kernel.instances.pythagorean_zero`)
-        diff = _difference(st.lhs, st.rhs)
-        if diff is None or not pythagorean_zero(diff):
-            return _by_z3(st, hypotheses)
-        # sin^2 + cos^2 = 1 says nothing of where the sides are defined: that is the zero test's
-        from symattn.kernel.zero import undischarged
-
-        return not undischarged(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else ())
+        return _by_z3(st, hypotheses)
     gap = st.rhs - st.lhs if st.relation in ("<=", "<") else st.lhs - st.rhs
     gap = sp.simplify(gap)
     sign = sign_of(gap)

@@ -590,6 +590,8 @@ def pythagorean_zero(x: Any) -> bool:
         return all(pythagorean_zero(e) for e in x)
     if not isinstance(x, sp.Expr):
         return False
+    if x.has(sp.Sum, sp.Product, sp.Integral, sp.Lambda, sp.Derivative):
+        return False  # a sine of a bound variable is no one variable: only written-out instances
     trig = x.atoms(sp.sin, sp.cos)
     if not trig:
         return False

@@ -501,15 +501,19 @@ def _draw(atom: Any, rng: random.Random | None) -> Any:
     return v
 
 
-def _patterned(atom: Any, integer: bool, magnitude: Any, imaginary: Any) -> Any:
+def _patterned(atom: Any, integer: bool, magnitude: Any, imaginary: Any, positive: bool = False) -> Any:
     """The value of a patterned try (:data:`_PATTERNS`): ``-magnitude`` for every symbol whose
     assumptions allow a negative value, ``+magnitude`` for one that must be nonnegative, an
     integer's magnitude rounded up; an equation's symbol not declared real also gets the imaginary
     part. Every symbol negative at once is the sign pattern independent draws reach least often
     (``sqrt(x y) = sqrt(x) sqrt(y)`` fails only there), and 1/2 the magnitude below 1 a positive
-    symbol's draws rarely reach (``sqrt(p) <= p``)."""
+    symbol's draws rarely reach (``sqrt(p) <= p``). ``positive`` (the patterns of a model search,
+    :data:`_MODEL_PATTERNS`): ``+magnitude`` for every symbol that may be positive."""
     v = sp.ceiling(magnitude) if integer else magnitude
-    if not (getattr(atom, "is_positive", False) or getattr(atom, "is_nonnegative", False)):
+    if positive:
+        if getattr(atom, "is_negative", False) or getattr(atom, "is_nonpositive", False):
+            v = -v
+    elif not (getattr(atom, "is_positive", False) or getattr(atom, "is_nonnegative", False)):
         v = -v
     if getattr(atom, "is_imaginary", False):
         return sp.I * v
@@ -521,6 +525,12 @@ def _patterned(atom: Any, integer: bool, magnitude: Any, imaginary: Any) -> Any:
 
 #: the tries after the first (smallest values) and before the random ones: (magnitude, imaginary part)
 _PATTERNS = ((sp.Rational(1, 2), 0), (sp.Integer(3), sp.Integer(4)))
+
+#: the tries of a model search after the first (smallest values) and before the random ones: every
+#: symbol at 1, at 1/2, at 3 (positive where its assumptions allow): ``x y >= 1`` with ``x^2 + y^2 <= 2``
+#: has its one rational model at ``x = y = 1``, ``sin(pi x) >= 1`` at ``x = 1/2``, points independent
+#: draws seldom reach
+_MODEL_PATTERNS = ((sp.Integer(1), 0, True), (sp.Rational(1, 2), 0, True), (sp.Integer(3), 0, True))
 
 #: while a patterned try draws its point: the pattern (None: random draws)
 _PATTERN: contextvars.ContextVar = contextvars.ContextVar("symattn_draw_pattern", default=None)
@@ -1412,7 +1422,10 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
     try:
         with time_limit(seconds):
             conditions = _side_conditions(list(sides))
-            for attempt in range(tries):
+            patterns = len(_MODEL_PATTERNS) if tries > 1 else 0
+            for attempt in range(tries + patterns):
+                pattern = _MODEL_PATTERNS[attempt - 1] if 1 <= attempt <= patterns else None
+                token = _PATTERN.set(pattern)
                 try:
                     point = _assign(statement_exprs, hypotheses, None if attempt == 0 else rng, extra)
                     holds, unchecked = _check_hypotheses(hypotheses, point)
@@ -1432,6 +1445,8 @@ def find_model(statement_exprs: list, hypotheses, *, seed: int = 0, tries: int =
                 except (TooLarge, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
                     reasons.append(Reason(f"{type(exc).__name__}: {exc}"))
                     continue
+                finally:
+                    _PATTERN.reset(token)
                 shown = {s: v for s, v in point.items() if isinstance(s, sp.Symbol)}
                 return Model(shown, holds, unchecked), []
     except TimeLimitExceeded:

@@ -1,0 +1,117 @@
+"""The sweep of larger sizes (issue 19): a statement that mentions no symbol but its sizes (at each
+size the sides are numbers) whose first counterexample lies beyond the counted and searched sizes is
+refuted at an exact size inside the hypotheses, not graded ``proved-for-instances``; a true one keeps
+its verdict and says it was swept; a statement whose exact values grow too fast to write out
+(``2^(2^n)``) is not swept, and never hangs. Tables of false and true cases, through the public API;
+each false case's counterexample is checked independently here (the sides evaluated by SymPy at the
+size the verdict names)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+
+from symattn import Assumption, Statement, Theorem, Verdict
+from symattn.engine.checker import check_theorem
+
+n = sp.Symbol("n", integer=True, positive=True)
+d = sp.Symbol("d", integer=True, positive=True)
+k = sp.Symbol("k", integer=True)
+i = sp.Symbol("i", integer=True)
+P3 = (n - 1) * (n - 2) * (n - 3)
+
+
+def theorem(lhs, rhs, rel="=", hyps=(), dims=(n,)):
+    return Theorem(id="claim", title="claim", source="extension", statement=Statement(lhs, rhs, rel),
+                   hypotheses=tuple(hyps), dimensions=tuple(dims))
+
+
+def check(thm):
+    return check_theorem(thm, numeric=False)
+
+
+FALSE = [
+    ("floor_by_ten", theorem(sp.floor(n / 10), 0)),
+    ("floor_by_thousand", theorem(sp.floor(n / 1000), 0)),
+    ("sum_of_floors", theorem(sp.Sum(sp.floor(k / 30), (k, 1, n)), 0)),
+    ("mod_41", theorem(sp.Mod(n, 41), n)),
+    ("strict_at_a_root", theorem((n - 10) ** 2 * (n - 11) ** 2, 0, ">")),
+    ("linear_beats_square", theorem(1000 * n, n**2, ">=")),
+    ("polynomial_beats_power", theorem(n**10 + 1, 2**n, ">=")),
+    ("shifted_by_hypothesis", theorem(sp.floor(n / 15), 0, hyps=(Assumption("h", n >= 5),))),
+    ("gap_in_hypothesis", theorem(P3, 0, hyps=(Assumption("h", sp.Or(n <= 3, n >= 20)),))),
+    ("two_sizes", theorem(sp.floor(n * d / 50), 0, dims=(n, d))),
+    ("window_count", theorem(sp.Sum(sp.Min(i, 10), (i, 1, n)), n * (n + 1) / 2)),
+    ("factorial_threshold", theorem(sp.floor(sp.factorial(n) / 10**100), 0)),
+    ("power_threshold", theorem(sp.floor(2**n / 10**300), 0)),
+]
+
+TRUE = [
+    ("gauss", theorem(sp.Sum(k, (k, 1, n)), n * (n + 1) / 2)),
+    ("power_beats_linear", theorem(2**n, n, ">")),
+    ("floor_plus_ceiling", theorem(sp.floor(n / 2) + sp.ceiling(n / 2), n)),
+    ("product_is_factorial", theorem(sp.Product(k, (k, 1, n)), sp.factorial(n))),
+    ("squares", theorem(sp.Sum(k**2, (k, 1, n)), n * (n + 1) * (2 * n + 1) / 6)),
+    ("mod_below", theorem(sp.Mod(n, n + 1), n)),
+    ("two_sizes_floor", theorem(sp.floor((n + d) / 2) + sp.ceiling((n + d) / 2), n + d, dims=(n, d))),
+    ("big_powers", theorem(3 ** (n**2), 2 ** (n**2), ">=")),
+    ("with_hypothesis", theorem(sp.floor(n / 2), 2, ">=", hyps=(Assumption("h", n >= 4),))),
+]
+
+# true, with values no machine holds at the larger sizes: never swept (and never a hang)
+STEEP = [
+    ("tower", theorem(2 ** (2**n), 2**n, ">=")),
+    ("sum_of_a_tower", theorem(sp.Sum(2 ** (2**k), (k, 1, n)), 2, ">=")),
+    ("factorial_of_a_power", theorem(sp.factorial(2**n), 1, ">=")),
+]
+
+
+def _size(detail: str, dims) -> dict:
+    """The sizes a refutation names: ``n = 10 (derived ...`` or ``(n, d) = (7, 8) (derived ...``."""
+    m = re.match(r"(\([\w, ]+\)|\w+) = (\([\d, ]+\)|\d+) ", detail)
+    assert m, detail
+    names = [s.strip() for s in m.group(1).strip("()").split(",")]
+    values = [int(v) for v in m.group(2).strip("()").split(",")]
+    by_name = {str(s): s for s in dims}
+    return {by_name[a]: sp.Integer(v) for a, v in zip(names, values, strict=True)}
+
+
+@pytest.mark.parametrize("name,thm", FALSE, ids=[t[0] for t in FALSE])
+def test_a_false_closed_statement_is_refuted_at_a_size_beyond_the_counted_ones(name, thm):
+    o = check(thm)
+    assert o.verdict is Verdict.REFUTED, o.how
+    lv = o.levels["instances"]
+    assert lv.data["derived"], lv.detail
+    at = _size(lv.detail, thm.dimensions)
+    # the counterexample, independently: inside the hypotheses and the statement false there
+    for h in thm.hypotheses:
+        assert bool(h.condition.xreplace(at)), (h, at)
+    st = thm.statement
+    a, b = (sp.sympify(side).xreplace(at).doit() for side in (st.lhs, st.rhs))
+    holds = {"=": sp.Eq, "<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}[st.relation](a, b)
+    assert holds is sp.false, (at, a, b)
+
+
+@pytest.mark.parametrize("name,thm", TRUE, ids=[t[0] for t in TRUE])
+def test_a_true_closed_statement_is_swept_and_keeps_its_verdict(name, thm):
+    o = check(thm)
+    assert o.verdict is not Verdict.REFUTED, o.how
+    lv = o.levels["instances"]
+    assert "a sweep of larger sizes" in lv.detail, lv.detail
+
+
+@pytest.mark.parametrize("name,thm", STEEP, ids=[t[0] for t in STEEP])
+@pytest.mark.timeout(60)
+def test_a_statement_growing_too_fast_is_not_swept(name, thm):
+    o = check(thm)
+    assert o.verdict is not Verdict.REFUTED, o.how
+    assert "a sweep of larger sizes" not in o.levels["instances"].detail
+
+
+def test_a_statement_with_a_free_variable_is_not_swept():
+    x = sp.Symbol("x", real=True)
+    o = check(theorem(x**2 + n, n, ">="))
+    assert o.verdict is not Verdict.REFUTED, o.how
+    assert "a sweep of larger sizes" not in o.levels["instances"].detail
