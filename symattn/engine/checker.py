@@ -540,8 +540,10 @@ class Checker:
         first; several sizes: by largest value, then sum) screened cheaply -- the sides written out and
         compared exactly -- and a size that fails the screen confirmed by the full check of the size
         (:meth:`_size_result`); ``found`` is ``(mapping, (where, detail))`` of the first confirmed, or
-        None. Only sizes inside the hypotheses, shown exactly, are swept. ``ran`` is False when the
-        statement is not closed at its sizes (no sweep)."""
+        None. One size: the values the sweep stepped over below a confirmed counterexample (65 to 98,
+        ...) are then probed the same way, smallest first, for at most 2 s, so ``floor(n/70) = 0`` is
+        refuted at 70, not at 99. Only sizes inside the hypotheses, shown exactly, are swept. ``ran``
+        is False when the statement is not closed at its sizes (no sweep)."""
         st = thm.statement
         sizes = set(syms)
         if not statement_symbols(st) <= sizes or not hypothesis_symbols(thm.hypotheses) <= sizes:
@@ -560,31 +562,52 @@ class Checker:
         if not closed:
             return False, None
         seen = {tuple(m[s] for s in syms) for m in tried}
-        deadline = time.monotonic() + budget
-        for values in _sweep_points(len(syms)):
-            if values in seen:
-                continue
+
+        def probe(values, deadline):
+            """``"stop"`` (the sizes after ``values`` are larger still: no further probe), None (not
+            a counterexample, or not shown to be one) or ``(mapping, detail)`` of a confirmed one."""
             left = deadline - time.monotonic()
             if left <= 0:
-                break
+                return "stop"
             mapping = dict(zip(syms, (sp.Integer(v) for v in values)))
             try:
                 with time_limit(min(left, 1.0)):
                     if not _small_enough(tame, mapping):
-                        break  # a value too large to write out exactly: the sizes after it are larger
+                        return "stop"  # a value too large to write out exactly: the sizes after it are larger
                     if domain_violation(mapping, thm.hypotheses) is not None:
-                        continue
+                        return None
                     a, b = (expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs))
                     fails = _screen_fails(a, b, st.relation, min(left, 1.0))
             except TimeLimitExceeded:
-                break  # the sizes after it are larger: slower still
+                return "stop"  # the sizes after it are larger: slower still
             except Exception:  # noqa: BLE001 -- not evaluated there: the full check is not asked
-                continue
+                return None
             if not fails:
-                continue
+                return None
             status, detail = self._size_result(thm, syms, mapping, max(1.0, min(8.0, self.time_limit)))
-            if status == "fail":
-                return True, (mapping, detail)
+            return (mapping, detail) if status == "fail" else None
+
+        deadline = time.monotonic() + budget
+        for values in _sweep_points(len(syms)):
+            if values in seen:
+                continue
+            got = probe(values, deadline)
+            if got == "stop":
+                break
+            if got is None:
+                continue
+            if len(syms) == 1:  # the sizes the sweep stepped over below it, smallest first
+                swept = set(SWEEP_VALUES)
+                narrow = time.monotonic() + min(budget, 2.0)
+                for v in range(1, values[0]):
+                    if v in swept or (v,) in seen:
+                        continue
+                    smaller = probe((v,), narrow)
+                    if smaller == "stop":
+                        break
+                    if smaller is not None:
+                        return True, smaller
+            return True, got
         return True, None
 
     def _size_result(self, thm: Any, syms: list, mapping: dict, seconds: float) -> tuple[str, str]:

@@ -81,6 +81,13 @@ repeated index):
 (acot(-x), -acot(p), pi/2, LeviCivita(1, 2, 4), -1)
 >>> sp.LeviCivita(0, 1, 2), sp.LeviCivita(2, 2, 1)
 (LeviCivita(0, 1, 2), 0)
+
+Adversarial review 23: ``floor``, ``ceiling`` and ``frac`` of a closed number near an integer were
+evaluated by floating point at too small a precision (``floor(5 cos(2^-17))`` was 5); the integer
+part is now checked exactly (:mod:`symattn.kernel.integer_parts`, installed here):
+
+>>> sp.floor(5 * sp.cos(sp.Rational(1, 2**17))), sp.ceiling(5 * sp.exp(sp.Rational(1, 2**40)))
+(4, 6)
 """
 
 from __future__ import annotations
@@ -364,6 +371,9 @@ def install() -> None:
     sp.LeviCivita.eval = _eval_when(sp.LeviCivita.eval, _levicivita_defined)
     for cls in silenced_heads():
         _silence(cls)
+    from symattn.kernel import integer_parts  # floor and ceiling of a closed number, checked exactly
+
+    integer_parts.install()
     from sympy.core.cache import clear_cache
 
     clear_cache()

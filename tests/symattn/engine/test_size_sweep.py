@@ -46,6 +46,11 @@ FALSE = [
     ("window_count", theorem(sp.Sum(sp.Min(i, 10), (i, 1, n)), n * (n + 1) / 2)),
     ("factorial_threshold", theorem(sp.floor(sp.factorial(n) / 10**100), 0)),
     ("power_threshold", theorem(sp.floor(2**n / 10**300), 0)),
+    # first counterexamples between the swept values (65..98, 258..510): found by narrowing
+    ("floor_by_seventy", theorem(sp.floor(n / 70), 0)),
+    ("floor_by_three_hundred", theorem(sp.floor(n / 300), 0, "<=")),
+    ("square_beats_linear", theorem(n**2, 90 * n, "<=")),
+    ("narrowed_under_hypothesis", theorem(sp.floor(n / 77), 0, hyps=(Assumption("h", n >= 70),))),
 ]
 
 TRUE = [
@@ -92,6 +97,15 @@ def test_a_false_closed_statement_is_refuted_at_a_size_beyond_the_counted_ones(n
     a, b = (sp.sympify(side).xreplace(at).doit() for side in (st.lhs, st.rhs))
     holds = {"=": sp.Eq, "<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}[st.relation](a, b)
     assert holds is sp.false, (at, a, b)
+    if len(thm.dimensions) == 1:  # one size: the smallest counterexample inside the hypotheses
+        (size,) = at.values()
+        for v in range(1, int(size)):
+            below = {thm.dimensions[0]: sp.Integer(v)}
+            if not all(bool(h.condition.xreplace(below)) for h in thm.hypotheses):
+                continue
+            a, b = (sp.sympify(side).xreplace(below).doit() for side in (st.lhs, st.rhs))
+            holds = {"=": sp.Eq, "<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}[st.relation](a, b)
+            assert holds is sp.true, (name, "a smaller counterexample", v, size)
 
 
 @pytest.mark.parametrize("name,thm", TRUE, ids=[t[0] for t in TRUE])
