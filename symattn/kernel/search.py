@@ -783,9 +783,17 @@ def _draw_from(s: sp.Symbol, where: Any, rng: random.Random | None) -> Any:
             else:
                 candidates = [sp.Integer(k) for k in (0, 1, -1, 2)]
         fits = [v for v in candidates if where.contains(v) is sp.true and _assumption_ok(s, v)]
+        pick = None if rng is None or not fits else fits[rng.randrange(len(fits))]
+        pattern = _PATTERN.get() if rng is not None else None
+        if pattern is not None:  # a patterned try: the pattern's value where the set holds it (the
+            # random draws after the patterns stay as they were: ``pick`` consumed the same draw)
+            value = _patterned(s, integer, *pattern)
+            for v in (value, -value):
+                if where.contains(v) is sp.true and _assumption_ok(s, v):
+                    return v
         if not fits:
             raise _Reject(f"no value of {s} found in {sp.sstr(where)}")
-        return fits[0] if rng is None else fits[rng.randrange(len(fits))]
+        return fits[0] if rng is None else pick
     raise _Reject(f"cannot draw {s} from {sp.sstr(where)}")
 
 
