@@ -1003,10 +1003,11 @@ def _sweep_points(count: int):
 #: values at a size are computed without unfolding anything
 _TAME_HEADS = (sp.Add, sp.Mul, sp.Pow, sp.Symbol, sp.Number, sp.NumberSymbol, sp.floor, sp.ceiling, sp.Mod,
                sp.Min, sp.Max, sp.Abs, sp.Sum, sp.Product, sp.KroneckerDelta, sp.Piecewise, sp.factorial,
-               sp.binomial, sp.exp, sp.log, sp.sin, sp.cos, sp.sign, sp.Tuple, sp.logic.boolalg.Boolean,
+               sp.binomial, sp.exp, sp.log, sp.sin, sp.cos, sp.sign, sp.tanh, sp.atan, sp.erf, sp.frac,
+               sp.sinh, sp.cosh, sp.Tuple, sp.logic.boolalg.Boolean,
                sp.core.relational.Relational, sp.functions.elementary.piecewise.ExprCondPair)
 #: heads whose value grows at least exponentially in their argument
-_STEEP = (sp.factorial, sp.binomial, sp.Product, sp.exp)
+_STEEP = (sp.factorial, sp.binomial, sp.Product, sp.exp, sp.sinh, sp.cosh)
 #: the most bits a value written out by the sweep may have (estimated before it is computed)
 _SWEEP_BITS = 1 << 16
 

@@ -51,6 +51,11 @@ FALSE = [
     ("floor_by_three_hundred", theorem(sp.floor(n / 300), 0, "<=")),
     ("square_beats_linear", theorem(n**2, 90 * n, "<=")),
     ("narrowed_under_hypothesis", theorem(sp.floor(n / 77), 0, hyps=(Assumption("h", n >= 70),))),
+    # bounded and hyperbolic heads
+    ("erf_threshold", theorem(sp.floor(10 * sp.erf(n / 20)), 8, "<=")),
+    ("frac_near_zero", theorem(sp.frac(n * sp.sqrt(2)), sp.Rational(1, 100), ">")),
+    ("cosh_threshold", theorem(sp.cosh(n), 10**20, "<")),
+    ("tanh_threshold", theorem(sp.floor(100 * sp.tanh(n / 10)), 98, "<")),
 ]
 
 TRUE = [
@@ -63,6 +68,10 @@ TRUE = [
     ("two_sizes_floor", theorem(sp.floor((n + d) / 2) + sp.ceiling((n + d) / 2), n + d, dims=(n, d))),
     ("big_powers", theorem(3 ** (n**2), 2 ** (n**2), ">=")),
     ("with_hypothesis", theorem(sp.floor(n / 2), 2, ">=", hyps=(Assumption("h", n >= 4),))),
+    ("tanh_below_one", theorem(sp.tanh(n), 1, "<")),
+    ("floor_tanh", theorem(sp.floor(5 * sp.tanh(n)), 4, "<=")),
+    ("atan_bounded", theorem(sp.floor(3 * sp.atan(n)), 4, "<=")),
+    ("sinh_below_cosh", theorem(sp.sinh(n) - sp.cosh(n), 0, "<")),
 ]
 
 # true, with values no machine holds at the larger sizes: never swept (and never a hang)
