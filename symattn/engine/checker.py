@@ -1527,6 +1527,8 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
             return not undischarged(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else ())
         if equal(st.lhs, st.rhs, tuple(hypotheses) if hypotheses else None):
             return True
+        if _unfolded_equal(st.lhs, st.rhs, hypotheses):
+            return True
         pairs = _closed_pairs(st.lhs, st.rhs)
         if pairs and all(exact.equal(a, b) is True for a, b in pairs):
             return True  # closed numbers: equal exactly (minimal polynomials, never by structure)
@@ -1537,6 +1539,112 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
     if sign == "positive" or (sign == "nonnegative" and st.relation in ("<=", ">=")):
         return True
     return _by_z3(st, hypotheses)
+
+
+def _unfolded_equal(lhs: Any, rhs: Any, hypotheses) -> bool:
+    """Whether the sides are equal once every registered definition is unfolded in both, and then
+    once their sums over adjacent ranges are joined (:func:`_join_adjacent_sums`) (the kernel's
+    own unfolding, :func:`symattn.kernel.zero.unfold_all`): the zero test leaves a defined head such
+    as ``Softmax`` opaque, so an instance whose one side is the head and the other its expansion at a
+    symbolic width (``O_1 / L_1`` against softmax attention over ``w_1`` keys) was not shown. Unfolding
+    a definition is an equality; the zero test then reads the definedness of the unfolded sides."""
+    from symattn.kernel.context import UNFOLDINGS
+    from symattn.kernel.zero import unfold_all
+
+    hyps = tuple(hypotheses) if hypotheses else None
+    a, b = lhs, rhs
+    if UNFOLDINGS and any(isinstance(x, sp.Basic) and x.has(*UNFOLDINGS) for x in (lhs, rhs)):
+        try:
+            a, b = unfold_all(lhs), unfold_all(rhs)
+        except (KernelError, TypeError, ValueError, AttributeError, NotImplementedError):
+            return False
+        if (a, b) != (lhs, rhs) and equal(a, b, hyps):
+            return True
+    if not any(isinstance(x, sp.Basic) and x.has(sp.Sum) for x in (a, b)):
+        return False
+    joined = tuple(_join_adjacent_sums(x, hyps or ()) for x in (a, b))
+    return joined != (a, b) and equal(*joined, hyps)
+
+
+def _join_adjacent_sums(expr: Any, hypotheses: tuple) -> Any:
+    """``expr`` with the sums of a sum of terms over adjacent ranges of the same summand joined:
+    ``c_1 sum_{j=a}^{m} f_1 + c_2 sum_{j=m+1}^{b} f_2`` becomes ``sum_{j=a}^{b} f`` when ``c_1 f_1`` and
+    ``c_2 f_2``, their exponentials multiplied out, are the same ``f`` (the tiles of an online softmax
+    at ``T = 2``: ``e^{mu_1 - M_1} e^{M_1 - M_2} sum_{j <= w_1} e^{s_j - mu_1}`` and
+    ``e^{mu_2 - M_2} sum_{w_1 < j <= w_1 + w_2} e^{s_j - mu_2}``). The zero test does not join adjacent
+    sums; each step here is shown by the kernel: a coefficient moved into its sum by the zero test
+    (:func:`equal`), a join by the axiom ``sum_split`` at ``m`` (its side conditions -- integer bounds,
+    ``a - 1 <= m <= b`` -- discharged by the kernel, and its two sums the two terms up to bound
+    variables). A step not shown is not taken."""
+    from symattn.kernel.axioms import axiom
+    from symattn.kernel.context import HYPOTHESES
+    from symattn.kernel.terms import canonical
+
+    def merged(term):
+        factors = sp.Mul.make_args(term)
+        exps = [f for f in factors if isinstance(f, sp.exp)]
+        if len(exps) < 2:
+            return term
+        return sp.Mul(*(f for f in factors if not isinstance(f, sp.exp))) * sp.exp(sp.Add(*(f.args[0] for f in exps)))
+
+    def inward(term):
+        """``c sum f`` as ``sum (c f)``, shown by the zero test; else the term as it is."""
+        coeff, sums = [], []
+        for f in sp.Mul.make_args(term):
+            (sums if isinstance(f, sp.Sum) else coeff).append(f)
+        if len(sums) != 1 or len(sums[0].limits) != 1:
+            return term
+        (s,) = sums
+        k = s.limits[0][0]
+        c = sp.Mul(*coeff)
+        if k in c.free_symbols:
+            return term
+        candidate = sp.Sum(merged(c * s.function), s.limits[0])
+        if candidate == term:
+            return term
+        return candidate if equal(term, candidate, hypotheses or None) else term
+
+    def join(add):
+        terms = [inward(t) for t in add.args]
+        changed = True
+        while changed:
+            changed = False
+            for i, s1 in enumerate(terms):
+                for j2, s2 in enumerate(terms):
+                    if i == j2 or not (isinstance(s1, sp.Sum) and isinstance(s2, sp.Sum)):
+                        continue
+                    if len(s1.limits) != 1 or len(s2.limits) != 1:
+                        continue
+                    (k1, a1, m), (k2, a2, b2) = s1.limits[0], s2.limits[0]
+                    f2 = s2.function.xreplace({k2: k1}) if k1 not in s2.function.free_symbols - {k2} else None
+                    if f2 is None or f2 != s1.function or sp.expand(a2 - m - 1) != 0:
+                        continue
+                    whole = sp.Sum(s1.function, (k1, a1, b2))
+                    try:
+                        thm = axiom("sum_split", s=whole, at=m)
+                    except (KernelError, TypeError, ValueError):
+                        continue
+                    if canonical(thm.relation == "=" and thm.rhs) != canonical(s1 + s2):
+                        continue
+                    terms = [t for n_, t in enumerate(terms) if n_ not in (i, j2)] + [whole]
+                    changed = True
+                    break
+                if changed:
+                    break
+        return sp.Add(*terms)
+
+    def visit(e):
+        if not isinstance(e, sp.Basic) or e.is_Atom or not e.has(sp.Sum):
+            return e
+        if not isinstance(e, (sp.Sum, sp.Lambda)):
+            e = e.func(*(visit(x) for x in e.args))
+        return join(e) if isinstance(e, sp.Add) else e
+
+    token = HYPOTHESES.set(tuple(hypotheses))
+    try:
+        return visit(expr)
+    finally:
+        HYPOTHESES.reset(token)
 
 
 def _by_z3(st: Statement, hypotheses) -> bool:

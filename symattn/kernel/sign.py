@@ -174,6 +174,31 @@ def _sympy_sign(e: Any, ranges: tuple = (), depth: int = 0) -> str | None:
     return got
 
 
+def _range_nonnegative(g: Any, scope: tuple, bound: set) -> bool:
+    """Whether ``g`` (a difference of a sum's bounds) is shown nonnegative: by the sign test with the
+    outer ranges, else with every positive integer atom written from 1 (:func:`_integers_from_one`)."""
+    if _sympy_sign(g, scope) in ("positive", "nonnegative"):
+        return True
+    shifted = _integers_from_one(g, bound)
+    return shifted != g and _sympy_sign(shifted, scope) in ("positive", "nonnegative")
+
+
+def _integers_from_one(g: Any, bound: set = frozenset()) -> Any:
+    """``g`` with every positive integer atom ``a`` (a symbol, or an entry of a base declared positive
+    and integer) written ``a' + 1`` for a fresh nonnegative integer ``a'``: the same value, and SymPy
+    then reads ``w_1 + w_2 - 1`` as nonnegative (it does not know that a positive integer is at least
+    1). The variables of ``bound`` (an outer sum's, read with their ranges) and symbols inside an
+    entry's index are not touched."""
+    if not isinstance(g, sp.Basic) or not g.free_symbols:
+        return g
+    atoms = {a for a in g.atoms(sp.Symbol, sp.Indexed)
+             if not (a.free_symbols & set(bound))
+             and not (isinstance(a, sp.Symbol) and any(a in i.free_symbols for i in g.atoms(sp.Indexed)))}
+    shift = {a: sp.Dummy("p", integer=True, nonnegative=True) + 1 for a in atoms
+             if a.is_integer is True and a.is_positive is True}
+    return sp.expand(g.xreplace(shift)) if shift else g
+
+
 def _sum_sign(s: sp.Sum, ranges: tuple = ()) -> str | None:
     body = s.function
     limits = list(s.limits)
@@ -194,8 +219,9 @@ def _sum_sign(s: sp.Sum, ranges: tuple = ()) -> str | None:
     for idx, (_v, lo, hi) in enumerate(limits):
         scope = tuple(ranges) + tuple((v, a, b) for (v, a, b) in reversed(limits[idx + 1:]))
         g = sp.expand(hi - lo)
-        ok_pos = ok_pos and (g == 0 or _sympy_sign(g, scope) in ("positive", "nonnegative"))
-        ok_nonneg = ok_nonneg and (g + 1 == 0 or _sympy_sign(g + 1, scope) in ("positive", "nonnegative"))
+        bound = {v for (v, _a, _b) in scope}
+        ok_pos = ok_pos and (g == 0 or _range_nonnegative(g, scope, bound))
+        ok_nonneg = ok_nonneg and (g + 1 == 0 or _range_nonnegative(g + 1, scope, bound))
     if inner == "positive" and ok_pos:
         return "positive"
     if ok_nonneg:
