@@ -562,6 +562,7 @@ class Checker:
         if not closed:
             return False, None
         seen = {tuple(m[s] for s in syms) for m in tried}
+        screened = [0]  # the sizes the screen evaluated: a sweep that reached none says nothing
 
         def probe(values, deadline):
             """``"stop"`` (the sizes after ``values`` are larger still: no further probe), None (not
@@ -578,6 +579,7 @@ class Checker:
                         return None
                     a, b = (expand_finite(_xreplace(side, mapping)) for side in (st.lhs, st.rhs))
                     fails = _screen_fails(a, b, st.relation, min(left, 1.0))
+                    screened[0] += 1
             except TimeLimitExceeded:
                 return "stop"  # the sizes after it are larger: slower still
             except Exception:  # noqa: BLE001 -- not evaluated there: the full check is not asked
@@ -608,7 +610,7 @@ class Checker:
                     if smaller is not None:
                         return True, smaller
             return True, got
-        return True, None
+        return screened[0] > 0, None
 
     def _size_result(self, thm: Any, syms: list, mapping: dict, seconds: float) -> tuple[str, str]:
         """The statement at one size: ``("pass", "")``, ``("fail", counterexample)``, ``("outside",
@@ -981,33 +983,39 @@ def _symbols_with_shapes(st: Statement) -> set:
 
 
 #: the values of one size the sweep of larger sizes takes (:meth:`Checker._sweep`), smallest first: every
-#: value to 64, then powers of two and of ten with their neighbours
-SWEEP_VALUES = tuple(range(1, 65)) + (99, 100, 101, 127, 128, 129, 255, 256, 257, 511, 512, 513, 999, 1000, 1001,
-                                       1023, 1024, 1025)
+#: value to 256, then powers of two and of ten with their neighbours to 10^4
+SWEEP_VALUES = tuple(range(1, 257)) + (257, 511, 512, 513, 999, 1000, 1001, 1023, 1024, 1025, 2047, 2048, 2049,
+                                        4095, 4096, 4097, 9999, 10000, 10001)
 #: the largest value of each size when several sizes are swept together (every combination up to it)
 SWEEP_JOINT = 24
 
 
 def _sweep_points(count: int):
     """The tuples of sizes the sweep takes: one size, :data:`SWEEP_VALUES`; several, every combination of
-    values up to :data:`SWEEP_JOINT`, by largest value, then sum."""
+    values up to :data:`SWEEP_JOINT`, by largest value, then sum; then every size at one value of
+    :data:`SWEEP_VALUES` beyond it, and (two sizes) that value with 1, 2 or 3 for the other."""
     if count == 1:
         return [(v,) for v in SWEEP_VALUES]
     import itertools
 
-    combos = itertools.product(range(1, SWEEP_JOINT + 1), repeat=count)
-    return sorted(combos, key=lambda t: (max(t), sum(t), t))
+    combos = sorted(itertools.product(range(1, SWEEP_JOINT + 1), repeat=count), key=lambda t: (max(t), sum(t), t))
+    for v in (v for v in SWEEP_VALUES if v > SWEEP_JOINT):
+        combos.append((v,) * count)
+        if count == 2:
+            combos += [p for u in (1, 2, 3) for p in ((v, u), (u, v))]
+    return combos
 
 
 #: the heads a statement swept at larger sizes may use (:func:`_tame_growth`): SymPy's own, whose
 #: values at a size are computed without unfolding anything
 _TAME_HEADS = (sp.Add, sp.Mul, sp.Pow, sp.Symbol, sp.Number, sp.NumberSymbol, sp.floor, sp.ceiling, sp.Mod,
                sp.Min, sp.Max, sp.Abs, sp.Sum, sp.Product, sp.KroneckerDelta, sp.Piecewise, sp.factorial,
-               sp.binomial, sp.exp, sp.log, sp.sin, sp.cos, sp.sign, sp.tanh, sp.atan, sp.erf, sp.frac,
-               sp.sinh, sp.cosh, sp.Tuple, sp.logic.boolalg.Boolean,
+               sp.binomial, sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.cot, sp.sec, sp.csc, sp.asin,
+               sp.acos, sp.atan, sp.acot, sp.sinh, sp.cosh, sp.tanh, sp.coth, sp.sech, sp.csch, sp.asinh,
+               sp.acosh, sp.atanh, sp.acoth, sp.erf, sp.erfc, sp.frac, sp.sign, sp.Tuple, sp.logic.boolalg.Boolean,
                sp.core.relational.Relational, sp.functions.elementary.piecewise.ExprCondPair)
 #: heads whose value grows at least exponentially in their argument
-_STEEP = (sp.factorial, sp.binomial, sp.Product, sp.exp, sp.sinh, sp.cosh)
+_STEEP = (sp.factorial, sp.binomial, sp.Product, sp.exp, sp.sinh, sp.cosh, sp.csch, sp.sech)
 #: the most bits a value written out by the sweep may have (estimated before it is computed)
 _SWEEP_BITS = 1 << 16
 
@@ -1069,12 +1077,38 @@ def _small_enough(tame, mapping: dict) -> bool:
         v = expand_finite(_xreplace(e, at))
         return v if v.is_Rational else None
 
+    def magnitude(e):
+        """An upper bound of ``|e|`` at the point (a size estimate, never a decision), or None."""
+        v = expand_finite(_xreplace(e, at))
+        if v.is_Rational:
+            return abs(v)
+        if v.free_symbols or not v.is_number:
+            return None
+        approx = sp.N(sp.Abs(v), 30)
+        if not approx.is_Float or not approx.is_finite:
+            return None
+        return sp.Rational(approx) * sp.Rational(1001, 1000) + 1
+
+    def height(e):
+        """The bits of the rationals in a closed base, plus its number of terms: what a power of it,
+        written out, costs per unit of the exponent (at most)."""
+        v = expand_finite(_xreplace(e, at))
+        if v.free_symbols:
+            return None
+        return sum(max(_bits(r.p), _bits(r.q)) for r in v.atoms(sp.Rational)) + len(sp.Add.make_args(v)) + 2
+
     for node in steep:
         if isinstance(node, sp.Pow):
-            base, e = value(node.base), value(node.exp)
-            if base is None or e is None:
+            base, e = value(node.base), magnitude(node.exp)
+            if e is None:
                 return False
-            size = max(_bits(base.p), _bits(base.q)) * abs(float(e))
+            if base is not None:
+                size = max(_bits(base.p), _bits(base.q)) * float(e)
+            else:
+                h = height(node.base)
+                if h is None:
+                    return False
+                size = float(h) * float(e)
         elif isinstance(node, sp.Product):
             size = 0.0
             for _var, lo, hi in node.limits:
@@ -1083,10 +1117,10 @@ def _small_enough(tame, mapping: dict) -> bool:
                     return False
                 size += 64.0 * max(0.0, float(hi - lo + 1))
         else:
-            args = [value(a) for a in node.args]
+            args = [magnitude(a) for a in node.args]
             if any(a is None for a in args):
                 return False
-            top = max(abs(int(sp.ceiling(a))) for a in args)
+            top = max(int(sp.ceiling(a)) for a in args)
             size = float(top) * _bits(top)
         if size > _SWEEP_BITS:
             return False

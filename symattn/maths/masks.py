@@ -117,7 +117,8 @@ def score_pairs(n_q: Any, n_k: Any = None, *, causal: bool | str = False, window
         if sp.simplify(n_q - n_k) != 0:
             raise ValueError(f"window= needs n_q = n_k (self-attention); got n_q = {n_q}, n_k = {n_k}")
         if (n_q - w).is_negative:
-            raise ValueError(f"window = {w} is longer than the sequence (n = {n_q}); use causal=True")
+            raise ValueError(f"window = {w} is longer than the sequence (n = {n_q}): a causal sliding window that "
+                             "long is the causal mask; drop window= and say causal=True")
         if (n_q - w).is_nonnegative is not True:
             # w <= n not shown: a window longer than the sequence is the causal mask, so the count at
             # min(w, n) is the count at every w, not only where w <= n

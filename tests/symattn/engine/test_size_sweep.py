@@ -56,6 +56,29 @@ FALSE = [
     ("frac_near_zero", theorem(sp.frac(n * sp.sqrt(2)), sp.Rational(1, 100), ">")),
     ("cosh_threshold", theorem(sp.cosh(n), 10**20, "<")),
     ("tanh_threshold", theorem(sp.floor(100 * sp.tanh(n / 10)), 98, "<")),
+    # steep terms with an irrational exponent or base (adversarial round 24: the sweep stopped at its
+    # first size and still said it found none)
+    ("irrational_exponent", theorem(sp.floor(n / 40) + sp.floor(sp.exp(-sp.pi * sp.sqrt(n))), 0)),
+    ("irrational_base", theorem(sp.floor(n / 40) + sp.floor((2 - sp.sqrt(3)) ** n), 0)),
+    ("near_integer_power", theorem(sp.floor((2 + sp.sqrt(3)) ** n + sp.Rational(1, 10**20)),
+                                   sp.floor((2 + sp.sqrt(3)) ** n))),
+    ("near_integer_exponential", theorem(sp.frac(sp.exp(sp.pi * sp.sqrt(n))), sp.Rational(999, 1000), "<",
+                                         hyps=(Assumption("h", n >= 5),))),
+    # every elementary head (round 24: tan, cot, coth, sech, asinh, acos were not swept)
+    ("tanh_near_one", theorem(sp.floor(sp.tanh(n) + sp.Rational(1, 10**10)), 0)),
+    ("tan_head", theorem(sp.floor(sp.tan(1 / (n + 1)) / 2) + sp.floor(n / 10), 0)),
+    ("coth_head", theorem(sp.floor(sp.coth(n) - sp.Rational(1, 10**10)), 1)),
+    ("sech_head", theorem(sp.floor(1 - sp.sech(n) + sp.Rational(1, 10**10)), 0)),
+    ("asinh_head", theorem(sp.floor(1 / (1 + sp.asinh(n))) + sp.floor(n / 10), 0)),
+    ("acos_head", theorem(sp.floor(sp.acos(1 / (n + 1)) / 2) + sp.floor(n / 10), 0)),
+    # first counterexamples in 65..256, beyond 1025, several sizes beyond 24
+    ("window_65_98", theorem(sp.floor(n / 65) * sp.floor(98 / n), 0)),
+    ("window_130_254", theorem(sp.floor(n / 130) * sp.floor(254 / n), 0)),
+    ("mod_67", theorem(sp.Mod(n**2, 67), 0, ">")),
+    ("frac_of_exponential", theorem(sp.frac(sp.exp(sp.sqrt(n))), sp.Rational(99, 100), "<")),
+    ("floor_by_1100", theorem(sp.floor(n / 1100), 0)),
+    ("both_beyond_24", theorem(sp.floor(n / 25) * sp.floor(d / 25), 0, dims=(n, d))),
+    ("product_beyond_24", theorem(sp.floor(n * d / 700), 0, dims=(n, d))),
 ]
 
 TRUE = [
