@@ -1658,7 +1658,7 @@ def _join_adjacent_sums(expr: Any, hypotheses: tuple) -> Any:
                         thm = axiom("sum_split", s=whole, at=m)
                     except (KernelError, TypeError, ValueError):
                         continue
-                    if canonical(thm.relation == "=" and thm.rhs) != canonical(s1 + s2):
+                    if thm.relation != "=" or canonical(thm.rhs) != canonical(s1 + s2):
                         continue
                     terms = [t for n_, t in enumerate(terms) if n_ not in (i, j2)] + [whole]
                     changed = True

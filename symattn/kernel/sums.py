@@ -125,6 +125,10 @@ def _outside(j: Any, lo: Any, hi: Any, hypotheses, env) -> bool:
     return any(provably_le(b + 1, lo) for _, b in bounds) or any(provably_le(hi + 1, a) for a, _ in bounds)
 
 
+def _listed(hypotheses, env) -> list:
+    return [(v, a, b) for v, (a, b) in _ranges(hypotheses, env or {}).items()]
+
+
 def _not_reversed(lo, hi, hypotheses, env) -> bool:
     ranges = _ranges(hypotheses, env or {})
     if range_not_reversed(lo, hi, [(v, a, b) for v, (a, b) in ranges.items()]):
@@ -259,9 +263,17 @@ def _sum_term(term: Any, k: Any, lo: Any, hi: Any, hyps, env, deltas_only: bool)
             raise KernelError(f"cannot contract {where}: the lower bound {sp.sstr(lo)} is not known to be an integer")
         if index_in_range(sol, lo, hi, hyps, env):
             return const * substitute(dep / delta, {k: sol})
-        if _outside(sol, lo, hi, hyps, env):
+        if _outside(sol, lo, hi, hyps, env) and _not_reversed(lo, hi, hyps, env):
             return sp.S.Zero
-        raise KernelError(f"cannot contract {where}: {sp.sstr(sol)} is not known to lie in that range")
+        if _is_integer(hi, hyps, env) and provably_le(hi + 2, lo, _listed(hyps, env)):
+            # a reversed range counts negatively (Karr's convention): sum_{lo}^{hi} = -sum_{hi+1}^{lo-1},
+            # a range that is not reversed; outside lo..hi is not outside hi+1..lo-1
+            if index_in_range(sol, hi + 1, lo - 1, hyps, env):
+                return -const * substitute(dep / delta, {k: sol})
+            if _outside(sol, hi + 1, lo - 1, hyps, env):
+                return sp.S.Zero
+        raise KernelError(f"cannot contract {where}: {sp.sstr(sol)} is not known to lie in that range, nor "
+                          "outside it with the range shown not reversed")
     if deltas_only:
         return None
     if dep == k or (isinstance(dep, sp.Pow) and dep.base == k and dep.exp in _FAULHABER):

@@ -345,8 +345,11 @@ def _open(e: Any, level: int) -> Any:
     limits = [list(lim) for lim in e.limits]
     body = e.function
     # first every own variable to a fresh dummy, so that renaming to canonical names cannot collide
-    # with a canonical name already in use (an input that is itself canonical, or permuted limits)
-    for idx in range(len(limits) - 1, -1, -1):
+    # with a canonical name already in use (an input that is itself canonical, or permuted limits).
+    # Innermost first: a name bound twice (SymPy flattens Sum(Sum(s_k, (k, 1, k)), (k, 1, a)) into
+    # Sum(s_k, (k, 1, k), (k, 1, a))) is, in the body, the innermost binding's, and in the bounds of an
+    # inner limit the nearest enclosing one's -- which took its occurrences before an outer one could
+    for idx in range(len(limits)):
         v = limits[idx][0]
         tmp = sp.Dummy(str(v))
         body = _subst(body, {v: tmp})
