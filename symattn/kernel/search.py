@@ -702,7 +702,11 @@ def _order_symbols(symbols: set, hypotheses) -> list:
 
 
 def _determined(hypotheses, symbols: set) -> dict:
-    """Symbols that an equation hypothesis (no forall) fixes: ``s = rhs`` with ``s`` not in rhs."""
+    """Symbols that an equation hypothesis (no forall) fixes: ``s = rhs`` with ``s`` not in rhs; and
+    an assumption ``Eq(a, b)`` (alone or in an ``And``) linear in a symbol with a nonzero number as its
+    coefficient (or one in other symbols, evaluated at the point), solved for it (``Eq(3 x, 1)``:
+    ``x = 1/3``; ``Eq(x + y, -7)``: ``x = -7 - y``), points no draw reaches. A proposal only: the
+    value is checked against every hypothesis afterwards."""
     out = {}
     for h in _hyps(hypotheses, "Equation"):
         if h.forall:
@@ -711,6 +715,32 @@ def _determined(hypotheses, symbols: set) -> dict:
             if isinstance(a, sp.Symbol) and a in symbols and a not in _basic_symbols(b) and a not in out:
                 out[a] = b
                 break
+    for c in _assumed_equations(hypotheses):
+        try:
+            gap = sp.expand(c.lhs - c.rhs)
+        except (TypeError, AttributeError):
+            continue
+        for v in sorted(_basic_symbols(gap) & symbols, key=sp.default_sort_key):
+            if v in out or not isinstance(v, sp.Symbol):
+                continue
+            coeff = gap.coeff(v, 1)
+            rest = sp.expand(gap - coeff * v)
+            # a coefficient with symbols is evaluated at the point (0 there: no number, no model)
+            if coeff != 0 and coeff.is_zero is not True and v not in _basic_symbols(rest) | _basic_symbols(coeff) \
+                    and not any(v in _basic_symbols(d) for d in out.values()):
+                out[v] = -rest / coeff
+                break
+    return out
+
+
+def _assumed_equations(hypotheses) -> list:
+    """The equations ``Eq(a, b)`` that assumptions state (alone or in an ``And``)."""
+    out = []
+    for h in _hyps(hypotheses, "Assumption"):
+        cond = getattr(h, "condition", None)
+        for c in (cond.args if isinstance(cond, sp.And) else (cond,)):
+            if isinstance(c, sp.Eq):
+                out.append(c)
     return out
 
 
@@ -722,13 +752,42 @@ def _member_sets(hypotheses, symbols: set) -> dict:
         cond = getattr(h, "condition", None)
         parts = cond.args if isinstance(cond, sp.And) else (cond,)
         for c in parts:
-            if isinstance(c, sp.Contains) and isinstance(c.args[0], sp.Symbol) and c.args[0] in symbols:
+            if isinstance(c, sp.Eq) and (roots := _quadratic_roots(c, symbols)) is not None:
+                s, where = roots
+                out[s] = where if s not in out else sp.Intersection(out[s], where)
+            elif isinstance(c, sp.Contains) and isinstance(c.args[0], sp.Symbol) and c.args[0] in symbols:
                 s, where = c.args[0], c.args[1]
                 out[s] = where if s not in out else sp.Intersection(out[s], where)
             elif (bound := _closed_bound(c, symbols)) is not None:
                 s, where = bound
                 out[s] = where if s not in out else sp.Intersection(out[s], where)
     return out
+
+
+def _quadratic_roots(c: Any, symbols: set):
+    """``(s, {roots})`` for an equation of one symbol, a quadratic with rational coefficients
+    (``Eq(x^2, 2)``: ``x`` in ``{-sqrt(2), sqrt(2)}``), else None; the roots are checked afterwards."""
+    try:
+        gap = sp.expand(c.lhs - c.rhs)
+    except (TypeError, AttributeError):
+        return None
+    free = _basic_symbols(gap)
+    if len(free) != 1 or not free <= symbols:
+        return None
+    (v,) = free
+    if not isinstance(v, sp.Symbol):
+        return None
+    try:
+        poly = sp.Poly(gap, v)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() != 2 or not all(q.is_Rational for q in poly.all_coeffs()):
+        return None
+    a2, a1, a0 = poly.all_coeffs()
+    disc = a1**2 - 4 * a2 * a0
+    if disc < 0:
+        return None
+    return v, sp.FiniteSet((-a1 - sp.sqrt(disc)) / (2 * a2), (-a1 + sp.sqrt(disc)) / (2 * a2))
 
 
 def _closed_bound(c: Any, symbols: set):
