@@ -882,6 +882,13 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
             except _Reject as exc:  # shown for every point only when the set took nothing from this one
                 raise _Reject(str(exc), point_free=exc.point_free and not _open(members[s])) from None
         elif s in ranges:
+            for bound in (ranges[s].lower, ranges[s].upper):  # an entry in a bound (i in 1..w[1]) first
+                for a in sorted(sp.sympify(bound).atoms(sp.Indexed), key=sp.default_sort_key):
+                    if a not in point and not (_basic_symbols(a) - set(point) - {a}):
+                        v_a = _draw(_evaluate(a, point), rng)
+                        if not _entry_ok(a, v_a):
+                            raise _Reject(f"{sp.sstr(a)} = {sp.sstr(v_a)} breaks the assumptions of {sp.sstr(a.base)}")
+                        point[a] = v_a
             lo, hi = _evaluate(ranges[s].lower, point), _evaluate(ranges[s].upper, point)
             if not (getattr(lo, "is_Integer", False) and getattr(hi, "is_Integer", False)):
                 raise _Reject(f"the range of {s} is not concrete")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symattn import Assumption, Statement, Theorem, Verdict
+from symattn import Assumption, IndexRange, Statement, Theorem, Verdict
 from symattn.engine.checker import check_theorem
 
 n = sp.Symbol("n", integer=True, positive=True)
@@ -72,3 +72,28 @@ def test_a_false_claim_is_refuted_at_the_one_point_of_its_hypotheses(name, thm, 
 def test_a_true_claim_is_not_refuted(name, thm):
     o = check_theorem(thm, numeric=False)
     assert o.verdict is not Verdict.REFUTED, (name, o.how)
+
+
+# an index range bounded by an entry (round 25: "the range of i is not concrete", no model at all)
+i = sp.Symbol("i", integer=True)
+w = sp.IndexedBase("w", integer=True, positive=True)
+ENTRY_RANGE = IndexRange("ir", index=i, lower=1, upper=w[1])
+
+
+def ranged(lhs, rhs, rel):
+    return Theorem(id="claim", title="claim", source="extension", statement=Statement(lhs, rhs, rel),
+                   hypotheses=(ENTRY_RANGE,), dimensions=(n,))
+
+
+@pytest.mark.parametrize("thm", [ranged(n * i, n * w[1] - n, "<="), ranged(n * i, 1, ">"),
+                                 ranged(n * i, n * w[1], "<")], ids=["below_its_end", "above_one", "strictly_below"])
+def test_a_false_claim_over_a_range_bounded_by_an_entry_is_refuted(thm):
+    o = check_theorem(thm, numeric=False)
+    assert o.verdict is Verdict.REFUTED, o.how
+    assert "i = 1, w[1] = 1" in o.levels["instances"].detail  # 1 <= i <= w[1] holds there, the claim not
+
+
+@pytest.mark.parametrize("thm", [ranged(n * i, n * w[1], "<="), ranged(n * i, n, ">=")],
+                         ids=["at_most_its_end", "at_least_one"])
+def test_a_true_claim_over_a_range_bounded_by_an_entry_is_not_refuted(thm):
+    assert check_theorem(thm, numeric=False).verdict is not Verdict.REFUTED
