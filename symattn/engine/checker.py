@@ -1160,7 +1160,10 @@ def _short(x: Any, limit: int = 160) -> str:
 
 
 def _xreplace(x: Any, mapping: dict) -> Any:
-    return x.xreplace(mapping) if hasattr(x, "xreplace") else x
+    """The kernel's capture-free substitution of sizes (:func:`symattn.kernel.instances._xreplace`)."""
+    from symattn.kernel.instances import _xreplace as capture_free
+
+    return capture_free(x, mapping)
 
 
 def spec_label(spec) -> str:

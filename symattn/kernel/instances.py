@@ -192,7 +192,30 @@ def hypotheses_at(hypotheses: tuple, mapping: dict) -> tuple:
 
 
 def _xreplace(x: Any, mapping: dict) -> Any:
-    return x.xreplace(mapping) if hasattr(x, "xreplace") else x
+    """``x`` with ``mapping`` put in, capture-free: a binder whose variable is named like a key
+    (``Softmax(Lambda(n, s_n n), i, n)`` at the size ``n = 1``) is first renamed by the kernel's
+    canonical form, so the value reaches the free occurrences only (SymPy's xreplace would put it in
+    the binder's signature too)."""
+    if not hasattr(x, "xreplace"):
+        return x
+    if mapping and isinstance(x, (sp.Basic, sp.MatrixBase)) and binds_a_key(x, mapping):
+        from symattn.kernel.terms import canonical
+
+        x = canonical(x)
+    return x.xreplace(mapping)
+
+
+def binds_a_key(x: Any, mapping: dict) -> bool:
+    """Whether a Lambda, sum, product or integral inside ``x`` binds a variable that ``mapping`` replaces."""
+    try:
+        binders = x.atoms(sp.Lambda, sp.Sum, sp.Product, sp.Integral)
+    except (AttributeError, TypeError):
+        return False
+    for b in binders:
+        bound = b.variables if isinstance(b, sp.Lambda) else [lim[0] for lim in b.limits]
+        if any(v in mapping for v in bound):
+            return True
+    return False
 
 
 def domain_violation(mapping: dict, hypotheses) -> str | None:

@@ -327,6 +327,10 @@ def substitute_free(x: Any, point: dict, _memo: dict | None = None) -> Any:
         out = point.get(new, new)
     elif isinstance(x, sp.Derivative):
         out = _substitute_derivative(x, point, _memo)
+    elif isinstance(x, sp.Lambda):  # its variables are bound: only the free occurrences are replaced
+        bound = set(x.variables)
+        inner = {k: val for k, val in point.items() if k not in bound}
+        out = sp.Lambda(x.variables, substitute_free(x.expr, inner)) if inner else x
     elif isinstance(x, (sp.Sum, sp.Product)):
         # bounds of limit m are in the scope of the variables of the limits after m
         limits = []
