@@ -531,10 +531,11 @@ def _patterned(atom: Any, integer: bool, magnitude: Any, imaginary: Any, positiv
 _PATTERNS = ((sp.Rational(1, 2), 0), (sp.Integer(3), sp.Integer(4)))
 
 #: the tries of a model search after the first (smallest values) and before the random ones: every
-#: symbol at 1, at 1/2, at 3 (positive where its assumptions allow): ``x y >= 1`` with ``x^2 + y^2 <= 2``
-#: has its one rational model at ``x = y = 1``, ``sin(pi x) >= 1`` at ``x = 1/2``, points independent
-#: draws seldom reach
-_MODEL_PATTERNS = ((sp.Integer(1), 0, True), (sp.Rational(1, 2), 0, True), (sp.Integer(3), 0, True))
+#: symbol at 1, at 1/2, at 3 (positive where its assumptions allow), then at -1 (where they allow):
+#: ``x y >= 1`` with ``x^2 + y^2 <= 2`` has its rational models at ``x = y = 1`` and ``x = y = -1``,
+#: ``sin(pi x) >= 1`` at ``x = 1/2``, points independent draws seldom reach
+_MODEL_PATTERNS = ((sp.Integer(1), 0, True), (sp.Rational(1, 2), 0, True), (sp.Integer(3), 0, True),
+                   (sp.Integer(1), 0, False))
 
 #: while a patterned try draws its point: the pattern (None: random draws)
 _PATTERN: contextvars.ContextVar = contextvars.ContextVar("symattn_draw_pattern", default=None)

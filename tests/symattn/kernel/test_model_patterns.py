@@ -1,5 +1,5 @@
 """Models of the hypotheses at a size that only particular points reach (issue 19): a model search
-tries every symbol at 1, 1/2 and 3 (positive where allowed) after the smallest values and before the
+tries every symbol at 1, 1/2 and 3 (positive where allowed), then -1, after the smallest values and before the
 random ones (a symbol a closed bound confines to an interval too), so a size whose hypotheses hold
 only at ``x = 1/2`` or ``x = y = 1`` is inside them and searched; the counterexample names the point
 of the hypotheses (the sides are numbers there, so the point is the hypotheses'), checked here
@@ -35,6 +35,8 @@ HYPOTHESES = [
                        A("y0", y > 0), A("y1", y < 10))),
     ("logistic_in_an_interval", (A("h", n <= 3 + 4 * x * (1 - x)), A("x0", x >= 0), A("x1", x <= 7))),
     ("peak_at_three", (A("h", n <= 3 - (x - 3) ** 2 + 1), A("x0", x >= -20), A("x1", x <= 20))),
+    ("negative_quadrant", (A("h", n <= 3 + x * y), A("d", x**2 + y**2 <= 2), A("a", x + y < 0))),
+    ("negative_product", (A("h", n <= 3 - (x + y) / 2), A("d", x**2 + y**2 <= 2), A("p", x * y >= 1))),
     ("ball_in_a_box", (A("h", n <= 3 + x * y * z), A("b", x**2 + y**2 + z**2 <= 3), A("x0", x >= 0),
                        A("x1", x <= 6), A("y0", y >= 0), A("y1", y <= 6), A("z0", z >= 0), A("z1", z <= 6))),
 ]
