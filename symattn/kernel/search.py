@@ -889,11 +889,16 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
         elif s in ranges:
             for bound in (ranges[s].lower, ranges[s].upper):  # an entry in a bound (i in 1..w[1]) first
                 for a in sorted(sp.sympify(bound).atoms(sp.Indexed), key=sp.default_sort_key):
-                    if a not in point and not (_basic_symbols(a) - set(point) - {a}):
-                        v_a = _draw(_evaluate(a, point), rng)
-                        if not _entry_ok(a, v_a):
-                            raise _Reject(f"{sp.sstr(a)} = {sp.sstr(v_a)} breaks the assumptions of {sp.sstr(a.base)}")
-                        point[a] = v_a
+                    # the entry at the point (w[i] is w[1] once i = 1): valued once, under that name only
+                    entry = _evaluate(a, point)
+                    if not isinstance(entry, sp.Indexed) or entry in point \
+                            or not all(t.is_Integer for t in entry.indices):
+                        continue
+                    v_a = _draw(entry, rng)
+                    if not _entry_ok(entry, v_a):
+                        raise _Reject(f"{sp.sstr(entry)} = {sp.sstr(v_a)} breaks the assumptions of "
+                                      f"{sp.sstr(entry.base)}")
+                    point[entry] = v_a
             lo, hi = _evaluate(ranges[s].lower, point), _evaluate(ranges[s].upper, point)
             if not (getattr(lo, "is_Integer", False) and getattr(hi, "is_Integer", False)):
                 raise _Reject(f"the range of {s} is not concrete")
@@ -926,6 +931,9 @@ def _assign(statement_exprs: list, hypotheses, rng: random.Random | None, extra:
                 continue
             v = _entry_from_equations(a, hypotheses, point, rng, bases)
             point[a] = v if v is not None else _draw(a, rng)
+    for a in point:  # every entry valued under its name at the point: w[i] and w[1] at i = 1 are one
+        if isinstance(a, sp.Indexed) and any(_basic_symbols(t) and _basic_symbols(t) <= set(point) for t in a.indices):
+            raise _Reject(f"{sp.sstr(a)} was valued before its index: the point is not consistent")
     for a, v in point.items():  # an entry keeps its base's assumptions (a[j] >= 0 for a nonnegative base)
         if isinstance(a, (sp.Indexed, MatrixElement)) and _is_number(v) and not _entry_ok(a, v):
             raise _Reject(f"{sp.sstr(a)} = {sp.sstr(v)} breaks the assumptions of {sp.sstr(a.args[0])}")

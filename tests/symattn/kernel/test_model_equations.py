@@ -97,3 +97,36 @@ def test_a_false_claim_over_a_range_bounded_by_an_entry_is_refuted(thm):
                          ids=["at_most_its_end", "at_least_one"])
 def test_a_true_claim_over_a_range_bounded_by_an_entry_is_not_refuted(thm):
     assert check_theorem(thm, numeric=False).verdict is not Verdict.REFUTED
+
+
+# nested ranges whose bound is an entry at another index (round 27: w[i] and w[1] were valued apart at
+# i = 1, and true claims refuted at that inconsistent point)
+j = sp.Symbol("j", integer=True)
+ONE = IndexRange("r", index=i, lower=1, upper=1)
+TOP = IndexRange("r", index=i, lower=n, upper=n)
+
+
+def nested(lhs, rhs, rel, first, second):
+    return Theorem(id="claim", title="claim", source="extension", statement=Statement(lhs, rhs, rel),
+                   hypotheses=(first, second), dimensions=(n,))
+
+
+NESTED_TRUE = [
+    nested(n * j, n * w[1], "=", ONE, IndexRange("r2", index=j, lower=w[i], upper=w[i])),
+    nested(n * j, n * w[1], "<=", ONE, IndexRange("r2", index=j, lower=1, upper=w[i])),
+    nested(n * j, n * w[n], "<=", TOP, IndexRange("r2", index=j, lower=1, upper=w[i])),
+    nested(n * sp.KroneckerDelta(j, w[1] + 1), 0, "=", ONE, IndexRange("r2", index=j, lower=1, upper=w[i])),
+    nested(n * (j - w[1]), 0, "<=", ONE, IndexRange("r2", index=j, lower=1, upper=w[i])),
+]
+
+
+@pytest.mark.parametrize("thm", NESTED_TRUE, ids=["equal", "at_most", "at_most_top", "delta", "difference"])
+def test_a_true_claim_over_ranges_bounded_by_an_entry_at_another_index_is_not_refuted(thm):
+    o = check_theorem(thm, numeric=False)
+    assert o.verdict is not Verdict.REFUTED, o.how
+
+
+def test_a_false_claim_over_ranges_bounded_by_an_entry_at_another_index_is_refuted_consistently():
+    o = check_theorem(nested(n * j, n * w[1], ">", ONE, IndexRange("r2", index=j, lower=1, upper=w[i])), numeric=False)
+    assert o.verdict is Verdict.REFUTED, o.how
+    assert "w[i]" not in o.levels["instances"].detail, o.levels["instances"].detail
