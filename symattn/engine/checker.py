@@ -523,7 +523,7 @@ class Checker:
                 shown += (" (at some of them the instance was neither shown nor refuted: no point inside the "
                           "hypotheses was found there, or the instance was not decided)")
         if swept:
-            shown += "; a sweep of larger sizes, where the sides are numbers, found none either"
+            shown += "; a sweep of larger sizes, where the sides are numbers, found none either within its time budget"
         if by_z3:
             shown += (f"; at {describe_sizes(syms, by_z3)} the instance is shown by the second engine's Z3 sign "
                       "test alone (the kernel's sign test could not show it)")
@@ -563,6 +563,21 @@ class Checker:
             return False, None
         seen = {tuple(m[s] for s in syms) for m in tried}
         screened = [0]  # the sizes the screen evaluated: a sweep that reached none says nothing
+        # a size an equation of the hypotheses determines from the others (Eq(m, n + 1)) is computed,
+        # not swept: the sweep runs over the free sizes only
+        determined = _determined_sizes(thm.hypotheses, syms)
+        free = [v for v in syms if v not in determined]
+
+        def full(values):
+            """The sizes at the free ones' ``values`` (None: a determined one is no positive integer)."""
+            mapping = dict(zip(free, (sp.Integer(v) for v in values)))
+            for _ in range(len(determined)):
+                for v, expr in determined.items():
+                    if v not in mapping and not (expr.free_symbols - set(mapping)):
+                        mapping[v] = sp.expand(expr.xreplace(mapping))
+            if len(mapping) != len(syms) or not all(x.is_Integer and x > 0 for x in mapping.values()):
+                return None
+            return mapping
 
         def probe(values, deadline):
             """``"stop"`` (the sizes after ``values`` are larger still: no further probe), None (not
@@ -570,7 +585,9 @@ class Checker:
             left = deadline - time.monotonic()
             if left <= 0:
                 return "stop"
-            mapping = dict(zip(syms, (sp.Integer(v) for v in values)))
+            mapping = full(values)
+            if mapping is None or tuple(mapping[v] for v in syms) in seen:
+                return None
             try:
                 with time_limit(min(left, 1.0)):
                     if not _small_enough(tame, mapping):
@@ -590,19 +607,17 @@ class Checker:
             return (mapping, detail) if status == "fail" else None
 
         deadline = time.monotonic() + budget
-        for values in _sweep_points(len(syms)):
-            if values in seen:
-                continue
+        for values in _sweep_points(len(free)):
             got = probe(values, deadline)
             if got == "stop":
                 break
             if got is None:
                 continue
-            if len(syms) == 1:  # the sizes the sweep stepped over below it, smallest first
+            if len(free) == 1:  # the sizes the sweep stepped over below it, smallest first
                 swept = set(SWEEP_VALUES)
                 narrow = time.monotonic() + min(budget, 2.0)
                 for v in range(1, values[0]):
-                    if v in swept or (v,) in seen:
+                    if v in swept:
                         continue
                     smaller = probe((v,), narrow)
                     if smaller == "stop":
@@ -988,6 +1003,20 @@ SWEEP_VALUES = tuple(range(1, 257)) + (257, 511, 512, 513, 999, 1000, 1001, 1023
                                         4095, 4096, 4097, 9999, 10000, 10001)
 #: the largest value of each size when several sizes are swept together (every combination up to it)
 SWEEP_JOINT = 24
+
+
+def _determined_sizes(hypotheses, syms: list) -> dict:
+    """The sizes an equation of the hypotheses gives in terms of the others (``Eq(m, n + 1)``: ``m``),
+    as the model search solves them (:func:`symattn.kernel.search._determined`), kept only when at
+    least one size stays free and each solution mentions sizes only."""
+    from symattn.kernel.search import _determined
+
+    try:
+        found = _determined(hypotheses, set(syms))
+    except Exception:  # noqa: BLE001 -- no solution read: every size is swept
+        return {}
+    out = {v: sp.sympify(e) for v, e in found.items() if v in syms and sp.sympify(e).free_symbols <= set(syms)}
+    return out if len(out) < len(syms) else {}
 
 
 def _sweep_points(count: int):

@@ -79,6 +79,9 @@ FALSE = [
     ("floor_by_1100", theorem(sp.floor(n / 1100), 0)),
     ("both_beyond_24", theorem(sp.floor(n / 25) * sp.floor(d / 25), 0, dims=(n, d))),
     ("product_beyond_24", theorem(sp.floor(n * d / 700), 0, dims=(n, d))),
+    # a size an equation determines from another (round 27: the joint sweep stopped at 24)
+    ("determined_size", theorem(sp.floor(d / 30), 0, hyps=(Assumption("h", sp.Eq(d, n + 1)),), dims=(n, d))),
+    ("doubled_size", theorem(sp.floor(d / 513), 0, hyps=(Assumption("h", sp.Eq(d, 2 * n)),), dims=(n, d))),
 ]
 
 TRUE = [
@@ -95,6 +98,8 @@ TRUE = [
     ("floor_tanh", theorem(sp.floor(5 * sp.tanh(n)), 4, "<=")),
     ("atan_bounded", theorem(sp.floor(3 * sp.atan(n)), 4, "<=")),
     ("sinh_below_cosh", theorem(sp.sinh(n) - sp.cosh(n), 0, "<")),
+    ("determined_size", theorem(sp.floor(d / 2), sp.floor((n + 1) / 2), hyps=(Assumption("h", sp.Eq(d, n + 1)),),
+                                dims=(n, d))),
 ]
 
 # true, with values no machine holds at the larger sizes: never swept (and never a hang)
