@@ -499,9 +499,10 @@ class Checker:
             swept, found = self._sweep(thm, syms, tried, min(seconds / 2, 3.0))
             if found is not None:
                 mapping, (where, detail) = found
+                which = ("the smallest exact counterexample the sweep of larger sizes found" if len(syms) == 1 else
+                         "the first exact counterexample the sweep of larger sizes found, by largest size")
                 return LevelResult(Level.FAIL, f"{where} (derived by the kernel): {detail} (beyond the counted sizes "
-                                   f"{describe_sizes(syms, checked)}: the smallest exact counterexample the sweep of "
-                                   "larger sizes found, where the sides are numbers)",
+                                   f"{describe_sizes(syms, checked)}: {which}, where the sides are numbers)",
                                    {"counterexample": f"{where}: {detail}", "derived": True})
         if not checked:
             why = "; ".join(f"{describe_point(syms, m)}: {w}" for m, w in skipped[:3]) or "no candidate size"
@@ -607,7 +608,8 @@ class Checker:
             return (mapping, detail) if status == "fail" else None
 
         deadline = time.monotonic() + budget
-        for values in _sweep_points(len(free)):
+        small = [sorted({m[v] for m in tried if v in m})[:3] for v in free]
+        for values in _sweep_points(len(free), small):
             got = probe(values, deadline)
             if got == "stop":
                 break
@@ -1019,19 +1021,22 @@ def _determined_sizes(hypotheses, syms: list) -> dict:
     return out if len(out) < len(syms) else {}
 
 
-def _sweep_points(count: int):
+def _sweep_points(count: int, small: list | None = None):
     """The tuples of sizes the sweep takes: one size, :data:`SWEEP_VALUES`; several, every combination of
-    values up to :data:`SWEEP_JOINT`, by largest value, then sum; then every size at one value of
-    :data:`SWEEP_VALUES` beyond it, and (two sizes) that value with 1, 2 or 3 for the other."""
+    values up to :data:`SWEEP_JOINT`, by largest value, then sum; then, for each value of
+    :data:`SWEEP_VALUES` beyond it, (two sizes) that value against the other's smallest values (1, 2,
+    3 and ``small``, the smallest each size takes inside the hypotheses), then every size at it."""
     if count == 1:
         return [(v,) for v in SWEEP_VALUES]
     import itertools
 
     combos = sorted(itertools.product(range(1, SWEEP_JOINT + 1), repeat=count), key=lambda t: (max(t), sum(t), t))
+    partners = [sorted({1, 2, 3} | {int(u) for u in (small[pos] if small else ())}) for pos in range(count)]
     for v in (v for v in SWEEP_VALUES if v > SWEEP_JOINT):
-        combos.append((v,) * count)
         if count == 2:
-            combos += [p for u in (1, 2, 3) for p in ((v, u), (u, v))]
+            off = {(v, u) for u in partners[1] if u < v} | {(u, v) for u in partners[0] if u < v}
+            combos += sorted(off, key=lambda t: (sum(t), t))
+        combos.append((v,) * count)
     return combos
 
 

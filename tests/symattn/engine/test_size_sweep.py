@@ -82,6 +82,13 @@ FALSE = [
     # a size an equation determines from another (round 27: the joint sweep stopped at 24)
     ("determined_size", theorem(sp.floor(d / 30), 0, hyps=(Assumption("h", sp.Eq(d, n + 1)),), dims=(n, d))),
     ("doubled_size", theorem(sp.floor(d / 513), 0, hyps=(Assumption("h", sp.Eq(d, 2 * n)),), dims=(n, d))),
+    # one size beyond 24 against the other's smallest values inside the hypotheses (round 28: against
+    # 1, 2, 3 only, which m >= 4 excludes)
+    ("against_the_smallest_allowed", theorem(n, 6 * d + 5, "<=", hyps=(Assumption("h", d >= 4),), dims=(n, d))),
+    ("offset_beyond_24", theorem(n, d + 24, "<=", hyps=(Assumption("h", d >= 4),), dims=(n, d))),
+    ("floor_against_allowed", theorem(sp.floor(n / (d + 26)), 0, hyps=(Assumption("h", d >= 4),), dims=(n, d))),
+    ("against_a_set", theorem(n, d + 24, "<=", hyps=(Assumption("h", sp.Contains(d, sp.FiniteSet(8, 16))),),
+                              dims=(n, d))),
 ]
 
 TRUE = [
