@@ -35,8 +35,9 @@ from symattn.kernel import exact, second
 from symattn.kernel.environment import check_seconds
 from symattn.kernel.grading import MAX_FALSE_PASS, grade
 from symattn.kernel.index_bounds import OutsideShape
-from symattn.kernel.instances import (
+from symattn.kernel.instances import (  # _xreplace: the kernel's capture-free substitution of sizes
     UndecidedSize,
+    _xreplace,
     candidate_sizes,
     concrete_cases,
     describe_point,
@@ -1193,13 +1194,6 @@ def _short(x: Any, limit: int = 160) -> str:
     return s if len(s) <= limit else s[:limit] + " ..."
 
 
-def _xreplace(x: Any, mapping: dict) -> Any:
-    """The kernel's capture-free substitution of sizes (:func:`symattn.kernel.instances._xreplace`)."""
-    from symattn.kernel.instances import _xreplace as capture_free
-
-    return capture_free(x, mapping)
-
-
 def spec_label(spec) -> str:
     return getattr(spec, "label", "size")
 
@@ -1613,10 +1607,10 @@ def _statement_holds(st: Statement, hypotheses=None) -> bool:
 
 
 def _unfolded_equal(lhs: Any, rhs: Any, hypotheses) -> bool:
-    """Whether the sides are equal once every registered definition is unfolded in both, and then
-    once their sums over adjacent ranges are joined (:func:`_join_adjacent_sums`) (the kernel's
-    own unfolding, :func:`symattn.kernel.zero.unfold_all`): the zero test leaves a defined head such
-    as ``Softmax`` opaque, so an instance whose one side is the head and the other its expansion at a
+    """Whether the sides are equal once every registered definition is unfolded in both (the kernel's
+    own unfolding, :func:`symattn.kernel.zero.unfold_all`), and then once their sums over adjacent
+    ranges are joined (:func:`_join_adjacent_sums`). The zero test leaves a defined head such as
+    ``Softmax`` opaque, so an instance whose one side is the head and the other its expansion at a
     symbolic width (``O_1 / L_1`` against softmax attention over ``w_1`` keys) was not shown. Unfolding
     a definition is an equality; the zero test then reads the definedness of the unfolded sides."""
     from symattn.kernel.context import UNFOLDINGS

@@ -7,7 +7,8 @@ guess is too small, and the result is wrong. ``floor(5 cos(2^-17))`` is 5 in Sym
 kernel substitutes sizes into statements and SymPy evaluates the floors there, so a wrong integer
 would prove a false instance or refute a true one.
 
-:func:`install` (run when :mod:`symattn` is imported) wraps the one function SymPy's
+:func:`install` (run by :mod:`symattn.kernel.sympy_fixes`, so when a public name of :mod:`symattn` is
+first imported) wraps the one function SymPy's
 ``RoundFunction.eval`` asks, ``get_integer_part``: its answer ``k`` is accepted only when the
 kernel's exact sign test (:func:`symattn.kernel.exact.sign`: ball arithmetic that excludes 0, or a
 minimal polynomial) shows ``k <= x < k + 1`` (floor; ``k - 1 < x <= k`` for ceiling), for the real
